@@ -1,0 +1,66 @@
+// Builds the whole HTTP application from a config and a database. No environment reads, no
+// listening: main.ts and the tests do that.
+import { randomUUID } from 'node:crypto';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError, type Plugin } from 'graphql-yoga';
+import type { Context, Services } from './context.js';
+import { isMigrated } from './db/status.js';
+import { schema } from './schema/index.js';
+
+export const exampleQuery = `# secwire: AI-security issues. Try it:
+query LatestIssues {
+  issues(limit: 5) {
+    meta { total }
+    data { id title severity issueType publishedAt cveId }
+  }
+}
+`;
+
+export function createApp(services: Services) {
+  const { db, log } = services;
+
+  /** GET /ready: the database answers and every migration is applied. */
+  const readiness: Plugin = {
+    async onRequest({ url, endResponse, fetchAPI }) {
+      if (url.pathname !== '/ready') return;
+      const ready = await isMigrated(db).catch(() => false);
+      endResponse(fetchAPI.Response.json({ status: ready ? 'ready' : 'not ready' }, { status: ready ? 200 : 503 }));
+    },
+  };
+
+  return createYoga<{ requestId?: string }, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    healthCheckEndpoint: '/health',
+    landingPage: false,
+    graphiql: { title: 'secwire GraphiQL', defaultQuery: exampleQuery },
+    cors: {
+      origin: '*',
+      credentials: false,
+      methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+      exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'X-Request-Id'],
+    },
+    maskedErrors: {
+      // Expected errors (they carry an HTTP status) pass; anything else is logged and masked.
+      maskError(error, message, isDev) {
+        if ((error as GraphQLError).extensions?.http) return error as Error;
+        const cause = (error as GraphQLError).originalError ?? error;
+        if (cause instanceof GraphQLError && !cause.originalError && cause.extensions?.http === undefined && !(error as GraphQLError).path) {
+          return error as Error; // request-level GraphQL errors (validation, parsing) are the client's
+        }
+        log.error('unexpected error', { err: cause });
+        return maskError(error, message, isDev);
+      },
+    },
+    logging: false,
+    plugins: [readiness],
+    context: ({ request }): Context => ({
+      ...services,
+      prisma: db.prisma,
+      request,
+      requestId: request.headers.get('x-request-id') ?? randomUUID(),
+    }),
+  });
+}
+
+export type App = ReturnType<typeof createApp>;

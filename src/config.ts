@@ -1,0 +1,90 @@
+// The only module that reads the environment (besides prisma.config.ts). Everything else gets a
+// typed Config. parseConfig reports every problem at once, one line each, naming the variable.
+import { z } from 'zod';
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v));
+
+const schema = z.object({
+  PORT: z.coerce.number({ message: 'must be a port number' }).int('must be a port number').min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
+    message: 'must be a postgres:// or postgresql:// URL (unset it to use the embedded database)',
+  }),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  SEED_SAMPLE_DATA: bool(true),
+  REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
+    message: 'must be a redis:// or rediss:// URL',
+  }),
+  WEBHOOK_API_KEY: optionalString,
+  ADMIN_API_KEY: optionalString,
+  RATE_LIMIT_PER_MINUTE: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(0).default(60),
+  TRUST_PROXY: bool(false),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  MIGRATE_ON_START: bool(true),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  seedSampleData: boolean;
+  redisUrl?: string;
+  webhookApiKey?: string;
+  adminApiKey?: string;
+  rateLimitPerMinute: number;
+  trustProxy: boolean;
+  webhookAllowPrivateTargets: boolean;
+  migrateOnStart: boolean;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
+}
+
+/** Parses an environment; throws ConfigError listing one line per bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${String(i.path[0])}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`));
+  }
+  const e = result.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    seedSampleData: e.SEED_SAMPLE_DATA,
+    redisUrl: e.REDIS_URL,
+    webhookApiKey: e.WEBHOOK_API_KEY,
+    adminApiKey: e.ADMIN_API_KEY,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
+    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    migrateOnStart: e.MIGRATE_ON_START,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** Config for tests and tools: defaults, overridden field by field. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent' }), ...overrides };
+}
+
+/** The process environment, read here and nowhere else. */
+export function readEnvironment(): Record<string, string | undefined> {
+  return process.env;
+}

@@ -1,0 +1,20 @@
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import type { PrismaClient } from './generated/prisma/client.js';
+import type { Logger } from './log.js';
+import type { IssuePubSub } from './pubsub.js';
+
+/** Long-lived services shared by every request. */
+export interface Services {
+  config: Config;
+  db: Database;
+  log: Logger;
+  pubsub: IssuePubSub;
+}
+
+/** What every resolver receives. */
+export interface Context extends Services {
+  prisma: PrismaClient;
+  request: Request;
+  requestId: string;
+}

@@ -1,0 +1,91 @@
+// Applies and authors migrations with Prisma's own schema engine compiled to Wasm, driven through
+// our driver adapter: no native engine binary is ever needed (DESIGN.md, section 1).
+import { readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
+import * as bg from '@prisma/schema-engine-wasm/schema_engine_bg';
+
+const prismaDir = fileURLToPath(new URL('../../prisma/', import.meta.url));
+export const migrationsDir = `${prismaDir}migrations`;
+const schemaPath = `${prismaDir}schema.prisma`;
+
+let loaded: Promise<typeof bg> | undefined;
+
+/** Instantiates the Wasm module once per process. */
+function loadEngine(): Promise<typeof bg> {
+  loaded ??= (async () => {
+    // The package exports only its JS entry points; the .wasm file sits beside them.
+    const entry = createRequire(import.meta.url).resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+    const wasmPath = join(dirname(entry), 'schema_engine_bg.wasm');
+    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), { './schema_engine_bg.js': bg });
+    const exports = instance.exports as unknown as { __wbindgen_start(): void };
+    bg.__wbg_set_wasm(exports);
+    exports.__wbindgen_start();
+    return bg;
+  })();
+  return loaded;
+}
+
+async function startEngine(factory: SqlMigrationAwareDriverAdapterFactory): Promise<SchemaEngine> {
+  const engine = await loadEngine();
+  const datamodel = await readFile(schemaPath, 'utf8');
+  const log = () => {};
+  return engine.SchemaEngine.new({ datamodels: [[schemaPath, datamodel]] }, log, bindMigrationAwareSqlAdapterFactory(factory));
+}
+
+async function listMigrations(): Promise<MigrationList> {
+  const entries = (await readdir(migrationsDir, { withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const migrationDirectories = await Promise.all(
+    entries.map(async (path) => ({
+      path,
+      migrationFile: {
+        path: 'migration.sql',
+        content: { tag: 'ok' as const, value: await readFile(`${migrationsDir}/${path}/migration.sql`, 'utf8') },
+      },
+    })),
+  );
+  const lockContent = await readFile(`${migrationsDir}/migration_lock.toml`, 'utf8').catch(() => null);
+  return {
+    baseDir: migrationsDir,
+    lockfile: { path: 'migration_lock.toml', content: lockContent },
+    shadowDbInitScript: '',
+    migrationDirectories,
+  };
+}
+
+const filters = { externalTables: [], externalEnums: [] };
+
+/** Applies pending migrations; returns the names applied (empty when up to date). */
+export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+  const engine = await startEngine(factory);
+  try {
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: await listMigrations(), filters });
+    return appliedMigrationNames;
+  } finally {
+    engine.free();
+  }
+}
+
+/** SQL that takes the migration history to the current schema.prisma (empty when in sync). */
+export async function diffSchema(shadowFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
+  const engine = await startEngine(shadowFactory);
+  try {
+    const datamodel = await readFile(schemaPath, 'utf8');
+    const result = await engine.diff({
+      from: { tag: 'migrations', ...(await listMigrations()) },
+      to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: datamodel }] },
+      script: true,
+      exitCode: null,
+      filters,
+    });
+    return result.stdout ?? '';
+  } finally {
+    engine.free();
+  }
+}

@@ -1,0 +1,47 @@
+// Process entry: environment -> config -> database -> app -> listen; graceful shutdown.
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { ConfigError, parseConfig, readEnvironment } from './config.js';
+import { openConfiguredDatabase } from './db/open.js';
+import { createLogger } from './log.js';
+import { createIssuePubSub } from './pubsub.js';
+
+let config;
+try {
+  config = parseConfig(readEnvironment());
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  for (const problem of err.problems) console.error(`secwire: invalid configuration: ${problem}`);
+  process.exit(1);
+}
+
+const log = createLogger(config.logLevel);
+const db = await openConfiguredDatabase(config, log);
+const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
+const app = createApp({ config, db, log, pubsub });
+
+const server = createServer(app);
+server.headersTimeout = 10_000;
+server.requestTimeout = 30_000;
+server.keepAliveTimeout = 5_000;
+server.listen(config.port, config.host, () => {
+  log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, database: db.kind });
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info('shutting down', { signal });
+  // Stop accepting, let in-flight requests finish, then release the database.
+  server.close();
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+  await new Promise<void>((resolve) => server.once('close', () => resolve()));
+  clearTimeout(force);
+  await closePubSub();
+  await db.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,65 @@
+// The one Pothos builder. Domain files (issue.ts, digest.ts, ...) add their types and fields to it.
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import { GraphQLError, Kind } from 'graphql';
+import type { Context } from '../context.js';
+import type PrismaTypes from '../generated/pothos-types.js';
+import { getDatamodel } from '../generated/pothos-types.js';
+
+export const builder = new SchemaBuilder<{
+  PrismaTypes: PrismaTypes;
+  Context: Context;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [PrismaPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+});
+
+builder.queryType({});
+
+
+/** ISO 8601 UTC with milliseconds and Z, as the spec requires for every timestamp. */
+builder.scalarType('DateTime', {
+  description: 'ISO 8601 timestamp in UTC with milliseconds, e.g. 2024-01-22T03:30:26.000Z',
+  serialize: (value) => new Date(value).toISOString(),
+  parseValue: (value) => {
+    const date = new Date(String(value));
+    if (typeof value !== 'string' || Number.isNaN(date.getTime())) throw new GraphQLError('Invalid DateTime');
+    return date;
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'Arbitrary JSON value',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: function parse(ast): unknown {
+    switch (ast.kind) {
+      case Kind.STRING:
+      case Kind.BOOLEAN:
+        return ast.value;
+      case Kind.INT:
+      case Kind.FLOAT:
+        return Number(ast.value);
+      case Kind.NULL:
+        return null;
+      case Kind.LIST:
+        return ast.values.map((v) => parse(v));
+      case Kind.OBJECT:
+        return Object.fromEntries(ast.fields.map((f) => [f.name.value, parse(f.value)]));
+      default:
+        throw new GraphQLError('Variables are not supported inside JSON literals');
+    }
+  },
+});

@@ -1,0 +1,6 @@
+// Importing each domain file registers its types and fields on the builder.
+import { builder } from './builder.js';
+import './issue-type.js';
+import './stats.js';
+
+export const schema = builder.toSchema({ sortSchema: false });

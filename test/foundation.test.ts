@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { buildSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../src/config.js';
+import { migrate } from '../src/db/migrator.js';
+import { schema } from '../src/schema/index.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ logLevel: 'error' });
+});
+afterAll(async () => t?.close());
+
+describe('health and readiness', () => {
+  it('GET /health answers 200', async () => {
+    const res = await t.fetch('/health');
+    expect(res.status).toBe(200);
+  });
+
+  it('GET /ready answers 200 once migrated', async () => {
+    const res = await t.fetch('/ready');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ready' });
+  });
+
+  it('serves GraphiQL to browsers on GET /graphql', async () => {
+    const res = await t.fetch('/graphql', { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('GraphiQL');
+  });
+});
+
+describe('migrations', () => {
+  it('applies nothing twice', async () => {
+    expect(await migrate(t.db.adapterFactory)).toEqual([]);
+    const rows = await t.db.prisma.$queryRaw<{ migration_name: string; n: bigint }[]>`
+      SELECT migration_name, count(*) AS n FROM "_prisma_migrations" GROUP BY migration_name`;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(Number(row.n)).toBe(1);
+  });
+});
+
+describe('stats', () => {
+  it('counts only served issues and digests', async () => {
+    const base = {
+      title: 't', sourceUrl: 'https://example.org/x', severity: 'high' as const, issueType: 'vulnerability' as const,
+      classifierModel: 'test', classifierPromptVersion: 'v0', attackSophistication: 'trivial', llmSpecific: false,
+      classifierConfidence: 0.5, contentHash: 'h', searchText: 't', source: {},
+    };
+    const now = Date.now();
+    await t.db.prisma.issue.createMany({
+      data: [
+        { ...base, naturalKey: 'a', relevant: true, publishedAt: new Date(now - 3600_000) },
+        { ...base, naturalKey: 'b', relevant: true, publishedAt: new Date(now - 3 * 24 * 3600_000) },
+        { ...base, naturalKey: 'c', relevant: true, publishedAt: new Date(now - 30 * 24 * 3600_000) },
+        { ...base, naturalKey: 'd', relevant: false, publishedAt: new Date(now - 3600_000) },
+        { ...base, naturalKey: 'e', relevant: true, withdrawn: true, publishedAt: new Date(now - 3600_000) },
+      ],
+    });
+    await t.db.prisma.digest.create({ data: { date: '2026-01-01', content: '# x', issueCount: 1 } });
+    const { status, body } = await t.graphql('{ stats { data { totalIssues totalDigests last24h last7d } } }');
+    expect(status).toBe(200);
+    expect(body.data.stats.data).toEqual({ totalIssues: 3, totalDigests: 1, last24h: 1, last7d: 2 });
+  });
+});
+
+describe('schema.graphql', () => {
+  it('matches the Pothos schema (run `npm run codegen` when this fails)', async () => {
+    const committed = buildSchema(await readFile(new URL('../schema.graphql', import.meta.url), 'utf8'));
+    expect(printSchema(lexicographicSortSchema(committed))).toBe(printSchema(lexicographicSortSchema(schema)));
+  });
+});
+
+describe('configuration', () => {
+  it('reports each bad variable on its own line, naming it', () => {
+    try {
+      parseConfig({ PORT: 'abc', DATABASE_URL: 'mysql://x', RATE_LIMIT_PER_MINUTE: '-1' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const problems = (err as ConfigError).problems;
+      expect(problems).toHaveLength(3);
+      expect(problems.find((p) => p.startsWith('PORT:'))).toBeTruthy();
+      expect(problems.find((p) => p.startsWith('DATABASE_URL:'))).toBeTruthy();
+      expect(problems.find((p) => p.startsWith('RATE_LIMIT_PER_MINUTE:'))).toBeTruthy();
+    }
+  });
+
+  it('the server exits 1 with a one-line message and no stack trace', async () => {
+    const run = promisify(execFile);
+    const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: 'abc', DATABASE_URL: 'mysql://x' },
+      timeout: 20_000,
+    }).catch((e) => e);
+    expect(err.code).toBe(1);
+    const lines = String(err.stderr).trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^secwire: invalid configuration: PORT: /);
+    expect(lines[1]).toMatch(/^secwire: invalid configuration: DATABASE_URL: /);
+    expect(String(err.stderr)).not.toMatch(/at .*\.ts:\d+/);
+  });
+});

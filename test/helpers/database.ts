@@ -1,0 +1,41 @@
+// A fresh, migrated database per test file: in-memory PGlite by default, or a scratch database
+// on the PostgreSQL server named by TEST_DATABASE_URL (dropped again when the file finishes).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { migrate } from '../../src/db/migrator.js';
+
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
+
+export interface TestDatabase extends Database {
+  /** postgres URL of this scratch database, when on PostgreSQL (for second instances). */
+  url?: string;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!testDatabaseUrl) {
+    const db = openDatabase({ kind: 'pglite' });
+    await migrate(db.adapterFactory);
+    return db;
+  }
+  const name = `secwire_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${name}`;
+  const db = openDatabase({ kind: 'postgres', url: url.toString() });
+  await migrate(db.adapterFactory);
+  return {
+    ...db,
+    url: url.toString(),
+    close: async () => {
+      await db.close();
+      const cleanup = new pg.Client({ connectionString: testDatabaseUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
