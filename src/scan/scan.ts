@@ -83,7 +83,7 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
            ${needsRanges ? Prisma.sql`source->'affected'` : Prisma.sql`NULL::jsonb`} AS affected
     FROM "Issue"
     WHERE ${Prisma.join(conditions, ' AND ')}
-    ORDER BY severity, "publishedAt" DESC, id DESC`;
+    ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`;
 
   const order = new Map(stack.packages.map((q, i) => [q, i]));
   const data: ScanMatch[] = [];

@@ -13,6 +13,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
+    StackEntry: { Input: string; Output: string };
   };
 }>({
   plugins: [PrismaPlugin],

@@ -2,5 +2,6 @@
 import { builder } from './builder.js';
 import './issue-type.js';
 import './stats.js';
+import './scan.js';
 
 export const schema = builder.toSchema({ sortSchema: false });
