@@ -3,5 +3,6 @@ import { builder } from './builder.js';
 import './issue-type.js';
 import './stats.js';
 import './scan.js';
+import './stix.js';
 
 export const schema = builder.toSchema({ sortSchema: false });
