@@ -5,6 +5,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
+import { useCsvExport } from './rest/csv.js';
 import { schema } from './schema/index.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Try it:
@@ -53,7 +54,7 @@ export function createApp(services: Services) {
       },
     },
     logging: false,
-    plugins: [readiness],
+    plugins: [readiness, useCsvExport(services)],
     context: ({ request }): Context => ({
       ...services,
       prisma: db.prisma,
