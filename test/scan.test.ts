@@ -49,7 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const SCAN = `query Scan($packages: [StackEntry!], $vendors: [StackEntry!], $severityMin: Severity, $since: String) {
+const SCAN = `query Scan($packages: [String!], $vendors: [String!], $severityMin: Severity, $since: String) {
   scan(packages: $packages, vendors: $vendors, severityMin: $severityMin, since: $since) {
     data { id title severity cveId matchedPackages matchedVendors }
     meta { total bySeverity { critical high medium low info } }
@@ -205,9 +205,9 @@ describe('validation', () => {
   });
 
   it('rejects non-strings, a bad severityMin and a bad since', async () => {
-    await expectBadRequest({ packages: [1] }, /StackEntry must be a string/);
+    await expectBadRequest({ packages: [1] }, /String cannot represent a non string value/);
     await expectBadRequest({ packages: ['a'], severityMin: 'severe' }, /Severity/);
-    await expectBadRequest({ packages: ['a'], since: 'yesterday' }, /since must be an ISO 8601 date/);
-    await expectBadRequest({ packages: ['a'], since: '2024-13-01' }, /since must be an ISO 8601 date/);
+    await expectBadRequest({ packages: ['a'], since: 'yesterday' }, /since must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time/);
+    await expectBadRequest({ packages: ['a'], since: '2024-13-01' }, /since must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time/);
   });
 });

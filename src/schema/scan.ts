@@ -1,22 +1,9 @@
 // Stack scan: POST /api/v1/scan and Query.scan.
-import { GraphQLError } from 'graphql';
-import { parseSince } from '../issues/since.js';
+import { filterDescriptions, parseIssueFilters } from '../issues/filters.js';
 import { scanStack, type ScanMatch, type ScanResult, type SeverityCounts } from '../scan/scan.js';
 import { parseStack } from '../scan/stack.js';
 import { builder } from './builder.js';
 import { SeverityEnum } from './issue-type.js';
-
-const requireString = (value: unknown): string => {
-  // REST hands body values to the scalar as they came, so [1, true] must fail here, not become strings.
-  if (typeof value !== 'string') throw new GraphQLError(`StackEntry must be a string, got ${JSON.stringify(value)}`);
-  return value;
-};
-
-builder.scalarType('StackEntry', {
-  description: 'One entry of a stack: a package name, name@version, a purl (pkg:pypi/langchain@0.0.300), or a vendor name. A string.',
-  serialize: requireString,
-  parseValue: requireString,
-});
 
 const ScanMatchRef = builder.objectRef<ScanMatch>('ScanMatch').implement({
   description: 'An issue that matches the scanned stack.',
@@ -66,14 +53,15 @@ builder.queryField('scan', (t) =>
       '(a version that cannot be ordered is reported rather than hidden). Vendors match normalised and raw vendor names. ' +
       'At least one package or vendor; at most 1000 of each, 200 characters each.',
     args: {
-      packages: t.arg({ type: ['StackEntry'], description: 'Package names, name@version entries or purls, e.g. langchain@0.0.300, pkg:npm/%40langchain/core@0.1.2.' }),
-      vendors: t.arg({ type: ['StackEntry'], description: 'Vendor names, e.g. openai.' }),
+      packages: t.arg.stringList({ description: 'Package names, name@version entries or purls, e.g. langchain@0.0.300, pkg:npm/%40langchain/core@0.1.2.' }),
+      vendors: t.arg.stringList({ description: 'Vendor names, e.g. openai.' }),
       severityMin: t.arg({ type: SeverityEnum, description: 'Minimum severity; critical > high > medium > low > info.' }),
-      since: t.arg.string({ description: 'Only issues published after this ISO 8601 date or date-time.' }),
+      since: t.arg.string({ description: filterDescriptions.since }),
     },
     resolve: (_root, args, { prisma }) => {
       const stack = parseStack(args.packages, args.vendors);
-      return scanStack(prisma, stack, { severityMin: args.severityMin ?? undefined, since: parseSince(args.since) });
+      const { since } = parseIssueFilters({ since: args.since });
+      return scanStack(prisma, stack, { severityMin: args.severityMin ?? undefined, since });
     },
   }),
 );

@@ -1,8 +1,6 @@
 // STIX 2.1 export: GET /api/v1/issues/stix and Query.stixBundle. The bundle is a JSON scalar, so
 // REST answers the bundle itself, not an envelope.
-import { badRequest } from '../errors.js';
-import { parseSince } from '../issues/since.js';
-import { servedIssue } from '../issues/served.js';
+import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { buildBundle, stixIssueSelect } from '../stix/bundle.js';
 import { builder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
@@ -15,28 +13,18 @@ builder.queryField('stixBundle', (t) =>
     type: 'JSON',
     description:
       'Served issues as a STIX 2.1 bundle, newest first: a vulnerability per issue, attack patterns for attack types and MITRE ATLAS ' +
-      'techniques, courses of action from solutions, the secwire identity, TLP:CLEAR and CC BY 4.0 markings. Object ids are stable across exports.',
+      'techniques that target it, a course of action from a real solution that mitigates it, the secwire identity, and TLP:CLEAR and ' +
+      'CC BY 4.0 markings. Object ids are UUIDv5 of the issue id (and so on), stable across exports. REST: GET /api/v1/issues/stix.',
     args: {
-      severity: t.arg({ type: SeverityEnum, description: 'Only issues of this severity.' }),
-      issueType: t.arg({ type: IssueTypeEnum, description: 'Only issues of this type.' }),
-      since: t.arg.string({ description: 'Only issues published after this ISO 8601 date or date-time.' }),
-      limit: t.arg.int({ description: `Maximum issues in the bundle; default ${STIX_LIMIT_DEFAULT}, values above ${STIX_LIMIT_MAX} count as ${STIX_LIMIT_MAX}.` }),
+      severity: t.arg({ type: SeverityEnum, description: filterDescriptions.severity }),
+      issueType: t.arg({ type: IssueTypeEnum, description: filterDescriptions.issueType }),
+      since: t.arg.string({ description: filterDescriptions.since }),
+      limit: t.arg.int({ description: `Maximum issues in the bundle: an integer of at least 1; default ${STIX_LIMIT_DEFAULT}; larger values are treated as ${STIX_LIMIT_MAX}.` }),
     },
     resolve: async (_root, args, { prisma }) => {
-      const limit = args.limit ?? STIX_LIMIT_DEFAULT;
-      if (limit < 1) throw badRequest('limit must be a whole number of at least 1');
-      const since = parseSince(args.since);
-      const issues = await prisma.issue.findMany({
-        where: {
-          ...servedIssue,
-          ...(args.severity ? { severity: args.severity } : {}),
-          ...(args.issueType ? { issueType: args.issueType } : {}),
-          ...(since ? { publishedAt: { gt: since } } : {}),
-        },
-        orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
-        take: Math.min(limit, STIX_LIMIT_MAX),
-        select: stixIssueSelect,
-      });
+      const where = issueWhere(parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since }));
+      const { limit } = parsePage({ limit: args.limit }, { defaultLimit: STIX_LIMIT_DEFAULT, maxLimit: STIX_LIMIT_MAX });
+      const issues = await prisma.issue.findMany({ where, orderBy: issueOrder, take: limit, select: stixIssueSelect });
       return buildBundle(issues);
     },
   }),
