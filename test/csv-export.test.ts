@@ -27,6 +27,8 @@ const tricky = makeIssue({
   affectedPackageRefs: ['PyPI:langchain', 'npm:@scope/pkg'],
   affectedVendors: ['LangChain'],
   affectedVendorsRaw: ['\tLangChain AI', '\rcarriage'],
+  packageNames: ['langchain', '@scope/pkg'],
+  vendorKeys: ['langchain', '\tlangchain ai', '\rcarriage'],
   solution: '-Upgrade to 0.0.236.',
   attackType: ['prompt_injection', 'other'],
   cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
@@ -142,5 +144,37 @@ describe('GET /api/issues/export', () => {
     const post = await t.fetch('/api/issues/export', { method: 'POST' });
     expect(post.status).toBe(405);
     expect(await post.json()).toEqual({ error: { message: 'Method POST not allowed; use GET', status: 405 } });
+  });
+});
+
+describe('export filters (the list route\'s, parsed by the same code)', () => {
+  const count = async (query: string) => (await exportCsv(query)).rows.length;
+
+  it('narrow the export', async () => {
+    expect(await count('?severity=critical')).toBe(1);
+    expect(await count('?package=LangChain')).toBe(1);
+    expect(await count('?vendor=langchain')).toBe(1);
+    expect(await count('?label=privacy')).toBe(1);
+    expect(await count('?label=privacy&label=security')).toBe(1101);
+    expect(await count('?since=2024-01-01')).toBe(1);
+    expect(await count('?search=QUOTES')).toBe(1);
+    expect(await count('?issueType=news')).toBe(0);
+    expect(await count('?confidenceMin=0.85')).toBe(1);
+  });
+
+  it('a bad filter is a 400 envelope, before any CSV is sent', async () => {
+    for (const [query, message] of [
+      ['?severity=severe', 'severity must be one of: critical, high, medium, low, info'],
+      ['?confidenceMin=2', 'confidenceMin must be between 0 and 1'],
+      ['?severity=high&severity=low', 'severity must be given at most once'],
+    ]) {
+      const res = await t.fetch(`/api/issues/export${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ error: { message, status: 400 } });
+    }
+    const since = await t.fetch('/api/issues/export?since=soon');
+    expect(since.status).toBe(400);
+    expect((await since.json()).error.message).toMatch(/^since must be a date/);
   });
 });

@@ -211,3 +211,55 @@ describe('validation', () => {
     await expectBadRequest({ packages: ['a'], since: '2024-13-01' }, /since must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time/);
   });
 });
+
+describe('POST /api/v1/scan', () => {
+  const post = (body: unknown, init: RequestInit = {}) =>
+    t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body), ...init });
+
+  it('takes the stack as top-level JSON keys and answers {data, meta} like GraphQL', async () => {
+    const res = await post({ packages: ['langchain@0.0.200'], vendors: ['OpenAI'], severityMin: 'info', since: '2020-01-01' });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toEqual(await scan({ packages: ['langchain@0.0.200'], vendors: ['OpenAI'], severityMin: 'info', since: '2020-01-01' }));
+    expect(body.data.map((m: { id: string }) => m.id)).toEqual(named('lc236', 'lc225', 'lc0111', 'news'));
+    expect(body.meta).toEqual({ total: 4, bySeverity: { critical: 1, high: 1, medium: 0, low: 1, info: 1 } });
+    expect(Object.keys(body.data[0]).sort()).toEqual(['cveId', 'id', 'matchedPackages', 'matchedVendors', 'severity', 'title']);
+  });
+
+  it('a vendor-only scan works', async () => {
+    const res = await post({ vendors: ['ollama'] });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      data: [{ id: ids.ollama, title: 'GHSA-8hqg-whrw-pv92 advisory', severity: 'medium', cveId: 'CVE-2024-37032', matchedPackages: [], matchedVendors: ['ollama'] }],
+      meta: { total: 1, bySeverity: { critical: 0, high: 0, medium: 1, low: 0, info: 0 } },
+    });
+  });
+
+  it('bad bodies are 400 envelopes', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{}, /at least one entry in packages or vendors/],
+      [{ packages: [], vendors: [] }, /at least one entry/],
+      [[], /at least one entry/],
+      ['{"packages": [', /JSON/],
+      [{ packages: [1, 2] }, /packages must be a string/],
+      [{ vendors: [{ name: 'x' }] }, /vendors must be a string/],
+      [{ packages: Array.from({ length: 1001 }, (_, i) => `p${i}`) }, /at most 1000/],
+      [{ packages: ['x'.repeat(201)] }, /longer than 200 characters/],
+      [{ packages: ['a'], severityMin: 'severe' }, /severityMin must be one of: critical, high, medium, low, info/],
+      [{ packages: ['a'], since: 'yesterday' }, /since must be a date/],
+      [{ packages: ['pkg:npm/'] }, /not a valid package URL/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      const envelope = await res.json();
+      expect(envelope, JSON.stringify(body)).toEqual({ error: { message: expect.stringMatching(message), status: 400 } });
+    }
+  });
+
+  it('only POST is routed', async () => {
+    const res = await t.fetch('/api/v1/scan?packages=langchain');
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.status).toBe(404);
+  });
+});

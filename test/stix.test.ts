@@ -211,3 +211,42 @@ describe('filters and limits', () => {
     expect(body.errors?.[0]?.message).toMatch(/since must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time/);
   });
 });
+
+describe('GET /api/v1/issues/stix', () => {
+  it('answers the bundle itself (no envelope), the same as GraphQL, with the licence link', async () => {
+    const res = await t.fetch('/api/v1/issues/stix?limit=100');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('link')).toBe('<https://creativecommons.org/licenses/by/4.0/>; rel="license"');
+    const bundle = await res.json();
+    expect(bundle.type).toBe('bundle');
+    expect(bundle.id).toMatch(/^bundle--/);
+    expect(bundle).toEqual(await exportBundle({ limit: 100 }));
+    expect(ofType(bundle, 'vulnerability')).toHaveLength(100);
+    expect(checkBundle(bundle)).toEqual({ schemaErrors: [], danglingRefs: [] });
+  });
+
+  it('takes severity, issueType, since and limit from the query string, limit defaulting to 50 and clamped to 100', async () => {
+    const vulnerabilities = async (query: string) => ofType(await (await t.fetch(`/api/v1/issues/stix${query}`)).json(), 'vulnerability').length;
+    expect(await vulnerabilities('')).toBe(50);
+    expect(await vulnerabilities('?limit=500')).toBe(100);
+    expect(await vulnerabilities('?severity=critical&limit=100')).toBe(24);
+    expect(await vulnerabilities('?issueType=news&severity=info&limit=100')).toBe(0);
+    expect(await vulnerabilities('?since=2024-01-05&limit=100')).toBe(23);
+  });
+
+  it('bad parameters are 400 envelopes', async () => {
+    for (const [query, message] of [
+      ['?limit=0', 'limit must be at least 1'],
+      ['?limit=ten', 'limit must be an integer'],
+      ['?severity=severe', 'severity must be one of: critical, high, medium, low, info'],
+      ['?issueType=blog', 'issueType must be one of: vulnerability, incident, news, regulatory, research'],
+    ]) {
+      const res = await t.fetch(`/api/v1/issues/stix${query}`);
+      expect(res.status, query).toBe(400);
+      expect(await res.json()).toEqual({ error: { message, status: 400 } });
+    }
+    const since = await t.fetch('/api/v1/issues/stix?since=tomorrow');
+    expect(since.status).toBe(400);
+    expect((await since.json()).error.message).toMatch(/^since must be a date/);
+  });
+});
