@@ -2,6 +2,7 @@
 // listening: main.ts and the tests do that.
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
+import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
@@ -11,11 +12,20 @@ import { useApiErrorEnvelope, useRest } from './rest/sofa.js';
 import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
 
-export const exampleQuery = `# secwire: AI-security issues. Try it:
+export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
+# Ask for the fields you need; the Docs panel lists them all.
+# The same data as REST: /api/v1/issues (see /api/v1/docs).
 query LatestIssues {
   issues(limit: 5) {
     meta { total }
-    data { id title severity issueType publishedAt cveId }
+    data {
+      id
+      title
+      severity
+      issueType
+      publishedAt
+      cveId
+    }
   }
 }
 `;
@@ -64,7 +74,7 @@ export function createApp(services: Services) {
       useRequestId(),
       readiness,
       useLicenseLink('/graphql'),
-      useRest({ schema, routes: restRoutes, log }),
+      useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint: '/graphql' }),
       // Last: whatever else under /api failed without the envelope gets it.
       useApiErrorEnvelope(),
     ],
