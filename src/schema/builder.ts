@@ -27,6 +27,7 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({});
+builder.mutationType({});
 
 
 /** ISO 8601 UTC with milliseconds and Z, as the spec requires for every timestamp. */

@@ -2,5 +2,7 @@
 import { builder } from './builder.js';
 import './issue-type.js';
 import './stats.js';
+import './digest.js';
+import './admin.js';
 
 export const schema = builder.toSchema({ sortSchema: false });
