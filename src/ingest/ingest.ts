@@ -32,6 +32,11 @@ export interface IngestOptions {
   chunkSize?: number;
   /** Called after each stored chunk with the number of records handled so far. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Publish the batch's events now (default). The CLI leaves them to the running server's relay:
+   * its own in-process topic has no subscribers.
+   */
+  relay?: boolean;
 }
 
 export const defaultClassifier: Classifier = new RuleClassifier();
@@ -67,7 +72,7 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
   result.rejected.sort((a, b) => a.index - b.index);
   result.ids = [...ids];
   // The events are committed: a failed publish is retried by the relay timer, not reported here.
-  if (result.created + result.updated > 0) {
+  if (options.relay !== false && result.created + result.updated > 0) {
     await relayEvents(deps.prisma, deps.pubsub, deps.log).catch((err) => deps.log.error('issue event relay failed', { err }));
   }
   return result;
