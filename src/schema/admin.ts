@@ -5,7 +5,7 @@ import { requireAdminKey } from '../http/admin-auth.js';
 import { ingest, type IngestResult } from '../ingest/ingest.js';
 import type { Rejection } from '../ingest/parse.js';
 import { builder } from './builder.js';
-import { DigestEnvelope } from './digest.js';
+import { DigestEnvelopeRef } from './digest.js';
 
 /** Records per request; larger loads go through the CLI. */
 export const maxItemsPerRequest = 5000;
@@ -59,7 +59,7 @@ builder.mutationField('ingestItems', (t) =>
 
 builder.mutationField('generateDigest', (t) =>
   t.field({
-    type: DigestEnvelope,
+    type: DigestEnvelopeRef,
     description:
       "Admin (bearer ADMIN_API_KEY): generates or regenerates a UTC day's digest (default: yesterday). " +
       'REST: POST /api/v1/admin/digests with body {date?: "YYYY-MM-DD"}.',

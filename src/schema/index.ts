@@ -1,8 +1,9 @@
 // Importing each domain file registers its types and fields on the builder.
 import { builder } from './builder.js';
 import './issue-type.js';
-import './stats.js';
+import './issue.js';
 import './digest.js';
+import './stats.js';
 import './admin.js';
 
 export const schema = builder.toSchema({ sortSchema: false });
