@@ -8,6 +8,7 @@ import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
 import { useLicenseLink } from './http/license.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
+import { useAdminIngestBody } from './rest/admin-ingest-body.js';
 import { useApiErrorEnvelope, useRest } from './rest/sofa.js';
 import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
@@ -74,6 +75,7 @@ export function createApp(services: Services) {
       useRequestId(),
       readiness,
       useLicenseLink('/graphql'),
+      useAdminIngestBody(),
       useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint: '/graphql' }),
       // Last: whatever else under /api failed without the envelope gets it.
       useApiErrorEnvelope(),
