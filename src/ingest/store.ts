@@ -75,14 +75,19 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
       const outcomes: StoredBatch['outcomes'] = [];
       const newIssueIds = new Set<string>();
 
+      // Cross-references change only around issues that are created or changed: their keys
+      // before and after.
+      const touch = (keys: { identifiers: string[]; packageNames: string[] }) => {
+        keys.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
+        keys.packageNames.forEach((p) => touchedKeys.packages.add(p));
+      };
       for (const { row, source } of items) {
-        row.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
-        row.packageNames.forEach((p) => touchedKeys.packages.add(p));
         const matches = known.filter((k) => k.identifiers.some((id) => row.identifiers.includes(id)));
         const match = matches.find((k) => k.naturalKey === row.naturalKey) ?? matches[0];
 
         if (!match) {
           const id = randomUUID();
+          touch(row);
           creates.set(id, { ...row, id });
           known.push({ ...row, id, source, withdrawn: row.withdrawn ?? false } as Existing);
           outcomes.push({ id, outcome: 'created' });
@@ -90,8 +95,6 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           continue;
         }
 
-        match.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
-        match.packageNames.forEach((p) => touchedKeys.packages.add(p));
         const identifiers = union(match.identifiers, row.identifiers);
         let change: Partial<IssueRow> | null = null;
         if (supersedes(source, match.source)) {
@@ -114,6 +117,8 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           continue;
         }
         const wasServed = served(match);
+        touch(match);
+        touch(row);
         Object.assign(match, change);
         if (change.source) match.source = source;
         if (!wasServed && served(match)) newIssueIds.add(match.id);
