@@ -42,7 +42,7 @@ const commands: Record<string, { help: string; run: Command }> = {
         bar.start(input.records.length, 0);
         // Events stay in the database for the server's relay to publish (see IngestOptions.relay).
         const result = await ingest({ prisma: db.prisma, pubsub, log }, input.records, {
-          chunkSize: 50,
+          chunkSize: 200,
           relay: false,
           onProgress: (done) => bar.update(done),
         });
