@@ -7,6 +7,8 @@ import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
 import { useLicenseLink } from './http/license.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
+import { useAdminIngestBody } from './rest/admin-ingest-body.js';
+import { useCsvExport } from './rest/csv.js';
 import { useApiErrorEnvelope, useRest } from './rest/sofa.js';
 import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
@@ -77,7 +79,9 @@ export function createApp(services: Services) {
       useRequestId(),
       readiness,
       useLicenseLink('/graphql'),
+      useAdminIngestBody(),
       useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint: '/graphql' }),
+      useCsvExport(services),
       // Last: whatever else under /api failed without the envelope gets it.
       useApiErrorEnvelope(),
     ],

@@ -3,6 +3,9 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, readEnvironment } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
+import { seedSampleData } from './db/seed.js';
+import { startDigestSchedule } from './digest/schedule.js';
+import { startRelay } from './ingest/relay.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
 
@@ -18,7 +21,11 @@ try {
 const log = createLogger(config.logLevel);
 const db = await openConfiguredDatabase(config, log);
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
+if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
 const app = createApp({ config, db, log, pubsub });
+// The relay also publishes, at once, whatever events a crash left unpublished.
+const relay = startRelay(db.prisma, pubsub, log);
+const digests = startDigestSchedule(db.prisma, log);
 
 const server = createServer(app);
 server.headersTimeout = 10_000;
@@ -39,6 +46,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
   await new Promise<void>((resolve) => server.once('close', () => resolve()));
   clearTimeout(force);
+  await Promise.all([relay.stop(), digests.stop()]);
   await closePubSub();
   await db.close();
   process.exit(0);
