@@ -66,8 +66,12 @@ function matchRoute(routes: CompiledRoute[], method: string, path: string) {
     if (route.method !== method) continue;
     const m = route.pattern.exec(path);
     if (!m) continue;
-    const params = Object.fromEntries(route.paramNames.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
-    return { route, params };
+    try {
+      const params = Object.fromEntries(route.paramNames.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
+      return { route, params };
+    } catch {
+      return undefined; // a malformed escape in the path names nothing
+    }
   }
   return undefined;
 }
