@@ -14,7 +14,9 @@ import { createSofaRouter, createSofa } from 'sofa-api';
 import { currentRequestId } from '../http/request-id.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
+import { renderDocs } from './docs.js';
 import { envelopeFor, errorResponse } from './envelope.js';
+import { buildOpenAPI } from './openapi.js';
 import { restBasePath, type RestRoute } from './routes.js';
 
 type Enveloped = ReturnType<YogaServerInstance<Record<string, unknown>, Record<string, unknown>>['getEnveloped']>;
@@ -88,11 +90,13 @@ export interface RestOptions {
   schema: GraphQLSchema;
   routes: Record<string, RestRoute>;
   log: Logger;
-  /** Extra GET pages under the base path (the OpenAPI document, the docs page), by path. */
-  pages?: (sofaOpenAPI: Record<string, unknown>) => Record<string, () => Response>;
+  /** The API version shown in the OpenAPI document. */
+  version: string;
+  /** Where GraphQL (and GraphiQL) is served, for the docs page. */
+  graphqlEndpoint: string;
 }
 
-export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
+export function useRest({ schema, routes, log, version, graphqlEndpoint }: RestOptions): Plugin {
   const compiled = compileRoutes(schema, routes);
   let getEnveloped: (initialContext: Record<string, unknown>) => Enveloped;
   const envelopedByContext = new WeakMap<object, Enveloped>();
@@ -102,8 +106,9 @@ export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
       basePath: restBasePath,
       schema: restSchema(schema, routes),
       routes,
-      openAPI: { endpoint: false } as never,
-      swaggerUI: { endpoint: false } as never,
+      customScalars: { DateTime: { type: 'string', format: 'date-time' }, JSON: {} },
+      // SOFA's own /openapi.json and /docs (Swagger UI from a CDN) are never reached: requests get
+      // here only for routes of the table. The completed document is served below.
       async context(serverContext) {
         const enveloped = getEnveloped(serverContext as unknown as Record<string, unknown>);
         const contextValue = await enveloped.contextFactory(serverContext);
@@ -126,7 +131,12 @@ export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
       },
     }),
   );
-  const extraPages = pages?.(router.openAPIDocument as unknown as Record<string, unknown>) ?? {};
+  const openapi = buildOpenAPI(router.openAPIDocument, { schema, routes, basePath: restBasePath, version });
+  const docs = renderDocs(openapi, { basePath: restBasePath, graphqlEndpoint });
+  const pages: Record<string, () => Response> = {
+    '/openapi.json': () => Response.json(openapi),
+    '/docs': () => new Response(docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+  };
 
   return {
     onYogaInit({ yoga }) {
@@ -135,7 +145,7 @@ export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
     async onRequest({ request, url, endResponse, serverContext }) {
       if (url.pathname !== restBasePath && !url.pathname.startsWith(`${restBasePath}/`)) return;
       const path = url.pathname.slice(restBasePath.length);
-      const page = extraPages[path];
+      const page = pages[path];
       if (page && request.method === 'GET') return endResponse(page());
 
       const match = matchRoute(compiled, request.method, path);
