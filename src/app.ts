@@ -5,6 +5,9 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
+import { KnownKeys } from './http/client-identity.js';
+import { MemoryRateLimitStore } from './http/rate-limit-store.js';
+import { useRateLimit } from './http/rate-limit.js';
 import { schema } from './schema/index.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Try it:
@@ -16,8 +19,18 @@ query LatestIssues {
 }
 `;
 
+const graphqlEndpoint = '/graphql';
+
 export function createApp(services: Services) {
-  const { db, log } = services;
+  const { config, db, log } = services;
+  const rateLimit = useRateLimit({
+    limit: config.rateLimitPerMinute,
+    store: services.rateLimitStore ?? new MemoryRateLimitStore(),
+    keys: new KnownKeys(config, db.prisma),
+    trustProxy: config.trustProxy,
+    graphqlEndpoint,
+    log,
+  });
 
   /** GET /ready: the database answers and every migration is applied. */
   const readiness: Plugin = {
@@ -30,7 +43,7 @@ export function createApp(services: Services) {
 
   return createYoga<{ requestId?: string }, Context>({
     schema,
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint,
     healthCheckEndpoint: '/health',
     landingPage: false,
     graphiql: { title: 'secwire GraphiQL', defaultQuery: exampleQuery },
@@ -53,7 +66,8 @@ export function createApp(services: Services) {
       },
     },
     logging: false,
-    plugins: [readiness],
+    // The rate limit goes first: a refused request costs no parsing, body reading or database work.
+    plugins: [rateLimit, readiness],
     context: ({ request }): Context => ({
       ...services,
       prisma: db.prisma,

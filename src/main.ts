@@ -1,8 +1,9 @@
 // Process entry: environment -> config -> database -> app -> listen; graceful shutdown.
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, readEnvironment } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
+import { createRateLimitStore } from './http/redis-rate-limit-store.js';
+import { createHttpServer } from './http/server.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
 
@@ -18,12 +19,10 @@ try {
 const log = createLogger(config.logLevel);
 const db = await openConfiguredDatabase(config, log);
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
-const app = createApp({ config, db, log, pubsub });
+const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
+const app = createApp({ config, db, log, pubsub, rateLimitStore });
 
-const server = createServer(app);
-server.headersTimeout = 10_000;
-server.requestTimeout = 30_000;
-server.keepAliveTimeout = 5_000;
+const server = createHttpServer(app);
 server.listen(config.port, config.host, () => {
   log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, database: db.kind });
 });
@@ -40,6 +39,7 @@ async function shutdown(signal: string) {
   await new Promise<void>((resolve) => server.once('close', () => resolve()));
   clearTimeout(force);
   await closePubSub();
+  await rateLimitStore.close();
   await db.close();
   process.exit(0);
 }
