@@ -5,7 +5,9 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
+import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { KnownKeys } from './http/client-identity.js';
+import { useGraphQLLimits } from './http/graphql-limits.js';
 import { MemoryRateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
 import { schema } from './schema/index.js';
@@ -66,8 +68,12 @@ export function createApp(services: Services) {
       },
     },
     logging: false,
-    // The rate limit goes first: a refused request costs no parsing, body reading or database work.
-    plugins: [rateLimit, readiness],
+    // One operation per request: a batch would multiply the work behind one rate-limit slot.
+    batching: false,
+    // GraphQL's own body limit; useBodyLimit applies the same one to every route before this.
+    maxRequestBodySize: bodyLimits.default,
+    // The rate limit goes first: a refused request costs no body reading, parsing or database work.
+    plugins: [rateLimit, useBodyLimit({ config, graphqlEndpoint }), useGraphQLLimits(), readiness],
     context: ({ request }): Context => ({
       ...services,
       prisma: db.prisma,
