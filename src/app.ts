@@ -1,6 +1,6 @@
 // Builds the whole HTTP application from a config and a database. No environment reads, no
 // listening: main.ts and the tests do that.
-import { randomUUID } from 'node:crypto';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
@@ -8,8 +8,12 @@ import { isMigrated } from './db/status.js';
 import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { KnownKeys } from './http/client-identity.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
+import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
+import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
+import { useApiErrorEnvelope, useRest } from './rest/sofa.js';
+import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Try it:
@@ -49,6 +53,8 @@ export function createApp(services: Services) {
     healthCheckEndpoint: '/health',
     landingPage: false,
     graphiql: { title: 'secwire GraphiQL', defaultQuery: exampleQuery },
+    // GraphiQL's assets are served inline rather than from a CDN: it works offline and behind a CSP.
+    renderGraphiQL,
     cors: {
       origin: '*',
       credentials: false,
@@ -57,14 +63,15 @@ export function createApp(services: Services) {
     },
     maskedErrors: {
       // Expected errors (they carry an HTTP status) pass; anything else is logged and masked.
-      maskError(error, message, isDev) {
+      maskError(error, message) {
         if ((error as GraphQLError).extensions?.http) return error as Error;
         const cause = (error as GraphQLError).originalError ?? error;
         if (cause instanceof GraphQLError && !cause.originalError && cause.extensions?.http === undefined && !(error as GraphQLError).path) {
           return error as Error; // request-level GraphQL errors (validation, parsing) are the client's
         }
-        log.error('unexpected error', { err: cause });
-        return maskError(error, message, isDev);
+        log.error('unexpected error', { requestId: currentRequestId(), err: cause });
+        // Never in development mode either: no stack or library text reaches a client.
+        return maskError(error, message, false);
       },
     },
     logging: false,
@@ -72,13 +79,24 @@ export function createApp(services: Services) {
     batching: false,
     // GraphQL's own body limit; useBodyLimit applies the same one to every route before this.
     maxRequestBodySize: bodyLimits.default,
-    // The rate limit goes first: a refused request costs no body reading, parsing or database work.
-    plugins: [rateLimit, useBodyLimit({ config, graphqlEndpoint }), useGraphQLLimits(), readiness],
+    plugins: [
+      // First: a refused request costs no body reading, parsing or database work. (Yoga answers
+      // /health, CORS preflights and the GraphiQL page before any of these.)
+      rateLimit,
+      useRequestId(),
+      useBodyLimit({ config, graphqlEndpoint }),
+      useGraphQLLimits(),
+      readiness,
+      useLicenseLink(graphqlEndpoint),
+      useRest({ schema, routes: restRoutes, log }),
+      // Last: whatever else under /api failed without the envelope gets it.
+      useApiErrorEnvelope(),
+    ],
     context: ({ request }): Context => ({
       ...services,
       prisma: db.prisma,
       request,
-      requestId: request.headers.get('x-request-id') ?? randomUUID(),
+      requestId: requestIdOf(request),
     }),
   });
 }

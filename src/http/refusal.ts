@@ -2,6 +2,7 @@
 // its own error shape: GraphQL clients get a standard GraphQL error with `extensions.code`, every
 // other path the API's envelope `{error: {message, status}}`. The HTTP status is the same for both.
 import type { ErrorCode } from '../errors.js';
+import { errorResponse } from '../rest/envelope.js';
 
 export interface RefusalInit {
   status: number;
@@ -11,8 +12,7 @@ export interface RefusalInit {
 }
 
 export function refusal(fetchAPI: { Response: typeof Response }, isGraphQL: boolean, init: RefusalInit): Response {
-  const body = isGraphQL
-    ? { errors: [{ message: init.message, extensions: { code: init.code } }] }
-    : { error: { message: init.message, status: init.status } };
+  if (!isGraphQL) return errorResponse(init.status, init.message, init.headers);
+  const body = { errors: [{ message: init.message, extensions: { code: init.code } }] };
   return fetchAPI.Response.json(body, { status: init.status, headers: init.headers });
 }
