@@ -8,6 +8,7 @@ import { isMigrated } from './db/status.js';
 import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { KnownKeys } from './http/client-identity.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
+import { useGraphQLParamErrors } from './http/graphql-params.js';
 import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
@@ -86,6 +87,7 @@ export function createApp(services: Services) {
       useRequestId(),
       useBodyLimit({ config, graphqlEndpoint }),
       useGraphQLLimits(),
+      useGraphQLParamErrors(),
       readiness,
       useLicenseLink(graphqlEndpoint),
       useRest({ schema, routes: restRoutes, log }),

@@ -192,3 +192,30 @@ describe('request body limits', () => {
     }
   });
 });
+
+describe('inputs the fuzzer found (each was a 500)', () => {
+  it('a NUL character in a text filter is a 400, on REST and GraphQL', async () => {
+    const rest = await t.fetch('/api/v1/issues?search=a%00b');
+    expect(rest.status).toBe(400);
+    expect(await rest.json()).toEqual({ error: { message: 'search must not contain NUL characters', status: 400 } });
+    const { body } = await t.graphql('query ($v: String) { issues(vendor: $v) { meta { total } } }', { v: '\u0000' });
+    expect(body.errors?.[0].message).toBe('vendor must not contain NUL characters');
+    expect(body.errors?.[0].extensions.code).toBe('BAD_REQUEST');
+  });
+
+  it('a path segment that is not valid percent-encoding is a 404 envelope', async () => {
+    for (const path of ['/api/v1/issues/%', '/api/v1/issues/%E0%A4%A', '/api/v1/issues/%zz']) {
+      const res = await t.fetch(path);
+      expect(res.status, path).toBe(404);
+      expect((await res.json()).error.status).toBe(404);
+    }
+  });
+
+  it('broken JSON in GET variables or extensions is a 400', async () => {
+    for (const path of ['/graphql?query=%7B__typename%7D&variables=%7B', '/graphql?query=%7B__typename%7D&extensions=%00']) {
+      const res = await t.fetch(path);
+      expect(res.status, path).toBe(400);
+      expect(await res.json()).toEqual({ errors: [{ message: 'The variables and extensions parameters must be JSON', extensions: { code: 'BAD_REQUEST' } }] });
+    }
+  });
+});

@@ -59,12 +59,23 @@ function compileRoutes(schema: GraphQLSchema, routes: Record<string, RestRoute>)
   return compiled.sort((a, b) => a.paramNames.length - b.paramNames.length);
 }
 
+function decodeSegment(segment: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(segment ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
 function matchRoute(routes: CompiledRoute[], method: string, path: string) {
   for (const route of routes) {
     if (route.method !== method) continue;
     const m = route.pattern.exec(path);
     if (!m) continue;
-    const params = Object.fromEntries(route.paramNames.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
+    const values = m.slice(1).map(decodeSegment);
+    // A segment that is not valid percent-encoding names nothing.
+    if (values.some((v) => v === undefined)) continue;
+    const params = Object.fromEntries(route.paramNames.map((name, i) => [name, values[i]!]));
     return { route, params };
   }
   return undefined;
