@@ -2,6 +2,7 @@
 // listening: main.ts and the tests do that.
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
+import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
@@ -9,19 +10,30 @@ import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { KnownKeys } from './http/client-identity.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
+import { guarded } from './http/guard.js';
 import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
+import { useAdminIngestBody } from './rest/admin-ingest-body.js';
 import { useApiErrorEnvelope, useRest } from './rest/sofa.js';
 import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
 
-export const exampleQuery = `# secwire: AI-security issues. Try it:
+export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
+# Ask for the fields you need; the Docs panel lists them all.
+# The same data as REST: /api/v1/issues (see /api/v1/docs).
 query LatestIssues {
   issues(limit: 5) {
     meta { total }
-    data { id title severity issueType publishedAt cveId }
+    data {
+      id
+      title
+      severity
+      issueType
+      publishedAt
+      cveId
+    }
   }
 }
 `;
@@ -90,10 +102,11 @@ export function createApp(services: Services) {
       useGraphQLParamErrors(),
       readiness,
       useLicenseLink(graphqlEndpoint),
-      useRest({ schema, routes: restRoutes, log }),
+      useAdminIngestBody(),
+      useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint }),
       // Last: whatever else under /api failed without the envelope gets it.
       useApiErrorEnvelope(),
-    ],
+    ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
     context: ({ request }): Context => ({
       ...services,
       prisma: db.prisma,

@@ -2,8 +2,11 @@
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, readEnvironment } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
+import { seedSampleData } from './db/seed.js';
+import { startDigestSchedule } from './digest/schedule.js';
 import { createRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createHttpServer } from './http/server.js';
+import { startRelay } from './ingest/relay.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
 
@@ -19,8 +22,12 @@ try {
 const log = createLogger(config.logLevel);
 const db = await openConfiguredDatabase(config, log);
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
+if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
 const app = createApp({ config, db, log, pubsub, rateLimitStore });
+// The relay also publishes, at once, whatever events a crash left unpublished.
+const relay = startRelay(db.prisma, pubsub, log);
+const digests = startDigestSchedule(db.prisma, log);
 
 const server = createHttpServer(app);
 server.listen(config.port, config.host, () => {
@@ -38,6 +45,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
   await new Promise<void>((resolve) => server.once('close', () => resolve()));
   clearTimeout(force);
+  await Promise.all([relay.stop(), digests.stop()]);
   await closePubSub();
   await rateLimitStore.close();
   await db.close();

@@ -8,11 +8,14 @@ import { getIntrospectionQuery, print, type OperationDefinitionNode } from 'grap
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyLimits, MB } from '../src/http/body-limit.js';
 import { graphqlLimits } from '../src/http/graphql-limits.js';
+import { guarded } from '../src/http/guard.js';
 import { createHttpServer } from '../src/http/server.js';
 import { restRoutes } from '../src/rest/routes.js';
 import { restSchema } from '../src/rest/sofa.js';
 import { schema } from '../src/schema/index.js';
+import { createYoga } from 'graphql-yoga';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { recordingLog } from './helpers/recording-log.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -211,11 +214,73 @@ describe('inputs the fuzzer found (each was a 500)', () => {
     }
   });
 
+  it('a deeply nested ingest body is refused, not a stack overflow', async () => {
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep });
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.status).toBe(401);
+  });
+
+  it('a JSON body that is not an object is a 400 envelope in our words', async () => {
+    for (const body of ['null', '[]', '42', '"text"', 'true']) {
+      const res = await t.fetch('/api/v1/admin/digests', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer the-admin-key' },
+        body,
+      });
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toEqual({ error: { message: 'The request body must be a JSON object', status: 400 } });
+    }
+  });
+
   it('broken JSON in GET variables or extensions is a 400', async () => {
     for (const path of ['/graphql?query=%7B__typename%7D&variables=%7B', '/graphql?query=%7B__typename%7D&extensions=%00']) {
       const res = await t.fetch(path);
       expect(res.status, path).toBe(400);
       expect(await res.json()).toEqual({ errors: [{ message: 'The variables and extensions parameters must be JSON', extensions: { code: 'BAD_REQUEST' } }] });
+    }
+  });
+});
+
+describe('a request hook that throws', () => {
+  it('answers a masked 500 over a real socket, logs the cause, and survives a throwing onResponse', async () => {
+    const log = recordingLog();
+    const failing = guarded(
+      {
+        onRequest({ url }) {
+          if (url.pathname !== '/fine') throw new Error('boom in secret-module.ts:12:3');
+        },
+        onResponse() {
+          throw new Error('late boom');
+        },
+      },
+      log,
+      '/graphql',
+    );
+    const yoga = createYoga({ schema, plugins: [failing], logging: false });
+    const server = createHttpServer(yoga);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const rest = await fetch(`http://127.0.0.1:${port}/api/v1/anything`);
+      expect(rest.status).toBe(500);
+      expect(await rest.json()).toEqual({ error: { message: 'Internal server error', status: 500 } });
+      const graphql = await fetch(`http://127.0.0.1:${port}/graphql?query=%7B__typename%7D`);
+      expect(graphql.status).toBe(500);
+      expect(await graphql.json()).toEqual({ errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      const fine = await fetch(`http://127.0.0.1:${port}/fine`);
+      expect(fine.status).toBe(404); // served, despite the throwing onResponse
+      expect(log.entries.filter((e) => e.level === 'error').map((e) => (e.fields?.err as Error).message)).toEqual([
+        'boom in secret-module.ts:12:3',
+        'late boom',
+        'boom in secret-module.ts:12:3',
+        'late boom',
+        'late boom',
+      ]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 });

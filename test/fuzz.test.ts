@@ -21,6 +21,8 @@ import { createTestApp, type TestApp } from './helpers/app.js';
 import { makeIssue } from './helpers/issues.js';
 
 const csvExportPath = '/api/issues/export';
+/** The configured keys, so routes behind authentication are fuzzed past it too. */
+const keys = { admin: 'fuzz-admin-key', webhook: 'fuzz-webhook-key' };
 const fuzzTimeout = 600_000;
 
 let t: TestApp;
@@ -30,7 +32,7 @@ let started = 0;
 const perSurface: Record<string, { requests: number; ms: number }> = {};
 
 beforeAll(async () => {
-  t = await createTestApp({ logLevel: 'silent' });
+  t = await createTestApp({ logLevel: 'silent', adminApiKey: keys.admin, webhookApiKey: keys.webhook });
   const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
   const types = ['vulnerability', 'incident', 'news', 'regulatory', 'research'] as const;
   await t.db.prisma.issue.createMany({
@@ -218,6 +220,16 @@ const contentType = fc.constantFrom<Record<string, string>>(
   {},
 );
 
+const authorization = fc.constantFrom<Record<string, string>>(
+  {},
+  {},
+  { authorization: `Bearer ${keys.admin}` },
+  { authorization: `Bearer ${keys.webhook}` },
+  { authorization: 'Bearer not-a-key' },
+  { authorization: 'Basic Zm9vOmJhcg==' },
+  { authorization: 'Bearer' },
+);
+
 const accept = fc.constantFrom<Record<string, string>>({}, { accept: 'application/json' }, { accept: 'application/graphql-response+json' }, { accept: 'text/html' }, { accept: '*/*' });
 
 /** Query strings: the route's own argument names and junk names, generated values, repeats, raw junk. */
@@ -274,12 +286,13 @@ function restProbe(key: string, route: RestRoute): fc.Arbitrary<Probe> {
       body: rawBody(bodyObject),
       type: contentType,
       accept,
+      auth: authorization,
     })
-    .map(({ method, path, query, body, type, accept }) => ({
+    .map(({ method, path, query, body, type, accept, auth }) => ({
       surface: `REST ${key}`,
       method,
       path: `${restBasePath}${path}${query ? `?${query}` : ''}`,
-      headers: { ...type, ...accept },
+      headers: { ...type, ...accept, ...auth },
       body: method === 'GET' || method === 'DELETE' ? undefined : body,
     }));
 }
@@ -310,22 +323,23 @@ function graphqlFieldProbe(): fc.Arbitrary<Probe> {
       chosen: fc.array(nastyJson, { minLength: 12, maxLength: 12 }),
       omit: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
       accept,
+      auth: authorization,
       get: fc.boolean(),
     })
-    .map(({ target, values, chosen, omit, accept, get }) => {
+    .map(({ target, values, chosen, omit, accept, auth, get }) => {
       const variables: Record<string, unknown> = { ...values };
       target.args.forEach((arg, i) => {
         if (!omit[i % 12] || arg.required) variables[arg.name] = typeof chosen[i % 12] === 'string' ? resolveIds(chosen[i % 12] as string) : chosen[i % 12];
       });
       if (get && !target.document.startsWith('mutation')) {
         const params = new URLSearchParams({ query: target.document, variables: wellFormed(JSON.stringify(variables)) });
-        return { surface: 'GraphQL fields', method: 'GET', path: `/graphql?${params}`, headers: accept };
+        return { surface: 'GraphQL fields', method: 'GET', path: `/graphql?${params}`, headers: { ...accept, ...auth } };
       }
       return {
         surface: 'GraphQL fields',
         method: 'POST',
         path: '/graphql',
-        headers: { 'content-type': 'application/json', ...accept },
+        headers: { 'content-type': 'application/json', ...accept, ...auth },
         body: JSON.stringify({ query: target.document, variables }),
       };
     });

@@ -17,4 +17,6 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Query.issue': { method: 'GET', path: '/issues/:id', tags: ['issues'] },
   'Query.latestDigest': { method: 'GET', path: '/digest/latest', tags: ['digest'] },
   'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'] },
+  'Mutation.ingestItems': { method: 'POST', path: '/admin/ingest', tags: ['admin'] },
+  'Mutation.generateDigest': { method: 'POST', path: '/admin/digests', tags: ['admin'] },
 };

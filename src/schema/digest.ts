@@ -14,7 +14,7 @@ export const DigestRef = builder.prismaObject('Digest', {
   }),
 });
 
-const DigestEnvelopeRef = builder.objectRef<{ data: Digest }>('DigestEnvelope').implement({
+export const DigestEnvelopeRef = builder.objectRef<{ data: Digest }>('DigestEnvelope').implement({
   description: 'One digest: the GET /api/v1/digest/latest response.',
   fields: (t) => ({ data: t.field({ type: DigestRef, description: 'The digest.', resolve: (envelope) => envelope.data }) }),
 });

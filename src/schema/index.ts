@@ -4,5 +4,6 @@ import './issue-type.js';
 import './issue.js';
 import './digest.js';
 import './stats.js';
+import './admin.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -1,0 +1,160 @@
+// Idempotent upsert of one batch, in one transaction: issues, their cross-reference counts and
+// the IssueEvent row naming the batch's newly served issues commit together or not at all.
+import { randomUUID } from 'node:crypto';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { IssueRow } from './row.js';
+import type { SourceRecord } from './item.js';
+
+export interface PreparedItem {
+  row: IssueRow;
+  source: SourceRecord;
+}
+
+export type ItemOutcome = 'created' | 'updated' | 'unchanged';
+
+export interface StoredBatch {
+  outcomes: { id: string; outcome: ItemOutcome }[];
+  /** Issues this batch made servable for the first time (created, or newly relevant). */
+  newIssueIds: string[];
+  eventId: string | null;
+}
+
+/** One lock for every ingest: batches serialise, so concurrent ingests of the same records never race. */
+const ingestLockKey = 0x5ec1e57n;
+
+interface Existing {
+  id: string;
+  naturalKey: string;
+  identifiers: string[];
+  packageNames: string[];
+  contentHash: string;
+  classifierModel: string;
+  classifierPromptVersion: string;
+  relevant: boolean;
+  withdrawn: boolean;
+  source: SourceRecord;
+}
+
+const existingSelect = {
+  id: true,
+  naturalKey: true,
+  identifiers: true,
+  packageNames: true,
+  contentHash: true,
+  classifierModel: true,
+  classifierPromptVersion: true,
+  relevant: true,
+  withdrawn: true,
+  source: true,
+} as const;
+
+/** OSV advisories are the authority on a vulnerability; a native item about the same CVE is not. */
+const rankOf = (source: SourceRecord) => (source.format === 'osv' ? 2 : 1);
+
+/** Whether the incoming record should replace what the issue was built from. */
+function supersedes(incoming: SourceRecord, current: SourceRecord): boolean {
+  if (incoming.id === current.id && incoming.format === current.format) return true;
+  if (rankOf(incoming) !== rankOf(current)) return rankOf(incoming) > rankOf(current);
+  return (incoming.modified ?? '') > (current.modified ?? '');
+}
+
+const served = (row: { relevant: boolean; withdrawn?: boolean | null }) => row.relevant && !row.withdrawn;
+const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+
+export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): Promise<StoredBatch> {
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ingestLockKey})`;
+      const allIds = [...new Set(items.flatMap((i) => i.row.identifiers))];
+      const known: Existing[] = allIds.length
+        ? ((await tx.issue.findMany({ where: { identifiers: { hasSome: allIds } }, select: existingSelect })) as unknown as Existing[])
+        : [];
+      const creates = new Map<string, Prisma.IssueCreateManyInput>();
+      const updates = new Map<string, Prisma.IssueUpdateInput>();
+      const touchedKeys = { identifiers: new Set<string>(), packages: new Set<string>() };
+      const outcomes: StoredBatch['outcomes'] = [];
+      const newIssueIds = new Set<string>();
+
+      for (const { row, source } of items) {
+        row.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
+        row.packageNames.forEach((p) => touchedKeys.packages.add(p));
+        const matches = known.filter((k) => k.identifiers.some((id) => row.identifiers.includes(id)));
+        const match = matches.find((k) => k.naturalKey === row.naturalKey) ?? matches[0];
+
+        if (!match) {
+          const id = randomUUID();
+          creates.set(id, { ...row, id });
+          known.push({ ...row, id, source, withdrawn: row.withdrawn ?? false } as Existing);
+          outcomes.push({ id, outcome: 'created' });
+          if (served(row)) newIssueIds.add(id);
+          continue;
+        }
+
+        match.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
+        match.packageNames.forEach((p) => touchedKeys.packages.add(p));
+        const identifiers = union(match.identifiers, row.identifiers);
+        let change: Partial<IssueRow> | null = null;
+        if (supersedes(source, match.source)) {
+          const same =
+            row.contentHash === match.contentHash &&
+            row.classifierModel === match.classifierModel &&
+            row.classifierPromptVersion === match.classifierPromptVersion &&
+            identifiers.length === match.identifiers.length;
+          if (!same) {
+            // Keep the old key when another issue already holds the new one (aliases not yet merged).
+            const keyTaken = known.some((k) => k !== match && k.naturalKey === row.naturalKey);
+            change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey };
+          }
+        } else if (identifiers.length > match.identifiers.length) {
+          change = { identifiers };
+        }
+
+        if (!change) {
+          outcomes.push({ id: match.id, outcome: 'unchanged' });
+          continue;
+        }
+        const wasServed = served(match);
+        Object.assign(match, change);
+        if (change.source) match.source = source;
+        if (!wasServed && served(match)) newIssueIds.add(match.id);
+        const pending = creates.get(match.id);
+        if (pending) Object.assign(pending, change);
+        else updates.set(match.id, { ...(updates.get(match.id) ?? {}), ...(change as Prisma.IssueUpdateInput) });
+        outcomes.push({ id: match.id, outcome: 'updated' });
+      }
+
+      if (creates.size) await tx.issue.createMany({ data: [...creates.values()] });
+      for (const [id, data] of updates) await tx.issue.update({ where: { id }, data });
+      await refreshCrossRefs(tx, [...touchedKeys.identifiers], [...touchedKeys.packages]);
+
+      let eventId: string | null = null;
+      if (newIssueIds.size) {
+        const event = await tx.issueEvent.create({ data: { issueIds: [...newIssueIds] }, select: { id: true } });
+        eventId = event.id;
+      }
+      return { outcomes, newIssueIds: [...newIssueIds], eventId };
+    },
+    { maxWait: 30_000, timeout: 300_000 },
+  );
+}
+
+/**
+ * Recounts crossRefCount for every issue sharing an identifier or a package with the batch,
+ * before or after it changed: the number of other served issues it shares a CVE, alias or
+ * package with.
+ */
+async function refreshCrossRefs(tx: Prisma.TransactionClient, identifiers: string[], packages: string[]): Promise<void> {
+  if (identifiers.length === 0 && packages.length === 0) return;
+  await tx.$executeRaw`
+    UPDATE "Issue" AS i SET "crossRefCount" = counted.n
+    FROM (
+      SELECT t.id, (
+        SELECT count(*)::int FROM "Issue" o
+        WHERE o.id <> t.id AND o.relevant AND NOT o.withdrawn
+          AND (o.identifiers && t.identifiers OR o."packageNames" && t."packageNames")
+      ) AS n
+      FROM "Issue" t
+      WHERE t.identifiers && ${identifiers}::text[] OR t."packageNames" && ${packages}::text[]
+    ) AS counted
+    WHERE i.id = counted.id AND i."crossRefCount" <> counted.n`;
+}
