@@ -1,10 +1,11 @@
 // Process entry: environment -> config -> database -> app -> listen; graceful shutdown.
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, readEnvironment } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { seedSampleData } from './db/seed.js';
 import { startDigestSchedule } from './digest/schedule.js';
+import { createRateLimitStore } from './http/redis-rate-limit-store.js';
+import { createHttpServer } from './http/server.js';
 import { startRelay } from './ingest/relay.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
@@ -22,15 +23,13 @@ const log = createLogger(config.logLevel);
 const db = await openConfiguredDatabase(config, log);
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
 if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
-const app = createApp({ config, db, log, pubsub });
+const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
+const app = createApp({ config, db, log, pubsub, rateLimitStore });
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
 
-const server = createServer(app);
-server.headersTimeout = 10_000;
-server.requestTimeout = 30_000;
-server.keepAliveTimeout = 5_000;
+const server = createHttpServer(app);
 server.listen(config.port, config.host, () => {
   log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, database: db.kind });
 });
@@ -48,6 +47,7 @@ async function shutdown(signal: string) {
   clearTimeout(force);
   await Promise.all([relay.stop(), digests.stop()]);
   await closePubSub();
+  await rateLimitStore.close();
   await db.close();
   process.exit(0);
 }
