@@ -1,13 +1,13 @@
-// Stack scan: which served issues affect a list of packages and vendors. The GIN indexes on the
-// lower-cased packageNames and vendorKeys columns narrow the candidates (candidateIds); one query
-// by primary key then reads them with the filters and the order, and versions are checked in
-// memory against each candidate's OSV ranges.
+// Stack scan: which served issues affect a list of packages and vendors. One statement narrows the
+// candidates through the GIN indexes on the lower-cased packageNames and vendorKeys columns and
+// reads them with the filters and the order; versions are then checked in memory against each
+// candidate's OSV ranges.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { Severity } from '../generated/prisma/enums.js';
+import type { Severity } from '../generated/prisma/enums.js';
+import { severities } from '../issues/filters.js';
 import { affectedEntries, versionVerdict, type OsvAffected } from './osv.js';
 import { describesPackage, type PackageQuery, type Stack } from './stack.js';
 
-export const severities = Object.values(Severity);
 export type SeverityCounts = Record<Severity, number>;
 
 export interface ScanMatch {
@@ -58,26 +58,6 @@ function packageMatches(query: PackageQuery, affected: OsvAffected[]): boolean {
   return relevant.some((entry) => versionVerdict(query.version!, entry) !== 'not-affected');
 }
 
-/**
- * Ids of the issues whose packageNames or vendorKeys hold any of the keys: one GIN index probe per
- * key (containment of a one-element array), joined in one statement. Not `packageNames && $keys`:
- * with a 1,000-key array PostgreSQL's estimate often favours a sequential scan, where every row is
- * compared with every key (measured 6 to 10 s on 100k rows), and even on the index a many-key GIN
- * scan checks every key for every hit. The planner prices each probe at hundreds of rows, which
- * pushes a large stack past jit_above_cost; compiling would cost more than running, so JIT is off
- * for this one statement.
- */
-async function candidateIds(prisma: PrismaClient, packageKeys: string[], vendorKeys: string[]): Promise<string[]> {
-  const [, rows] = await prisma.$transaction([
-    prisma.$executeRaw`SET LOCAL jit = off`,
-    prisma.$queryRaw<{ id: string }[]>`
-      SELECT i.id::text AS id FROM unnest(${packageKeys}::text[]) AS k(name) JOIN "Issue" i ON i."packageNames" @> ARRAY[k.name]
-      UNION ALL
-      SELECT i.id::text AS id FROM unnest(${vendorKeys}::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]`,
-  ]);
-  return [...new Set(rows.map((r) => r.id))];
-}
-
 export function emptyCounts(): SeverityCounts {
   return Object.fromEntries(severities.map((s) => [s, 0])) as SeverityCounts;
 }
@@ -91,17 +71,29 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
   const vendorsByKey = new Map<string, string[]>();
   for (const vendor of stack.vendors) vendorsByKey.set(vendor.key, [...(vendorsByKey.get(vendor.key) ?? []), vendor.input]);
 
-  const ids = await candidateIds(prisma, [...byKey.keys()], [...vendorsByKey.keys()]);
-  const conditions: Prisma.Sql[] = [Prisma.sql`id = ANY(${ids}::text[]::uuid[])`, Prisma.sql`relevant AND processed AND NOT withdrawn`];
+  const conditions: Prisma.Sql[] = [Prisma.sql`relevant AND processed AND NOT withdrawn`];
   // The enum's declaration order is critical..info, so "at least medium" is severity <= 'medium'.
   if (filters.severityMin) conditions.push(Prisma.sql`severity <= ${filters.severityMin}::"Severity"`);
   if (filters.since) conditions.push(Prisma.sql`"publishedAt" > ${filters.since}`);
-  const rows = ids.length === 0 ? [] : await prisma.$queryRaw<CandidateRow[]>`
-    SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys",
-           ${needsRanges ? Prisma.sql`source->'affected'` : Prisma.sql`NULL::jsonb`} AS affected
-    FROM "Issue"
-    WHERE ${Prisma.join(conditions, ' AND ')}
-    ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`;
+  // Candidates: one GIN index probe per key (containment of a one-element array), then the rows by
+  // primary key. Not `"packageNames" && $keys`: with a 1,000-key array PostgreSQL's estimate often
+  // favours a sequential scan, where every row is compared with every key (measured 6 to 10 s on
+  // 100k rows), and even on the index a many-key GIN scan checks every key for every hit. The
+  // planner prices each probe at hundreds of rows, which pushes a large stack past jit_above_cost;
+  // compiling would cost more than running (measured 3x slower), so JIT is off for this statement.
+  const [, rows] = await prisma.$transaction([
+    prisma.$executeRaw`SET LOCAL jit = off`,
+    prisma.$queryRaw<CandidateRow[]>`
+      SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys",
+             ${needsRanges ? Prisma.sql`source->'affected'` : Prisma.sql`NULL::jsonb`} AS affected
+      FROM "Issue"
+      WHERE id = ANY(ARRAY(
+          SELECT i.id FROM unnest(${[...byKey.keys()]}::text[]) AS k(name) JOIN "Issue" i ON i."packageNames" @> ARRAY[k.name]
+          UNION ALL
+          SELECT i.id FROM unnest(${[...vendorsByKey.keys()]}::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]))
+        AND ${Prisma.join(conditions, ' AND ')}
+      ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`,
+  ]);
 
   const order = new Map(stack.packages.map((q, i) => [q, i]));
   const data: ScanMatch[] = [];
