@@ -1,6 +1,5 @@
 // Builds the whole HTTP application from a config and a database. No environment reads, no
 // listening: main.ts and the tests do that.
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
@@ -16,6 +15,7 @@ import { MemoryRateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { useAdminIngestBody } from './rest/admin-ingest-body.js';
+import { useCsvExport } from './rest/csv.js';
 import { useApiErrorEnvelope, useRest } from './rest/sofa.js';
 import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
@@ -42,6 +42,7 @@ const graphqlEndpoint = '/graphql';
 
 export function createApp(services: Services) {
   const { config, db, log } = services;
+  let graphiqlPage: Promise<string> | undefined;
   const rateLimit = useRateLimit({
     limit: config.rateLimitPerMinute,
     store: services.rateLimitStore ?? new MemoryRateLimitStore(),
@@ -67,12 +68,15 @@ export function createApp(services: Services) {
     landingPage: false,
     graphiql: { title: 'secwire GraphiQL', defaultQuery: exampleQuery },
     // GraphiQL's assets are served inline rather than from a CDN: it works offline and behind a CSP.
-    renderGraphiQL,
+    // They are 9 MB of script, so they load on the first visit, not at start-up.
+    renderGraphiQL: (options) => (graphiqlPage ??= import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options))),
     cors: {
       origin: '*',
       credentials: false,
       methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
       exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'X-Request-Id'],
+      // Browsers may reuse a preflight answer for a day instead of asking before every request.
+      maxAge: 86400,
     },
     maskedErrors: {
       // Expected errors (they carry an HTTP status) pass; anything else is logged and masked.
@@ -104,6 +108,7 @@ export function createApp(services: Services) {
       useLicenseLink(graphqlEndpoint),
       useAdminIngestBody(),
       useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint }),
+      useCsvExport(services),
       // Last: whatever else under /api failed without the envelope gets it.
       useApiErrorEnvelope(),
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),

@@ -203,6 +203,21 @@ describe('relevance and publishing', () => {
       'CVE-2023-46229': 1,
     });
   });
+
+  it('recounts old neighbours when an issue moves to another package or is withdrawn', async () => {
+    const a = loadAdvisory('GHSA-57fc-8q82-gfp3'); // langchain
+    const b = loadAdvisory('GHSA-655w-fm8m-m478'); // langchain
+    const c = loadAdvisory('GHSA-3x5j-9vwr-8rr5'); // gradio
+    await ingest([a, b, c]);
+    const counts = async () =>
+      Object.fromEntries((await t.db.prisma.issue.findMany()).map((r) => [r.naturalKey, r.crossRefCount]));
+    expect(await counts()).toEqual({ 'CVE-2023-36188': 1, 'CVE-2023-46229': 1, 'CVE-2023-25823': 0 });
+    const moved = { ...b, modified: '2025-01-01T00:00:00Z', affected: [{ ...b.affected[0], package: { ecosystem: 'PyPI', name: 'gradio' } }] };
+    expect(await ingest([moved])).toMatchObject({ updated: 1 });
+    expect(await counts()).toEqual({ 'CVE-2023-36188': 0, 'CVE-2023-46229': 1, 'CVE-2023-25823': 1 });
+    expect(await ingest([{ ...c, modified: '2025-01-01T00:00:00Z', withdrawn: '2025-01-01T00:00:00Z' }])).toMatchObject({ updated: 1 });
+    expect(await counts()).toEqual({ 'CVE-2023-36188': 0, 'CVE-2023-46229': 0, 'CVE-2023-25823': 1 });
+  });
 });
 
 describe('admin key', () => {

@@ -86,10 +86,9 @@ describe('slow clients', () => {
         expect(r.status).toBe(200);
         expect(r.body.data.stats.data.totalIssues).toBe(0);
       }
-      // Generous on a shared two-core machine: what matters is that nobody waited for the slow
-      // clients to go away (they would have held on for two minutes).
-      expect(Math.max(...results.map((r) => r.ms))).toBeLessThan(20_000);
-      expect(sockets.filter((s) => s.destroyed)).toHaveLength(0); // the slow ones were still there
+      // No latency bound here (timings belong in bench/): a blocked server would not answer at
+      // all, and the answers above came while every slow socket was still open.
+      expect(sockets.filter((s) => s.destroyed)).toHaveLength(0); // the slow ones were really still there
     } finally {
       for (const s of sockets) s.destroy();
       await stop(server);
@@ -115,9 +114,10 @@ describe('slow clients', () => {
 
       expect([...slow, keptAlive].filter((s) => !s.destroyed)).toHaveLength(0);
       // Headers: closed after ~1 s (+ the checking interval); bodies: after ~2 s; never before.
-      // (The idle keep-alive connection is among those the loop above saw closed.)
       for (const s of slow.slice(0, 20)) expect(s.closedAt! - opened).toBeGreaterThanOrEqual(900);
       for (const s of slow.slice(20)) expect(s.closedAt! - opened).toBeGreaterThanOrEqual(1_900);
+      // The idle keep-alive connection goes first (0.5 s), before any body dripper (2 s).
+      expect(keptAlive.closedAt!).toBeLessThan(Math.min(...slow.slice(20).map((s) => s.closedAt!)));
       // And the server is still serving.
       expect((await normalRequest(port)).status).toBe(200);
     } finally {

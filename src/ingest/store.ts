@@ -1,7 +1,7 @@
 // Idempotent upsert of one batch, in one transaction: issues, their cross-reference counts and
 // the IssueEvent row naming the batch's newly served issues commit together or not at all.
 import { randomUUID } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { IssueRow } from './row.js';
 import type { SourceRecord } from './item.js';
 
@@ -75,14 +75,19 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
       const outcomes: StoredBatch['outcomes'] = [];
       const newIssueIds = new Set<string>();
 
+      // Cross-references change only around issues that are created or changed: their keys
+      // before and after.
+      const touch = (keys: { identifiers: string[]; packageNames: string[] }) => {
+        keys.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
+        keys.packageNames.forEach((p) => touchedKeys.packages.add(p));
+      };
       for (const { row, source } of items) {
-        row.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
-        row.packageNames.forEach((p) => touchedKeys.packages.add(p));
         const matches = known.filter((k) => k.identifiers.some((id) => row.identifiers.includes(id)));
         const match = matches.find((k) => k.naturalKey === row.naturalKey) ?? matches[0];
 
         if (!match) {
           const id = randomUUID();
+          touch(row);
           creates.set(id, { ...row, id });
           known.push({ ...row, id, source, withdrawn: row.withdrawn ?? false } as Existing);
           outcomes.push({ id, outcome: 'created' });
@@ -90,8 +95,6 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           continue;
         }
 
-        match.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
-        match.packageNames.forEach((p) => touchedKeys.packages.add(p));
         const identifiers = union(match.identifiers, row.identifiers);
         let change: Partial<IssueRow> | null = null;
         if (supersedes(source, match.source)) {
@@ -114,6 +117,8 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           continue;
         }
         const wasServed = served(match);
+        touch(match);
+        touch(row);
         Object.assign(match, change);
         if (change.source) match.source = source;
         if (!wasServed && served(match)) newIssueIds.add(match.id);
@@ -123,7 +128,7 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         outcomes.push({ id: match.id, outcome: 'updated' });
       }
 
-      if (creates.size) await tx.issue.createMany({ data: [...creates.values()] });
+      if (creates.size) await insertIssues(tx, [...creates.values()]);
       for (const [id, data] of updates) await tx.issue.update({ where: { id }, data });
       await refreshCrossRefs(tx, [...touchedKeys.identifiers], [...touchedKeys.packages]);
 
@@ -139,22 +144,52 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
 }
 
 /**
+ * Inserts new issues in one statement with one parameter (a JSON array the database turns into
+ * rows): about ten times faster than createMany's thousands of bound parameters. Columns not in
+ * the rows keep their database defaults.
+ */
+async function insertIssues(tx: Prisma.TransactionClient, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
+  const updatedAt = new Date();
+  const data = rows.map((row) => ({ ...row, updatedAt }));
+  const columns = Prisma.join(Object.keys(data[0]!).map((c) => Prisma.raw(`"${c.replace(/"/g, '')}"`)));
+  await tx.$executeRaw`
+    INSERT INTO "Issue" (${columns})
+    SELECT ${columns} FROM jsonb_populate_recordset(NULL::"Issue", ${JSON.stringify(data)}::jsonb)`;
+}
+
+/**
  * Recounts crossRefCount for every issue sharing an identifier or a package with the batch,
  * before or after it changed: the number of other served issues it shares a CVE, alias or
- * package with.
+ * package with. Pairs come from a hash join on (kind, key) rows rather than array overlap tests
+ * between every two issues, so the cost follows the number of related pairs.
  */
 async function refreshCrossRefs(tx: Prisma.TransactionClient, identifiers: string[], packages: string[]): Promise<void> {
   if (identifiers.length === 0 && packages.length === 0) return;
   await tx.$executeRaw`
+    WITH targets AS (
+      SELECT id, identifiers, "packageNames" FROM "Issue"
+      WHERE identifiers && ${identifiers}::text[] OR "packageNames" && ${packages}::text[]
+    ),
+    target_keys AS (
+      SELECT id, 'i:' || k AS key FROM targets, unnest(identifiers) AS k
+      UNION SELECT id, 'p:' || k FROM targets, unnest("packageNames") AS k
+    ),
+    related_keys AS (
+      SELECT o.id, 'i:' || k AS key FROM "Issue" o, unnest(o.identifiers) AS k
+      WHERE o.relevant AND NOT o.withdrawn
+        AND o.identifiers && (SELECT coalesce(array_agg(x), '{}') FROM targets, unnest(identifiers) AS x)
+      UNION SELECT o.id, 'p:' || k FROM "Issue" o, unnest(o."packageNames") AS k
+      WHERE o.relevant AND NOT o.withdrawn
+        AND o."packageNames" && (SELECT coalesce(array_agg(x), '{}') FROM targets, unnest("packageNames") AS x)
+    ),
+    counted AS (
+      SELECT t.id, count(DISTINCT r.id) FILTER (WHERE r.id <> t.id)::int AS n
+      FROM targets t
+      LEFT JOIN target_keys tk ON tk.id = t.id
+      LEFT JOIN related_keys r ON r.key = tk.key
+      GROUP BY t.id
+    )
     UPDATE "Issue" AS i SET "crossRefCount" = counted.n
-    FROM (
-      SELECT t.id, (
-        SELECT count(*)::int FROM "Issue" o
-        WHERE o.id <> t.id AND o.relevant AND NOT o.withdrawn
-          AND (o.identifiers && t.identifiers OR o."packageNames" && t."packageNames")
-      ) AS n
-      FROM "Issue" t
-      WHERE t.identifiers && ${identifiers}::text[] OR t."packageNames" && ${packages}::text[]
-    ) AS counted
+    FROM counted
     WHERE i.id = counted.id AND i."crossRefCount" <> counted.n`;
 }

@@ -19,4 +19,7 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'] },
   'Mutation.ingestItems': { method: 'POST', path: '/admin/ingest', tags: ['admin'] },
   'Mutation.generateDigest': { method: 'POST', path: '/admin/digests', tags: ['admin'] },
+  // A read, so a Query; POST because the stack is a JSON body of top-level arguments.
+  'Query.scan': { method: 'POST', path: '/scan', tags: ['scan'] },
+  'Query.stixBundle': { method: 'GET', path: '/issues/stix', tags: ['issues'] },
 };

@@ -5,5 +5,7 @@ import './issue.js';
 import './digest.js';
 import './stats.js';
 import './admin.js';
+import './scan.js';
+import './stix.js';
 
 export const schema = builder.toSchema({ sortSchema: false });
