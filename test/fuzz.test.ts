@@ -424,9 +424,9 @@ describe('fuzzing', () => {
   it.each(routeKeys)('REST %s', async (key) => run(restProbe(key, restRoutes[key]!), perRoute), fuzzTimeout);
 
   it('the CSV export', async () => run(csvProbe(), 1_000), fuzzTimeout);
-  it('unknown paths', async () => run(unknownPathProbe(), 1_000), fuzzTimeout);
-  it('GraphQL: every root field with generated variables', async () => run(graphqlFieldProbe(), 1_500), fuzzTimeout);
-  it('GraphQL: generated documents', async () => run(graphqlDocumentProbe(), 2_500), fuzzTimeout);
+  it('unknown paths', async () => run(unknownPathProbe(), 1_200), fuzzTimeout);
+  it('GraphQL: every root field with generated variables', async () => run(graphqlFieldProbe(), 1_000), fuzzTimeout);
+  it('GraphQL: generated documents', async () => run(graphqlDocumentProbe(), 3_000), fuzzTimeout);
   it('GraphQL: bodies that are not GraphQL requests', async () => run(graphqlBodyProbe(), 1_200), fuzzTimeout);
 
   it('sent at least 10,000 generated requests', () => {
