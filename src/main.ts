@@ -5,6 +5,8 @@ import { ConfigError, parseConfig, readEnvironment } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
+import { createDispatcher } from './webhooks/dispatcher.js';
+import { createDeliveryWorker } from './webhooks/worker.js';
 
 let config;
 try {
@@ -18,7 +20,15 @@ try {
 const log = createLogger(config.logLevel);
 const db = await openConfiguredDatabase(config, log);
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
-const app = createApp({ config, db, log, pubsub });
+const services = { config, db, log, pubsub };
+const app = createApp(services);
+
+// Webhooks: the worker sends what is due (left over from before a restart too); the dispatcher
+// turns published batches into deliveries and wakes the worker when it writes some.
+const worker = createDeliveryWorker(services, { allowPrivateTargets: config.webhookAllowPrivateTargets });
+const dispatcher = createDispatcher(services, { onDeliveries: () => worker.wake() });
+worker.start();
+await dispatcher.start();
 
 const server = createServer(app);
 server.headersTimeout = 10_000;
@@ -33,12 +43,14 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info('shutting down', { signal });
-  // Stop accepting, let in-flight requests finish, then release the database.
+  // Stop accepting, let in-flight requests and deliveries finish, then release the database.
   server.close();
   server.closeIdleConnections();
   const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
   await new Promise<void>((resolve) => server.once('close', () => resolve()));
   clearTimeout(force);
+  await dispatcher.stop();
+  await worker.stop();
   await closePubSub();
   await db.close();
   process.exit(0);

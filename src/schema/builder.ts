@@ -27,6 +27,8 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});
 
 
 /** ISO 8601 UTC with milliseconds and Z, as the spec requires for every timestamp. */

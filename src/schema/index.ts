@@ -2,5 +2,7 @@
 import { builder } from './builder.js';
 import './issue-type.js';
 import './stats.js';
+import './webhook.js';
+import './new-issues.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

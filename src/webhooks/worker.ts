@@ -1,0 +1,227 @@
+// The delivery worker: claims due outbox rows with FOR UPDATE SKIP LOCKED (so any number of
+// workers, in any number of processes, never send the same row at once), signs and POSTs them,
+// records every attempt and schedules retries. A claim is a lease: a worker that dies mid-delivery
+// leaves its rows to be claimed again once the lease runs out, and they go out with the same
+// webhook-id, so a receiver can drop the duplicate.
+import type { Database } from '../db/client.js';
+import type { Logger } from '../log.js';
+import { defaultRetryPolicy, retryDelay, type RetryPolicy } from './retry.js';
+import { createSender, type Sender, type SenderOptions, type SendResult } from './sender.js';
+import { signatureHeaders } from './signing.js';
+
+export interface WorkerOptions extends Partial<Omit<SenderOptions, 'allowPrivateTargets'>> {
+  allowPrivateTargets: boolean;
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+  /** How often an idle worker looks for due rows (wake() cuts this short). */
+  pollIntervalMs?: number;
+  /** How long a claim holds a row; must exceed timeoutMs, or a slow attempt could be sent twice. */
+  leaseMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Dead deliveries in a row (no success between) that deactivate the webhook. */
+  deadDeliveriesToDeactivate?: number;
+}
+
+export interface DeliveryWorker {
+  start(): void;
+  /** Stops claiming, waits for in-flight deliveries to finish and be recorded. */
+  stop(): Promise<void>;
+  /** Look for due rows now (the dispatcher calls this after writing deliveries). */
+  wake(): void;
+  /** Claims and sends whatever is due (up to the concurrency), resolving when all are recorded. */
+  runOnce(): Promise<number>;
+}
+
+interface ClaimedRow {
+  id: string;
+  webhookId: string;
+  kind: string;
+  payload: Uint8Array;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+export function createDeliveryWorker({ db, log }: { db: Database; log: Logger }, options: WorkerOptions): DeliveryWorker {
+  const prisma = db.prisma;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const leaseMs = options.leaseMs ?? timeoutMs + 15_000;
+  const concurrency = options.concurrency ?? 16;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+  const deadLimit = options.deadDeliveriesToDeactivate ?? 3;
+  const sender: Sender = createSender({ ...options, timeoutMs });
+
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let wakeRequested = false;
+
+  async function claim(limit: number): Promise<ClaimedRow[]> {
+    // A row is due when it waits for an attempt, or when its claim expired (its worker died).
+    return prisma.$queryRaw<ClaimedRow[]>`
+      UPDATE "WebhookDelivery" AS d
+         SET "status" = 'delivering',
+             "attempts" = d."attempts" + 1,
+             "lockedUntil" = now() + ${leaseMs} * interval '1 millisecond'
+        FROM "Webhook" AS w
+       WHERE w."id" = d."webhookId"
+         AND d."id" IN (
+           SELECT q."id" FROM "WebhookDelivery" AS q
+             JOIN "Webhook" AS qw ON qw."id" = q."webhookId"
+            WHERE qw."active"
+              AND ((q."status" IN ('pending', 'failed') AND q."nextAttemptAt" <= now())
+                OR (q."status" = 'delivering' AND q."lockedUntil" < now()))
+            ORDER BY q."nextAttemptAt"
+            LIMIT ${limit}
+              FOR UPDATE OF q SKIP LOCKED)
+      RETURNING d."id", d."webhookId", d."kind", d."payload", d."attempts", w."url", w."secret"`;
+  }
+
+  /** The exact bytes sent: the stored message plus the time of this attempt. */
+  function bodyFor(row: ClaimedRow, now: Date): Buffer {
+    const message = JSON.parse(Buffer.from(row.payload).toString('utf8')) as Record<string, unknown>;
+    return Buffer.from(JSON.stringify({ ...message, deliveredAt: now.toISOString() }));
+  }
+
+  async function deliver(row: ClaimedRow): Promise<void> {
+    const attemptedAt = new Date();
+    let result: SendResult;
+    try {
+      const body = bodyFor(row, attemptedAt);
+      result = await sender.send(row.url, signatureHeaders(row.secret, row.id, attemptedAt, body), body);
+    } catch (err) {
+      log.error('webhook delivery failed unexpectedly', { deliveryId: row.id, err });
+      result = { error: 'internal error', durationMs: 0 };
+    }
+    await record(row, attemptedAt, result);
+  }
+
+  async function record(row: ClaimedRow, attemptedAt: Date, result: SendResult): Promise<void> {
+    const { statusCode, durationMs } = result;
+    const ok = statusCode !== undefined && statusCode >= 200 && statusCode < 300;
+    const gone = statusCode === 410;
+    const error = ok ? null : (result.error ?? describeStatus(statusCode!));
+    const isPing = row.kind === 'ping';
+    // Pings are one-shot tests: they never retry and never count against the webhook's health.
+    const dead = !ok && (gone || isPing || row.attempts >= retry.maxAttempts);
+    const now = new Date();
+    const delivery = ok
+      ? { status: 'succeeded' as const, completedAt: now }
+      : dead
+        ? { status: 'dead' as const, completedAt: now }
+        : { status: 'failed' as const, nextAttemptAt: new Date(now.getTime() + retryDelay(retry, row.attempts)) };
+
+    const writes = [
+      prisma.deliveryAttempt.create({ data: { deliveryId: row.id, attemptedAt, statusCode: statusCode ?? null, error, durationMs } }),
+      // Guarded by status: if the row was deleted or reclaimed meanwhile, this changes nothing.
+      prisma.webhookDelivery.updateMany({
+        where: { id: row.id, status: 'delivering' },
+        data: { ...delivery, lockedUntil: null, lastStatusCode: statusCode ?? null, lastError: error },
+      }),
+    ];
+    const webhook = { id: row.webhookId };
+    if (ok) {
+      writes.push(prisma.webhook.updateMany({ where: webhook, data: { consecutiveFailures: 0, deadDeliveries: 0 } }));
+    } else if (gone) {
+      writes.push(prisma.webhook.updateMany({ where: webhook, data: { active: false, deactivatedReason: 'receiver answered 410 Gone' } }));
+    } else if (!isPing) {
+      writes.push(
+        prisma.webhook.updateMany({
+          where: webhook,
+          data: { consecutiveFailures: { increment: 1 }, ...(dead ? { deadDeliveries: { increment: 1 } } : {}) },
+        }),
+      );
+      if (dead) {
+        writes.push(
+          prisma.webhook.updateMany({
+            where: { ...webhook, active: true, deadDeliveries: { gte: deadLimit } },
+            data: { active: false, deactivatedReason: `${deadLimit} deliveries in a row failed every retry` },
+          }),
+        );
+      }
+    }
+    try {
+      await prisma.$transaction(writes);
+    } catch (err) {
+      // The row stays claimed until its lease ends, then it is sent again with the same webhook-id.
+      log.error('could not record a webhook delivery attempt', { deliveryId: row.id, err });
+    }
+    if (!ok) log.debug('webhook delivery attempt failed', { deliveryId: row.id, statusCode, error, dead });
+  }
+
+  function track(promise: Promise<void>) {
+    const tracked = promise.finally(() => {
+      inFlight.delete(tracked);
+      wake();
+    });
+    inFlight.add(tracked);
+  }
+
+  async function claimAndStart(): Promise<number> {
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return 0;
+    let rows: ClaimedRow[];
+    try {
+      rows = await claim(free);
+    } catch (err) {
+      log.error('could not claim webhook deliveries', { err });
+      return 0;
+    }
+    for (const row of rows) track(deliver(row));
+    return rows.length;
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      wakeRequested = false;
+      const free = concurrency - inFlight.size;
+      const claimed = await claimAndStart();
+      if (!running) break;
+      if (wakeRequested) continue;
+      // A full claim means more may be due: go again as soon as a slot frees. Otherwise sleep
+      // until woken, a slot frees, or the poll interval passes.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(finish, claimed > 0 && claimed === free ? 60_000 : pollIntervalMs);
+        function finish() {
+          clearTimeout(timer);
+          wakeUp = undefined;
+          resolve();
+        }
+        wakeUp = finish;
+      });
+    }
+  }
+
+  function wake() {
+    wakeRequested = true;
+    wakeUp?.();
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    async stop() {
+      running = false;
+      wake();
+      await loop;
+      await Promise.allSettled([...inFlight]);
+      sender.close();
+    },
+    wake,
+    async runOnce() {
+      const claimed = await claimAndStart();
+      await Promise.allSettled([...inFlight]);
+      return claimed;
+    },
+  };
+}
+
+function describeStatus(statusCode: number): string {
+  if (statusCode >= 300 && statusCode < 400) return `HTTP ${statusCode}: redirects are not followed`;
+  return `HTTP ${statusCode}`;
+}
