@@ -1,7 +1,7 @@
 // The one Pothos builder. Domain files (issue.ts, digest.ts, ...) add their types and fields to it.
 import SchemaBuilder from '@pothos/core';
-import PrismaPlugin from '@pothos/plugin-prisma';
-import { GraphQLError, Kind } from 'graphql';
+import PrismaPlugin, { queryFromInfo } from '@pothos/plugin-prisma';
+import { GraphQLError, Kind, type GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
@@ -29,6 +29,15 @@ export const builder = new SchemaBuilder<{
 builder.queryType({});
 builder.mutationType({});
 builder.subscriptionType({});
+
+/**
+ * The Prisma `select` for the objects under `path` of this field (e.g. `data` of a `{data, meta}`
+ * envelope), to spread into the Prisma call. Typed as `{}` so the call keeps the model's row type:
+ * the fields the query selects are the ones that are read.
+ */
+export function selectionUnder(path: string, context: object, info: GraphQLResolveInfo): {} {
+  return queryFromInfo({ context, info, path: [path] });
+}
 
 
 /** ISO 8601 UTC with milliseconds and Z, as the spec requires for every timestamp. */

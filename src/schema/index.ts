@@ -1,6 +1,8 @@
 // Importing each domain file registers its types and fields on the builder.
 import { builder } from './builder.js';
 import './issue-type.js';
+import './issue.js';
+import './digest.js';
 import './stats.js';
 import './webhook.js';
 import './new-issues.js';

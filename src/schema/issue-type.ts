@@ -14,6 +14,8 @@ export const IssueTypeEnum = builder.enumType('IssueType', {
 
 export const IssueRef = builder.prismaObject('Issue', {
   description: 'A classified AI-security item. Served only when relevant, processed and not withdrawn.',
+  // Only the columns a query selects are read (the row also holds the raw source record).
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Unique id of the issue (UUID).' }),
     title: t.exposeString('title', { description: 'Headline text; may end with an ellipsis when truncated.' }),

@@ -1,0 +1,14 @@
+// The data is CC-BY-4.0 (DESIGN.md section 5): every API response says so in a Link header.
+import type { Plugin } from 'graphql-yoga';
+
+export const licenseUrl = 'https://creativecommons.org/licenses/by/4.0/';
+export const licenseLink = `<${licenseUrl}>; rel="license"`;
+
+export function useLicenseLink(graphqlEndpoint: string): Plugin {
+  return {
+    onResponse({ request, response }) {
+      const path = new URL(request.url).pathname;
+      if (path === '/api' || path.startsWith('/api/') || path === graphqlEndpoint) response.headers.set('Link', licenseLink);
+    },
+  };
+}

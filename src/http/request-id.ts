@@ -1,0 +1,36 @@
+// One id per request: the caller's X-Request-Id when it is sane, else a fresh UUID. It is echoed in
+// the X-Request-Id response header and is reachable from anywhere the request is being handled
+// (error masking has no context argument), so a masked 500 can be found in the logs.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+
+const ids = new WeakMap<Request, string>();
+const current = new AsyncLocalStorage<string>();
+const acceptable = /^[\w.:-]{1,128}$/;
+
+export function requestIdOf(request: Request): string {
+  let id = ids.get(request);
+  if (!id) {
+    const given = request.headers.get('x-request-id');
+    id = given && acceptable.test(given) ? given : randomUUID();
+    ids.set(request, id);
+  }
+  return id;
+}
+
+/** The id of the request being handled, if any. */
+export function currentRequestId(): string | undefined {
+  return current.getStore();
+}
+
+export function useRequestId(): Plugin {
+  return {
+    instrumentation: {
+      request: ({ request }, wrapped) => current.run(requestIdOf(request), wrapped),
+    },
+    onResponse({ request, response }) {
+      response.headers.set('X-Request-Id', requestIdOf(request));
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// The issue list filters (DESIGN.md section 5): parsed and validated once, then turned into a
+// Prisma `where`. GraphQL arguments arrive typed, REST and CSV query strings arrive as text; both
+// go through here, so the rules and the messages are the same on every surface.
+import { z } from 'zod';
+import { badRequest } from '../errors.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { IssueType, Severity } from '../generated/prisma/enums.js';
+import { integer, isAbsent, number, oneOf, single, text } from '../http/params.js';
+import { servedIssue } from './served.js';
+
+export const severities = Object.values(Severity);
+export const issueTypes = Object.values(IssueType);
+
+export const SEARCH_MAX_LENGTH = 200;
+const NAME_MAX_LENGTH = 200;
+const MAX_LABELS = 20;
+
+/** Validated filters; every key is optional except labels (possibly empty). */
+export interface IssueFilters {
+  search?: string;
+  labels: string[];
+  severity?: Severity;
+  issueType?: IssueType;
+  vendor?: string;
+  package?: string;
+  since?: Date;
+  confidenceMin?: number;
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+/** Raw input keyed by the spec's parameter names; values are text, typed values or arrays of text. */
+export type RawIssueFilters = Partial<Record<keyof typeof filterDescriptions, unknown>>;
+
+/** The spec's parameter names with the descriptions GraphQL and OpenAPI show. */
+export const filterDescriptions = {
+  search: `Case-insensitive text searched in the title, headline, summary, CVE id and advisory aliases (at most ${SEARCH_MAX_LENGTH} characters).`,
+  label: 'Only issues carrying this label (e.g. security, privacy, research, safety); repeat it to accept any of several.',
+  severity: `Only issues of this severity: ${severities.join(', ')}.`,
+  issueType: `Only issues of this type: ${issueTypes.join(', ')}.`,
+  vendor: 'Only issues affecting this vendor, product or component (case-insensitive, normalised or as written in the item).',
+  package: 'Only issues affecting this package name (case-insensitive, e.g. langchain).',
+  since: 'Only issues published strictly after this moment: a date (2025-01-31, meaning its start, UTC) or an ISO 8601 date-time (2025-01-31T12:00:00Z; no offset means UTC).',
+  confidenceMin: 'Only issues whose classifierConfidence is at least this value, from 0 to 1.',
+} as const;
+
+export const pageDescriptions = {
+  limit: (defaultLimit: number, maxLimit: number) =>
+    `Page size: an integer of at least 1; default ${defaultLimit}; larger values are treated as ${maxLimit} (meta.limit says so).`,
+  offset: 'Number of issues to skip: an integer of at least 0; default 0.',
+};
+
+const isoDate = z.iso.date();
+const isoDateTime = z.iso.datetime({ offset: true, local: true });
+
+/** A date (YYYY-MM-DD, its start in UTC) or an ISO 8601 date-time (UTC when it has no offset). */
+export function parseSince(name: string, value: unknown): Date {
+  const message = `${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2025-01-31T12:00:00Z)`;
+  if (typeof value !== 'string') throw badRequest(message);
+  if (isoDate.safeParse(value).success) return new Date(`${value}T00:00:00.000Z`);
+  // zod checks the shape; the calendar (no 31 February) is checked on the date part.
+  if (!isoDateTime.safeParse(value).success || !isoDate.safeParse(value.slice(0, 10)).success) throw badRequest(message);
+  const hasOffset = /(Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  const date = new Date(hasOffset ? value : `${value}Z`);
+  if (Number.isNaN(date.getTime())) throw badRequest(message);
+  return date;
+}
+
+/** Text filters are trimmed; blank means not given. */
+function trimmed(name: string, value: unknown, maxLength: number): string | undefined {
+  if (isAbsent(value)) return undefined;
+  const result = text(name, single(name, value), maxLength).trim();
+  return result === '' ? undefined : result;
+}
+
+/** Parses and validates the filters; throws a 400 (BAD_REQUEST) error naming the parameter. */
+export function parseIssueFilters(raw: RawIssueFilters): IssueFilters {
+  const filters: IssueFilters = { labels: [] };
+
+  filters.search = trimmed('search', raw.search, SEARCH_MAX_LENGTH);
+  filters.vendor = trimmed('vendor', raw.vendor, NAME_MAX_LENGTH);
+  filters.package = trimmed('package', raw.package, NAME_MAX_LENGTH);
+
+  if (!isAbsent(raw.label)) {
+    const labels = (Array.isArray(raw.label) ? raw.label : [raw.label]).filter((l) => !isAbsent(l));
+    if (labels.length > MAX_LABELS) throw badRequest(`label must be given at most ${MAX_LABELS} times`);
+    filters.labels = [...new Set(labels.map((l) => text('label', l, NAME_MAX_LENGTH).trim().toLowerCase()).filter(Boolean))];
+  }
+
+  if (!isAbsent(raw.severity)) filters.severity = oneOf('severity', severities, single('severity', raw.severity));
+  if (!isAbsent(raw.issueType)) filters.issueType = oneOf('issueType', issueTypes, single('issueType', raw.issueType));
+  if (!isAbsent(raw.since)) filters.since = parseSince('since', single('since', raw.since));
+
+  if (!isAbsent(raw.confidenceMin)) {
+    const min = number('confidenceMin', single('confidenceMin', raw.confidenceMin));
+    if (min < 0 || min > 1) throw badRequest('confidenceMin must be between 0 and 1');
+    filters.confidenceMin = min;
+  }
+  return filters;
+}
+
+/** limit/offset: limit defaults to `defaultLimit` and is clamped to `maxLimit`; below 1 or not an integer is a 400. */
+export function parsePage(raw: { limit?: unknown; offset?: unknown }, { defaultLimit = 20, maxLimit = 100 } = {}): Page {
+  let limit = defaultLimit;
+  if (!isAbsent(raw.limit)) {
+    limit = integer('limit', single('limit', raw.limit));
+    if (limit < 1) throw badRequest('limit must be at least 1');
+    limit = Math.min(limit, maxLimit);
+  }
+  let offset = 0;
+  if (!isAbsent(raw.offset)) {
+    offset = integer('offset', single('offset', raw.offset));
+    if (offset < 0) throw badRequest('offset must be at least 0');
+  }
+  return { limit, offset };
+}
+
+/** Prisma passes `contains` to LIKE unescaped: `%` and `_` would be wildcards. */
+function likeLiteral(value: string): string {
+  return value.replace(/[\\%_]/g, '\\$&');
+}
+
+/** The Prisma `where` for validated filters; always restricted to served issues. */
+export function issueWhere(filters: IssueFilters): Prisma.IssueWhereInput {
+  const where: Prisma.IssueWhereInput[] = [servedIssue];
+  // searchText, vendorKeys and packageNames are stored lower-cased (and indexed) for exactly this.
+  if (filters.search) where.push({ searchText: { contains: likeLiteral(filters.search.toLowerCase()) } });
+  if (filters.labels.length) where.push({ labels: { hasSome: filters.labels } });
+  if (filters.severity) where.push({ severity: filters.severity });
+  if (filters.issueType) where.push({ issueType: filters.issueType });
+  if (filters.vendor) where.push({ vendorKeys: { has: filters.vendor.toLowerCase() } });
+  if (filters.package) where.push({ packageNames: { has: filters.package.toLowerCase() } });
+  if (filters.since) where.push({ publishedAt: { gt: filters.since } });
+  if (filters.confidenceMin !== undefined) where.push({ classifierConfidence: { gte: filters.confidenceMin } });
+  return { AND: where };
+}
+
+/** The guaranteed order: newest first, ties broken by id, so pages never overlap or skip. */
+export const issueOrder = [{ publishedAt: 'desc' }, { id: 'desc' }] satisfies Prisma.IssueOrderByWithRelationInput[];

@@ -1,0 +1,75 @@
+// The REST error envelope {error: {message, status}} (spec section 7), from GraphQL errors or a bare
+// status. Expected errors carry their status in extensions.http; request errors (a variable GraphQL
+// itself rejected) are 400s; anything else is a 500 whose message says nothing about the cause.
+import { GraphQLError } from 'graphql';
+
+export interface ErrorEnvelope {
+  error: { message: string; status: number };
+}
+
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
+
+const defaultMessages: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: INTERNAL_ERROR_MESSAGE,
+};
+
+export function errorResponse(status: number, message?: string, headers: HeadersInit = {}): Response {
+  const body: ErrorEnvelope = { error: { message: message ?? defaultMessages[status] ?? `HTTP ${status}`, status } };
+  const response = Response.json(body, { status, headers });
+  response.headers.set('Content-Type', 'application/json; charset=utf-8');
+  return response;
+}
+
+interface HttpExtension {
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+function httpOf(error: unknown): HttpExtension | undefined {
+  return error instanceof GraphQLError ? (error.extensions?.http as HttpExtension | undefined) : undefined;
+}
+
+/** True for GraphQL errors about the request itself (not raised while resolving, not masked). */
+function isRequestError(error: unknown): error is GraphQLError {
+  return (
+    error instanceof GraphQLError &&
+    !error.path &&
+    !error.originalError &&
+    error.extensions?.code !== 'INTERNAL_SERVER_ERROR' &&
+    !error.extensions?.unexpected
+  );
+}
+
+/**
+ * Chooses the status and message for a failed operation: the highest explicit status wins, then
+ * request errors (400); the rest is a masked 500. `unexpected` lists the errors that were neither.
+ */
+export function envelopeFor(errors: readonly unknown[]): { status: number; message: string; headers: Record<string, string>; unexpected: unknown[] } {
+  let chosen: { status: number; message: string } | undefined;
+  const headers: Record<string, string> = {};
+  const unexpected: unknown[] = [];
+  for (const error of errors) {
+    const http = httpOf(error);
+    if (http?.status) {
+      Object.assign(headers, http.headers ?? {});
+      if (!chosen || http.status > chosen.status) chosen = { status: http.status, message: (error as GraphQLError).message };
+    } else if (isRequestError(error)) {
+      if (!chosen) chosen = { status: 400, message: error.message };
+    } else {
+      unexpected.push(error);
+    }
+  }
+  if (unexpected.length && (!chosen || chosen.status < 500)) chosen = { status: 500, message: INTERNAL_ERROR_MESSAGE };
+  chosen ??= { status: 500, message: INTERNAL_ERROR_MESSAGE };
+  if (chosen.status >= 500) chosen.message = INTERNAL_ERROR_MESSAGE;
+  return { ...chosen, headers, unexpected };
+}

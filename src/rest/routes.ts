@@ -1,0 +1,20 @@
+// The REST surface: each /api/v1 route is one root field of the GraphQL schema, keyed by its
+// schema coordinate. SOFA serves exactly these (nothing else under /api/v1 answers but the
+// OpenAPI document and the docs page); adding a route is adding a line here. Paths are relative to
+// /api/v1, `:name` is a path parameter, and fixed paths win over patterns (/issues/stix is safe
+// next to /issues/:id).
+import type { createSofa } from 'sofa-api';
+
+export type RestRoute = NonNullable<Parameters<typeof createSofa>[0]['routes']>[string] & {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+};
+
+export const restBasePath = '/api/v1';
+
+export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> = {
+  'Query.issues': { method: 'GET', path: '/issues', tags: ['issues'] },
+  'Query.issue': { method: 'GET', path: '/issues/:id', tags: ['issues'] },
+  'Query.latestDigest': { method: 'GET', path: '/digest/latest', tags: ['digest'] },
+  'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'] },
+};

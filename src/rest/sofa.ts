@@ -1,0 +1,172 @@
+// REST at /api/v1, derived from the GraphQL schema by SOFA and run inside Yoga: the same context,
+// the same execute (so the same plugins, error masking and logging), one process, one port.
+//
+// What SOFA 0.18 does not do for us (DESIGN.md section 4), and this file does:
+// - SOFA turns every root field into a route (plus /webhook routes); it gets a schema cut down to
+//   the fields in routes.ts, and requests reach it only when they match one of those routes, so
+//   unknown paths, trailing slashes and wrong methods are 404 envelopes.
+// - Its default error body is {errors} with 500 for most client mistakes; errors here become the
+//   {error: {message, status}} envelope, and arguments are checked against their GraphQL types
+//   first (arguments.ts) so a bad value is a 400 in our own words.
+import { GraphQLError, GraphQLObjectType, GraphQLSchema, type ExecutionArgs, type GraphQLField } from 'graphql';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import { createSofaRouter, createSofa } from 'sofa-api';
+import { currentRequestId } from '../http/request-id.js';
+import type { Logger } from '../log.js';
+import { checkRestArguments } from './arguments.js';
+import { envelopeFor, errorResponse } from './envelope.js';
+import { restBasePath, type RestRoute } from './routes.js';
+
+type Enveloped = ReturnType<YogaServerInstance<Record<string, unknown>, Record<string, unknown>>['getEnveloped']>;
+
+interface CompiledRoute {
+  key: string;
+  method: string;
+  pattern: RegExp;
+  paramNames: string[];
+  field: GraphQLField<unknown, unknown>;
+}
+
+/** The schema SOFA sees: only the root fields that have a route (and no subscriptions). */
+export function restSchema(schema: GraphQLSchema, routes: Record<string, RestRoute>): GraphQLSchema {
+  const pick = (type: GraphQLObjectType | null | undefined) => {
+    if (!type) return undefined;
+    const config = type.toConfig();
+    const fields = Object.fromEntries(Object.entries(config.fields).filter(([name]) => `${type.name}.${name}` in routes));
+    return Object.keys(fields).length ? new GraphQLObjectType({ ...config, fields }) : undefined;
+  };
+  return new GraphQLSchema({ query: pick(schema.getQueryType()), mutation: pick(schema.getMutationType()) });
+}
+
+function compileRoutes(schema: GraphQLSchema, routes: Record<string, RestRoute>): CompiledRoute[] {
+  const compiled = Object.entries(routes).map(([key, route]) => {
+    const [typeName, fieldName] = key.split('.') as [string, string];
+    const type = typeName === 'Mutation' ? schema.getMutationType() : schema.getQueryType();
+    const field = type?.getFields()[fieldName];
+    if (!field) throw new Error(`REST route ${key} names no field of the schema`);
+    const paramNames: string[] = [];
+    const source = route.path
+      .split('/')
+      .map((segment) => {
+        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        paramNames.push(segment.slice(1));
+        return '([^/]+)';
+      })
+      .join('/');
+    return { key, method: route.method, pattern: new RegExp(`^${source}$`), paramNames, field: field as GraphQLField<unknown, unknown> };
+  });
+  // Fixed paths before patterns, as SOFA's router orders them.
+  return compiled.sort((a, b) => a.paramNames.length - b.paramNames.length);
+}
+
+function matchRoute(routes: CompiledRoute[], method: string, path: string) {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    const params = Object.fromEntries(route.paramNames.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
+    return { route, params };
+  }
+  return undefined;
+}
+
+const hasBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH';
+
+async function jsonBody(request: Request): Promise<Record<string, unknown> | Response> {
+  if (!hasBody(request.method)) return {};
+  const text = await request.clone().text();
+  if (!text) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return errorResponse(400, 'The request body must be JSON');
+  }
+}
+
+export interface RestOptions {
+  schema: GraphQLSchema;
+  routes: Record<string, RestRoute>;
+  log: Logger;
+  /** Extra GET pages under the base path (the OpenAPI document, the docs page), by path. */
+  pages?: (sofaOpenAPI: Record<string, unknown>) => Record<string, () => Response>;
+}
+
+export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
+  const compiled = compileRoutes(schema, routes);
+  let getEnveloped: (initialContext: Record<string, unknown>) => Enveloped;
+  const envelopedByContext = new WeakMap<object, Enveloped>();
+
+  const router = createSofaRouter(
+    createSofa({
+      basePath: restBasePath,
+      schema: restSchema(schema, routes),
+      routes,
+      openAPI: { endpoint: false } as never,
+      swaggerUI: { endpoint: false } as never,
+      async context(serverContext) {
+        const enveloped = getEnveloped(serverContext as unknown as Record<string, unknown>);
+        const contextValue = await enveloped.contextFactory(serverContext);
+        envelopedByContext.set(contextValue, enveloped);
+        return contextValue;
+      },
+      // Yoga's execute, with its plugins, over the full schema (the cut-down one only names routes).
+      execute: ((args: ExecutionArgs) => {
+        const enveloped = envelopedByContext.get(args.contextValue as object);
+        if (!enveloped) throw new Error('REST execute called without a Yoga context');
+        return enveloped.execute({ ...args, schema: enveloped.schema });
+      }) as never,
+      errorHandler(errors) {
+        const { status, message, headers, unexpected } = envelopeFor(errors);
+        // Errors masked during execution were logged there; these escaped it (context, SOFA itself).
+        for (const err of unexpected) {
+          if (!(err instanceof GraphQLError)) log.error('unexpected error', { requestId: currentRequestId(), err });
+        }
+        return errorResponse(status, message, headers) as never;
+      },
+    }),
+  );
+  const extraPages = pages?.(router.openAPIDocument as unknown as Record<string, unknown>) ?? {};
+
+  return {
+    onYogaInit({ yoga }) {
+      getEnveloped = yoga.getEnveloped as never;
+    },
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (url.pathname !== restBasePath && !url.pathname.startsWith(`${restBasePath}/`)) return;
+      const path = url.pathname.slice(restBasePath.length);
+      const page = extraPages[path];
+      if (page && request.method === 'GET') return endResponse(page());
+
+      const match = matchRoute(compiled, request.method, path);
+      if (!match) return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
+
+      const body = await jsonBody(request);
+      if (body instanceof Response) return endResponse(body);
+      try {
+        checkRestArguments(match.route.field, { params: match.params, query: url.searchParams, body });
+      } catch (err) {
+        const { status, message } = envelopeFor([err]);
+        return endResponse(errorResponse(status, message));
+      }
+      endResponse(await router.handleRequest(request, serverContext as never));
+    },
+  };
+}
+
+/** Outside /api/v1 the rest of /api answers errors with the envelope too (e.g. 404 for unknown paths). */
+export function useApiErrorEnvelope(): Plugin {
+  return {
+    onResponse({ request, response, setResponse }) {
+      const path = new URL(request.url).pathname;
+      if (path !== '/api' && !path.startsWith('/api/')) return;
+      if (response.status < 400 || response.headers.get('content-type')?.includes('application/json')) return;
+      const message = response.status === 404 ? `No route ${request.method} ${path} (see ${restBasePath}/docs)` : undefined;
+      const enveloped = errorResponse(response.status, message);
+      response.headers.forEach((value, name) => {
+        if (name !== 'content-type' && name !== 'content-length') enveloped.headers.set(name, value);
+      });
+      setResponse(enveloped);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// What a client cannot see directly: how many SQL statements a list page costs, and that an
+// unexpected failure is masked for the client and logged with the request id.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PrismaClient } from '../src/generated/prisma/client.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { makeIssue } from './helpers/issues.js';
+
+let db: TestDatabase;
+let counting: PrismaClient;
+let t: TestApp;
+const statements: string[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // A second client on the same driver adapter, emitting every SQL statement it sends.
+  const client = new PrismaClient({ adapter: db.adapterFactory, log: [{ emit: 'event', level: 'query' }] });
+  client.$on('query', (e) => statements.push(e.query));
+  counting = client;
+  t = await createTestApp({ logLevel: 'error' }, { ...db, prisma: counting });
+  await db.prisma.issue.createMany({ data: Array.from({ length: 150 }, (_, i) => makeIssue({ cvssScore: i % 10, publishedAt: new Date(Date.UTC(2025, 0, 1 + (i % 40))) })) });
+});
+afterAll(async () => {
+  await t?.close();
+  await counting?.$disconnect();
+  await db?.close();
+});
+
+async function countStatements(run: () => Promise<unknown>) {
+  statements.length = 0;
+  await run();
+  return [...statements];
+}
+
+describe('SQL statements per list page', () => {
+  it.each([1, 20, 100])('REST page of %i costs two statements: rows and count', async (limit) => {
+    const sql = await countStatements(async () => {
+      const res = await t.fetch(`/api/v1/issues?limit=${limit}&severity=medium&search=test`);
+      expect(res.status).toBe(200);
+      expect((await res.json()).data).toHaveLength(limit);
+    });
+    expect(sql).toHaveLength(2);
+    expect(sql.filter((s) => /COUNT\(/i.test(s))).toHaveLength(1);
+  });
+
+  it('a GraphQL page reads only the selected columns', async () => {
+    const sql = await countStatements(async () => {
+      const { body } = await t.graphql('{ issues(limit: 50) { data { title cvssScore } meta { total } } }');
+      expect(body.data.issues.data).toHaveLength(50);
+    });
+    expect(sql).toHaveLength(2);
+    const rows = sql.find((s) => !/COUNT\(/i.test(s))!;
+    expect(rows).toMatch(/"title"/);
+    expect(rows).toMatch(/"cvssScore"/);
+    expect(rows).not.toMatch(/"source"|"searchText"|"summary"/);
+  });
+
+  it('asking for rows only, or the total only, runs one statement', async () => {
+    expect(await countStatements(() => t.graphql('{ issues { data { id } } }'))).toHaveLength(1);
+    expect(await countStatements(() => t.graphql('{ issues { meta { total limit } } }'))).toHaveLength(1);
+  });
+
+  it('one issue is one statement', async () => {
+    const { id } = (await db.prisma.issue.findFirstOrThrow({ select: { id: true } }));
+    expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`))).toHaveLength(1);
+  });
+});
+
+describe('unexpected errors', () => {
+  it('are a masked 500 envelope over REST and a masked error over GraphQL, logged with the request id', async () => {
+    const broken = await createTestDatabase();
+    const app = await createTestApp({ logLevel: 'error' }, broken);
+    await broken.prisma.$executeRawUnsafe('DROP TABLE "Issue" CASCADE');
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const res = await app.fetch('/api/v1/issues', { headers: { 'x-request-id': 'req-broken-1' } });
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({ error: { message: 'Internal server error', status: 500 } });
+      expect(text).not.toMatch(/Issue|relation|SQL|prisma/i);
+
+      const gql = await app.fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-broken-2' },
+        body: JSON.stringify({ query: '{ issues { data { id } } }' }),
+      });
+      const body = await gql.json();
+      expect(body.errors[0].extensions.code).toBe('INTERNAL_SERVER_ERROR');
+      expect(JSON.stringify(body)).not.toMatch(/relation|SQL|prisma|stack/i);
+    } finally {
+      spy.mockRestore();
+      await app.close();
+      await broken.close();
+    }
+    const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 'error');
+    expect(logged.map((l) => l.requestId)).toEqual(expect.arrayContaining(['req-broken-1', 'req-broken-2']));
+    expect(logged[0].err.message).toMatch(/Issue/);
+  });
+});
