@@ -11,7 +11,7 @@ import { sha256Hex } from '../src/http/auth.js';
 import { issueKey } from '../src/keys/api-keys.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { testDatabaseUrl, type TestDatabase } from './helpers/database.js';
-import { bearer, createWebhook, webhookKey } from './helpers/webhooks.js';
+import { bearer, createWebhook, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
 
 const run = promisify(execFile);
 
@@ -92,7 +92,7 @@ describe('createWebhook', () => {
     ['a relative URL', { url: '/hook' }, 'url must be an absolute https URL'],
     ['a URL that is not one', { url: 'not a url' }, 'url must be an absolute https URL'],
     ['an overlong URL', { url: `https://93.184.216.34/${'a'.repeat(2100)}` }, 'url must be at most 2048 characters'],
-    ['an empty vendor', { url: publicUrl, filters: { vendor: '  ' } }, 'filters.vendor must be a non-empty string of at most 200 characters'],
+    ['an overlong vendor', { url: publicUrl, filters: { vendor: 'v'.repeat(201) } }, 'vendor must be at most 200 characters'],
   ])('refuses %s with a 400 and creates nothing', async (_label, variables, message) => {
     const before = await t.db.prisma.webhook.count();
     const { status, body } = await t.graphql(create, variables, bearer());
@@ -196,6 +196,107 @@ describe('management', () => {
     const res = await t.graphql('mutation ($id: ID!) { pingWebhook(id: $id) { data { id } } }', { id: hook.id }, bearer());
     expect(res.status).toBe(400);
     expect(res.body.errors![0].message).toBe('Webhook is inactive');
+  });
+});
+
+describe('REST /api/v1/webhooks', () => {
+  const rest = async (method: string, path: string, key: string | null = webhookKey) => {
+    const res = await t.fetch(`/api/v1${path}`, { method, headers: key === null ? {} : bearer(key) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('registers with 201 {data: {id, url, secret, active, filters}}', async () => {
+    const { status, body } = await registerWebhookRest(t, { url: 'https://93.184.216.34/rest', filters: { issueType: 'vulnerability', llmSpecific: false } });
+    expect(status).toBe(201);
+    expect(body).toEqual({
+      data: {
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        url: 'https://93.184.216.34/rest',
+        secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+        active: true,
+        filters: { severity: null, issueType: 'vulnerability', vendor: null, llmSpecific: false },
+      },
+    });
+  });
+
+  it.each([
+    ['no key', { url: publicUrl }, null, 401, 'Missing or invalid bearer key'],
+    ['a wrong key', { url: publicUrl }, 'nope', 401, 'Missing or invalid bearer key'],
+    ['no url', {}, webhookKey, 400, 'url is required'],
+    ['a url that is not a string', { url: 42 }, webhookKey, 400, 'url must be a string'],
+    ['an http url', { url: 'http://93.184.216.34/x' }, webhookKey, 400, 'url must use https'],
+    ['a loopback url', { url: 'https://127.0.0.1/x' }, webhookKey, 400, 'url must not point to a private, loopback or otherwise non-public address'],
+    ['a bad severity', { url: publicUrl, filters: { severity: 'extreme' } }, webhookKey, 400, 'filters.severity must be one of: critical, high, medium, low, info'],
+    ['a bad issueType', { url: publicUrl, filters: { issueType: 'rumour' } }, webhookKey, 400, 'filters.issueType must be one of: vulnerability, incident, news, regulatory, research'],
+    ['a non-boolean llmSpecific', { url: publicUrl, filters: { llmSpecific: 'maybe' } }, webhookKey, 400, 'filters.llmSpecific must be true or false'],
+    ['an unknown filter', { url: publicUrl, filters: { label: 'security' } }, webhookKey, 400, 'filters.label is not a known key (expected: severity, issueType, vendor, llmSpecific)'],
+    ['filters that are not an object', { url: publicUrl, filters: ['high'] }, webhookKey, 400, 'filters must be an object'],
+  ])('answers %s with the error envelope and creates nothing', async (_label, body, key, status, message) => {
+    const before = await t.db.prisma.webhook.count();
+    const res = await registerWebhookRest(t, body, key);
+    expect(res).toEqual({ status, body: { error: { message, status } } });
+    expect(await t.db.prisma.webhook.count()).toBe(before);
+  });
+
+  it('answers a body that is not JSON with a 400 envelope', async () => {
+    const res = await t.fetch('/api/v1/webhooks', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer() }, body: '{url:' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { message: 'The request body must be JSON', status: 400 } });
+  });
+
+  it('lists, reads, pings, pages deliveries, redelivers, rotates and deletes for the owning key only', async () => {
+    const hook = (await registerWebhookRest(t, { url: 'https://93.184.216.34/rest-manage' })).body.data;
+    const theirs = (await registerWebhookRest(t, { url: 'https://93.184.216.34/rest-theirs' }, otherKey)).body.data;
+
+    const listed = await rest('GET', '/webhooks');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((w: { id: string }) => w.id)).toContain(hook.id);
+    expect(listed.body.data.map((w: { id: string }) => w.id)).not.toContain(theirs.id);
+    expect(JSON.stringify(listed.body)).not.toMatch(/secret/);
+    expect((await rest('GET', '/webhooks', null)).status).toBe(401);
+
+    const one = await rest('GET', `/webhooks/${hook.id}`);
+    expect(one.body.data).toEqual({
+      id: hook.id, url: hook.url, active: true, filters: { severity: null, issueType: null, vendor: null, llmSpecific: null },
+      deactivatedReason: null, consecutiveFailures: 0, createdAt: expect.stringMatching(/Z$/),
+    });
+    for (const [method, path] of [
+      ['GET', `/webhooks/${theirs.id}`], ['DELETE', `/webhooks/${theirs.id}`], ['POST', `/webhooks/${theirs.id}/ping`],
+      ['POST', `/webhooks/${theirs.id}/rotate-secret`], ['GET', `/webhooks/${theirs.id}/deliveries`], ['GET', '/webhooks/not-a-uuid'],
+    ] as const) {
+      expect(await rest(method, path)).toEqual({ status: 404, body: { error: { message: 'Webhook not found', status: 404 } } });
+    }
+
+    const ping = await rest('POST', `/webhooks/${hook.id}/ping`);
+    expect(ping.status).toBe(202);
+    expect(ping.body.data).toMatchObject({ kind: 'ping', status: 'pending', eventId: null, attempts: [] });
+    // Pretend the worker delivered it, so there is something to redeliver.
+    await t.db.prisma.webhookDelivery.update({ where: { id: ping.body.data.id }, data: { status: 'succeeded', attempts: 1, completedAt: new Date() } });
+    await t.db.prisma.deliveryAttempt.create({ data: { deliveryId: ping.body.data.id, statusCode: 204, durationMs: 12 } });
+
+    const deliveries = await rest('GET', `/webhooks/${hook.id}/deliveries?limit=5`);
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.body.meta).toEqual({ total: 1, limit: 5, offset: 0 });
+    expect(deliveries.body.data[0]).toMatchObject({ id: ping.body.data.id, status: 'succeeded', nextAttemptAt: null, attempts: [{ statusCode: 204, error: null, durationMs: 12 }] });
+    expect((await rest('GET', `/webhooks/${hook.id}/deliveries?status=lost`)).body).toEqual({
+      error: { message: 'status must be one of: pending, delivering, succeeded, failed, dead', status: 400 },
+    });
+    expect((await rest('GET', `/webhooks/${hook.id}/deliveries?limit=abc`)).status).toBe(400);
+
+    const again = await rest('POST', `/webhooks/${hook.id}/deliveries/${ping.body.data.id}/redeliver`);
+    expect(again.status).toBe(202);
+    expect(again.body.data).toMatchObject({ id: ping.body.data.id, status: 'pending', completedAt: null });
+    expect((await rest('POST', `/webhooks/${hook.id}/deliveries/00000000-0000-4000-8000-000000000000/redeliver`)).status).toBe(404);
+    expect((await rest('POST', `/webhooks/${theirs.id}/deliveries/${ping.body.data.id}/redeliver`)).status).toBe(404);
+
+    const rotated = await rest('POST', `/webhooks/${hook.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.body.data.secret).not.toBe(hook.secret);
+
+    expect(await rest('DELETE', `/webhooks/${hook.id}`)).toEqual({ status: 200, body: { data: { id: hook.id } } });
+    expect((await rest('GET', `/webhooks/${hook.id}`)).status).toBe(404);
+    expect((await rest('GET', `/webhooks/${theirs.id}`, otherKey)).status).toBe(200);
   });
 });
 

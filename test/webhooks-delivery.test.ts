@@ -8,7 +8,7 @@ import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.js
 import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createReceiver, testCertificate, type Receiver, type ReceivedRequest } from './helpers/https-receiver.js';
-import { bearer, createWebhook, eventually, publishIssues, webhookKey } from './helpers/webhooks.js';
+import { bearer, createWebhook, eventually, publishIssues, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
 
 const log = createLogger('silent');
 const fastRetry = { baseDelayMs: 20, factor: 2, maxDelayMs: 100, maxAttempts: 3, jitter: 0 };
@@ -62,8 +62,10 @@ const specIssueKeys = [
 ];
 
 describe('delivery', () => {
-  it('delivers new issues signed so the receiver can verify with the secret and raw body alone', async () => {
-    const hook = await createWebhook(t, receiver.url('/e2e'));
+  it('delivers new issues to a receiver registered through REST, signed so it can verify with the secret and raw body alone', async () => {
+    const registered = await registerWebhookRest(t, { url: receiver.url('/e2e') });
+    expect(registered.status).toBe(201);
+    const hook = registered.body.data;
     await dispatcher.refresh();
     const { issueIds } = await publishIssues(t, [
       { title: 'Prompt injection in agent', severity: 'critical', cvssScore: 9.8, cvssSeverity: 'critical', cveId: 'CVE-2025-0001', publishedAt: new Date('2025-03-01T10:00:00Z') },
@@ -99,23 +101,20 @@ describe('delivery', () => {
     expect(delivery.attemptLog.map((a) => a.statusCode)).toEqual([204]);
   });
 
-  it('serialises issues exactly as the GraphQL/REST Issue type does', async () => {
+  it('serialises each issue exactly as GET /api/v1/issues/:id does', async () => {
     await createWebhook(t, receiver.url('/shape'));
     await dispatcher.refresh();
     const { issueIds } = await publishIssues(t, [{
       title: 'Shape', severity: 'high', cvssScore: 7.5, cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
       epssScore: 0.42, epssCheckedAt: new Date('2025-04-02T03:04:05.678Z'), labels: ['security', 'privacy'],
       affectedVendors: ['OpenAI'], affectedPackages: ['langchain@<0.1 (fixed: 0.1.0)'], patchAvailable: true,
+      disclosureDate: new Date('2025-03-30T00:00:00Z'), atlasIds: ['AML.T0051'],
     }]);
     const [req] = at('/shape')(await receiver.waitFor((r) => at('/shape')(r).length >= 1));
-    const expected = await t.db.prisma.issue.findUniqueOrThrow({ where: { id: issueIds[0] } });
-    const issue = req!.json.issues[0];
-    expect(issue.epssCheckedAt).toBe('2025-04-02T03:04:05.678Z');
-    expect(issue.cvssScore).toBe('7.5');
-    expect(issue.epssScore).toBe(0.42);
-    expect(issue.labels).toEqual(['security', 'privacy']);
-    expect(issue.patchAvailable).toBe(true);
-    expect(issue.affectedVendors).toEqual(expected.affectedVendors);
+    const rest = await (await t.fetch(`/api/v1/issues/${issueIds[0]}`)).json();
+    expect(req!.json.issues[0]).toEqual(rest.data);
+    expect(Object.keys(req!.json.issues[0])).toEqual(Object.keys(rest.data));
+    expect(req!.json.issues[0]).toMatchObject({ cvssScore: '7.5', epssCheckedAt: '2025-04-02T03:04:05.678Z', disclosureDate: '2025-03-30T00:00:00.000Z' });
   });
 
   it('honours each filter key and sends nothing when no issue matches', async () => {

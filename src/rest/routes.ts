@@ -17,4 +17,17 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Query.issue': { method: 'GET', path: '/issues/:id', tags: ['issues'] },
   'Query.latestDigest': { method: 'GET', path: '/digest/latest', tags: ['digest'] },
   'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'] },
+  'Mutation.createWebhook': { method: 'POST', path: '/webhooks', responseStatus: 201, tags: ['webhooks'] },
+  'Query.webhooks': { method: 'GET', path: '/webhooks', tags: ['webhooks'] },
+  'Query.webhook': { method: 'GET', path: '/webhooks/:id', tags: ['webhooks'] },
+  'Mutation.deleteWebhook': { method: 'DELETE', path: '/webhooks/:id', tags: ['webhooks'] },
+  'Mutation.rotateWebhookSecret': { method: 'POST', path: '/webhooks/:id/rotate-secret', tags: ['webhooks'] },
+  'Mutation.pingWebhook': { method: 'POST', path: '/webhooks/:id/ping', responseStatus: 202, tags: ['webhooks'] },
+  'Query.webhookDeliveries': { method: 'GET', path: '/webhooks/:webhookId/deliveries', tags: ['webhooks'] },
+  'Mutation.redeliverWebhookDelivery': {
+    method: 'POST',
+    path: '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    responseStatus: 202,
+    tags: ['webhooks'],
+  },
 };

@@ -1,7 +1,9 @@
-// Webhook and subscription filters: validated, stored in one canonical JSON form (absent keys
-// omitted) so equal filters are equal jsonb values, and turned into a Prisma where.
+// Webhook and subscription filters: the list route's rules and messages for severity, issueType
+// and vendor (src/issues/filters.ts), plus llmSpecific. Stored in one canonical JSON form (absent
+// keys omitted, fixed key order) so equal filters are equal jsonb values and share a dispatch group.
 import type { IssueType, Prisma, Severity } from '../generated/prisma/client.js';
-import { badRequest } from '../errors.js';
+import { issueWhere, parseIssueFilters } from '../issues/filters.js';
+import { boolean, isAbsent } from '../http/params.js';
 
 export interface IssueFilters {
   severity?: Severity;
@@ -18,18 +20,15 @@ export interface IssueFiltersInput {
   llmSpecific?: boolean | null;
 }
 
-/** Canonical filters: keys in a fixed order, absent or null keys dropped, vendor trimmed. */
+/** Validates and canonicalises; throws a 400 naming the bad key. */
 export function normaliseFilters(input: IssueFiltersInput | null | undefined): IssueFilters {
+  if (!input) return {};
+  const parsed = parseIssueFilters({ severity: input.severity, issueType: input.issueType, vendor: input.vendor });
   const filters: IssueFilters = {};
-  if (!input) return filters;
-  if (input.severity != null) filters.severity = input.severity;
-  if (input.issueType != null) filters.issueType = input.issueType;
-  if (input.vendor != null) {
-    const vendor = input.vendor.trim();
-    if (!vendor || vendor.length > 200) throw badRequest('filters.vendor must be a non-empty string of at most 200 characters');
-    filters.vendor = vendor;
-  }
-  if (input.llmSpecific != null) filters.llmSpecific = input.llmSpecific;
+  if (parsed.severity) filters.severity = parsed.severity;
+  if (parsed.issueType) filters.issueType = parsed.issueType;
+  if (parsed.vendor) filters.vendor = parsed.vendor;
+  if (!isAbsent(input.llmSpecific)) filters.llmSpecific = boolean('llmSpecific', input.llmSpecific);
   return filters;
 }
 
@@ -38,18 +37,8 @@ export function storedFilters(value: Prisma.JsonValue): IssueFilters {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as IssueFilters) : {};
 }
 
-/** The Prisma where for issues matching the filters (same semantics as the list route). */
+/** Served issues matching the filters, with the list route's semantics for the shared keys. */
 export function filtersWhere(filters: IssueFilters): Prisma.IssueWhereInput {
-  return {
-    ...(filters.severity ? { severity: filters.severity } : {}),
-    ...(filters.issueType ? { issueType: filters.issueType } : {}),
-    // vendorKeys holds the lower-cased normalised and raw vendor names.
-    ...(filters.vendor ? { vendorKeys: { has: filters.vendor.toLowerCase() } } : {}),
-    ...(filters.llmSpecific !== undefined ? { llmSpecific: filters.llmSpecific } : {}),
-  };
-}
-
-/** A stable string for grouping webhooks with equal filters. */
-export function filtersSignature(filters: IssueFilters): string {
-  return JSON.stringify(normaliseFilters(filters));
+  const listWhere = issueWhere({ labels: [], severity: filters.severity, issueType: filters.issueType, vendor: filters.vendor });
+  return filters.llmSpecific === undefined ? listWhere : { AND: [listWhere, { llmSpecific: filters.llmSpecific }] };
 }

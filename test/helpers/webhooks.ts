@@ -43,3 +43,13 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** POST /api/v1/webhooks, as a REST client registers one. */
+export async function registerWebhookRest(t: TestApp, body: unknown, key: string | null = webhookKey) {
+  const res = await t.fetch('/api/v1/webhooks', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key === null ? {} : bearer(key)) },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
