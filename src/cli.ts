@@ -9,6 +9,7 @@ import { diffSchema, migrate, migrationsDir } from './db/migrator.js';
 import { generateDigest, isCalendarDate, yesterdayUtc } from './digest/generate.js';
 import { readRecordFiles } from './ingest/files.js';
 import { ingest } from './ingest/ingest.js';
+import { issueKey, listKeys, revokeKey } from './keys/api-keys.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
 
@@ -101,11 +102,44 @@ const commands: Record<string, { help: string; run: Command }> = {
       }
     },
   },
+  keys: {
+    help: 'keys create --name <name> | keys list | keys revoke <id>: bearer keys for webhooks',
+    run: async (args, config) => {
+      const [action, ...rest] = args;
+      const { values, positionals } = parseArgs({ args: rest, options: { name: { type: 'string' } }, allowPositionals: true });
+      const db = await openConfiguredDatabase(config, createLogger('silent'));
+      try {
+        if (action === 'create') {
+          if (!values.name) throw new Error('usage: keys create --name <name>');
+          const issued = await issueKey(db.prisma, values.name);
+          console.log(`created key ${issued.id} (${issued.name})`);
+          console.log(`key: ${issued.key}`);
+          console.log('Store it now: only its SHA-256 is kept, it cannot be shown again.');
+        } else if (action === 'list') {
+          const keys = await listKeys(db.prisma);
+          if (keys.length === 0) console.log('no keys');
+          for (const k of keys) {
+            const used = k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used';
+            console.log(`${k.id}  ${k.revoked ? 'revoked' : 'active '}  ${k.createdAt.toISOString()}  ${used}  ${k.name}`);
+          }
+        } else if (action === 'revoke') {
+          const id = positionals[0];
+          if (!id) throw new Error('usage: keys revoke <id>');
+          if (!(await revokeKey(db.prisma, id))) throw new Error(`no key with id ${id}`);
+          console.log(`revoked key ${id}`);
+        } else {
+          throw new Error('usage: keys create --name <name> | keys list | keys revoke <id>');
+        }
+      } finally {
+        await db.close();
+      }
+    },
+  },
 };
 
 async function main() {
-  const { positionals } = parseArgs({ allowPositionals: true, strict: false });
-  const [name, ...rest] = positionals;
+  // Options belong to each command, so everything after the command name is handed over as is.
+  const [name, ...rest] = process.argv.slice(2);
   const command = name ? commands[name] : undefined;
   if (!command) {
     console.log('usage: npm run cli -- <command>\n');

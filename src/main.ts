@@ -9,6 +9,8 @@ import { createHttpServer } from './http/server.js';
 import { startRelay } from './ingest/relay.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
+import { createDispatcher } from './webhooks/dispatcher.js';
+import { createDeliveryWorker } from './webhooks/worker.js';
 
 let config;
 try {
@@ -24,7 +26,16 @@ const db = await openConfiguredDatabase(config, log);
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
 if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
-const app = createApp({ config, db, log, pubsub, rateLimitStore });
+const services = { config, db, log, pubsub };
+const app = createApp({ ...services, rateLimitStore });
+
+// Webhooks: the worker sends what is due (left over from before a restart too); the dispatcher
+// turns published batches into deliveries and wakes the worker when it writes some. It subscribes
+// before the relay starts, so the relay's first catch-up publish has a listener.
+const worker = createDeliveryWorker(services, { allowPrivateTargets: config.webhookAllowPrivateTargets });
+const dispatcher = createDispatcher(services, { onDeliveries: () => worker.wake() });
+worker.start();
+await dispatcher.start();
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
@@ -39,13 +50,15 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info('shutting down', { signal });
-  // Stop accepting, let in-flight requests finish, then release the database.
+  // Stop accepting, let in-flight requests and deliveries finish, then release the database.
   server.close();
   server.closeIdleConnections();
   const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
   await new Promise<void>((resolve) => server.once('close', () => resolve()));
   clearTimeout(force);
   await Promise.all([relay.stop(), digests.stop()]);
+  await dispatcher.stop();
+  await worker.stop();
   await closePubSub();
   await rateLimitStore.close();
   await db.close();
