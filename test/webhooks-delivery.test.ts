@@ -21,7 +21,7 @@ let worker: DeliveryWorker;
 function startWorker(overrides = {}) {
   return createDeliveryWorker(
     { db: t.db, log },
-    { allowPrivateTargets: true, ca: testCertificate().cert, pollIntervalMs: 20, timeoutMs: 2000, leaseMs: 4000, retry: fastRetry, ...overrides },
+    { allowPrivateTargets: true, ca: testCertificate().cert, pollIntervalMs: 20, timeoutMs: 2000, leaseMs: 20_000, retry: fastRetry, ...overrides },
   );
 }
 
@@ -304,7 +304,8 @@ describe('ping and redelivery', () => {
       { w: hook.id, d: delivery.id },
       bearer(),
     );
-    expect(body.data.redeliverWebhookDelivery.data).toEqual({ id: delivery.id, status: 'pending' });
+    // Due at once: a worker may already have claimed (or even finished) it by the time it is read back.
+    expect(body.data.redeliverWebhookDelivery.data).toEqual({ id: delivery.id, status: expect.stringMatching(/^(pending|delivering|succeeded)$/) });
     const reqs = at('/again')(await receiver.waitFor((r) => at('/again')(r).length >= 2));
     expect(reqs[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     expect(reqs[1]!.json.issues).toEqual(first!.json.issues);

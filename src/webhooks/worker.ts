@@ -5,7 +5,8 @@
 // webhook-id, so a receiver can drop the duplicate.
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
-import { defaultRetryPolicy, retryDelay, type RetryPolicy } from './retry.js';
+import { createOutcomeRecorder } from './outcomes.js';
+import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import { createSender, type Sender, type SenderOptions, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
 
@@ -40,6 +41,8 @@ interface ClaimedRow {
   attempts: number;
   url: string;
   secret: string;
+  /** The claim's expiry, which doubles as its token: only the current claim may record an outcome. */
+  lockedUntil: Date;
 }
 
 export function createDeliveryWorker({ db, log }: { db: Database; log: Logger }, options: WorkerOptions): DeliveryWorker {
@@ -51,6 +54,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const deadLimit = options.deadDeliveriesToDeactivate ?? 3;
   const sender: Sender = createSender({ ...options, timeoutMs });
+  const recorder = createOutcomeRecorder(prisma, log, { retry, deadLimit });
 
   const inFlight = new Set<Promise<void>>();
   let running = false;
@@ -76,7 +80,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
             ORDER BY q."nextAttemptAt"
             LIMIT ${limit}
               FOR UPDATE OF q SKIP LOCKED)
-      RETURNING d."id", d."webhookId", d."kind", d."payload", d."attempts", w."url", w."secret"`;
+      RETURNING d."id", d."webhookId", d."kind", d."payload", d."attempts", d."lockedUntil", w."url", w."secret"`;
   }
 
   /** The exact bytes sent: the stored message plus the time of this attempt. */
@@ -87,6 +91,12 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
 
   async function deliver(row: ClaimedRow): Promise<void> {
     const attemptedAt = new Date();
+    // A claim that is nearly spent (the database was slow to answer) is not used: another claim
+    // may take the row before this attempt could be recorded, and the receiver would get it twice.
+    if (row.lockedUntil.getTime() - attemptedAt.getTime() < timeoutMs) {
+      log.warn('webhook delivery claim expired before sending; leaving it to be claimed again', { deliveryId: row.id });
+      return;
+    }
     let result: SendResult;
     try {
       const body = bodyFor(row, attemptedAt);
@@ -95,60 +105,15 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
       log.error('webhook delivery failed unexpectedly', { deliveryId: row.id, err });
       result = { error: 'internal error', durationMs: 0 };
     }
-    await record(row, attemptedAt, result);
-  }
-
-  async function record(row: ClaimedRow, attemptedAt: Date, result: SendResult): Promise<void> {
-    const { statusCode, durationMs } = result;
-    const ok = statusCode !== undefined && statusCode >= 200 && statusCode < 300;
-    const gone = statusCode === 410;
-    const error = ok ? null : (result.error ?? describeStatus(statusCode!));
-    const isPing = row.kind === 'ping';
-    // Pings are one-shot tests: they never retry and never count against the webhook's health.
-    const dead = !ok && (gone || isPing || row.attempts >= retry.maxAttempts);
-    const now = new Date();
-    const delivery = ok
-      ? { status: 'succeeded' as const, completedAt: now }
-      : dead
-        ? { status: 'dead' as const, completedAt: now }
-        : { status: 'failed' as const, nextAttemptAt: new Date(now.getTime() + retryDelay(retry, row.attempts)) };
-
-    const writes = [
-      prisma.deliveryAttempt.create({ data: { deliveryId: row.id, attemptedAt, statusCode: statusCode ?? null, error, durationMs } }),
-      // Guarded by status: if the row was deleted or reclaimed meanwhile, this changes nothing.
-      prisma.webhookDelivery.updateMany({
-        where: { id: row.id, status: 'delivering' },
-        data: { ...delivery, lockedUntil: null, lastStatusCode: statusCode ?? null, lastError: error },
-      }),
-    ];
-    const webhook = { id: row.webhookId };
-    if (ok) {
-      writes.push(prisma.webhook.updateMany({ where: webhook, data: { consecutiveFailures: 0, deadDeliveries: 0 } }));
-    } else if (gone) {
-      writes.push(prisma.webhook.updateMany({ where: webhook, data: { active: false, deactivatedReason: 'receiver answered 410 Gone' } }));
-    } else if (!isPing) {
-      writes.push(
-        prisma.webhook.updateMany({
-          where: webhook,
-          data: { consecutiveFailures: { increment: 1 }, ...(dead ? { deadDeliveries: { increment: 1 } } : {}) },
-        }),
-      );
-      if (dead) {
-        writes.push(
-          prisma.webhook.updateMany({
-            where: { ...webhook, active: true, deadDeliveries: { gte: deadLimit } },
-            data: { active: false, deactivatedReason: `${deadLimit} deliveries in a row failed every retry` },
-          }),
-        );
-      }
-    }
-    try {
-      await prisma.$transaction(writes);
-    } catch (err) {
-      // The row stays claimed until its lease ends, then it is sent again with the same webhook-id.
-      log.error('could not record a webhook delivery attempt', { deliveryId: row.id, err });
-    }
-    if (!ok) log.debug('webhook delivery attempt failed', { deliveryId: row.id, statusCode, error, dead });
+    await recorder.record({
+      deliveryId: row.id,
+      webhookId: row.webhookId,
+      kind: row.kind,
+      attempts: row.attempts,
+      claim: row.lockedUntil,
+      attemptedAt,
+      ...result,
+    });
   }
 
   function track(promise: Promise<void>) {
@@ -219,9 +184,4 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
       return claimed;
     },
   };
-}
-
-function describeStatus(statusCode: number): string {
-  if (statusCode >= 300 && statusCode < 400) return `HTTP ${statusCode}: redirects are not followed`;
-  return `HTTP ${statusCode}`;
 }

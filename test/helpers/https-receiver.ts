@@ -94,7 +94,7 @@ export async function createReceiver(defaultResponder: Responder = () => 204): P
     url: (path = '/hook') => `https://127.0.0.1:${port}${path}`,
     requests,
     on: (path, responder) => void responders.set(path, responder),
-    waitFor(predicate, timeoutMs = 10_000) {
+    waitFor(predicate, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (!predicate(requests)) return;

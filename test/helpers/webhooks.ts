@@ -34,7 +34,7 @@ export async function createWebhook(
 }
 
 /** Polls until `check` answers a truthy value. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, everyMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
