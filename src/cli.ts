@@ -1,12 +1,17 @@
 // Operator commands: `npm run cli -- <command>`; migrate and diff also have npm scripts.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { SingleBar, Presets } from 'cli-progress';
 import { ConfigError, parseConfig, readEnvironment, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { diffSchema, migrate, migrationsDir } from './db/migrator.js';
+import { generateDigest, isCalendarDate, yesterdayUtc } from './digest/generate.js';
+import { readRecordFiles } from './ingest/files.js';
+import { ingest } from './ingest/ingest.js';
 import { issueKey, listKeys, revokeKey } from './keys/api-keys.js';
 import { createLogger } from './log.js';
+import { createIssuePubSub } from './pubsub.js';
 
 type Command = (args: string[], config: Config) => Promise<void>;
 
@@ -18,6 +23,58 @@ const commands: Record<string, { help: string; run: Command }> = {
       try {
         const applied = await migrate(db.adapterFactory);
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      } finally {
+        await db.close();
+      }
+    },
+  },
+  ingest: {
+    help: 'ingest <file|dir>...: ingest OSV records and native items from JSON files',
+    run: async (args, config) => {
+      if (args.length === 0) throw new Error('usage: npm run cli -- ingest <file|dir>...');
+      const input = await readRecordFiles(args);
+      for (const bad of input.unreadable) console.error(`skipped ${bad.file}: not valid JSON (${bad.message})`);
+      const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+      const db = await openConfiguredDatabase(config, log);
+      const { pubsub, close } = createIssuePubSub();
+      const bar = new SingleBar({ format: 'ingest [{bar}] {percentage}% | {value}/{total} records | {eta_formatted} left', hideCursor: true }, Presets.shades_classic);
+      const started = performance.now();
+      let incomplete = input.unreadable.length > 0;
+      try {
+        bar.start(input.records.length, 0);
+        // Events stay in the database for the server's relay to publish (see IngestOptions.relay).
+        const result = await ingest({ prisma: db.prisma, pubsub, log }, input.records, {
+          chunkSize: 200,
+          relay: false,
+          onProgress: (done) => bar.update(done),
+        });
+        bar.stop();
+        const seconds = (performance.now() - started) / 1000;
+        console.log(
+          `received ${result.received}, created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}, ` +
+            `rejected ${result.rejected.length} in ${seconds.toFixed(2)} s (${Math.round(result.received / seconds)} records/s) on ${db.kind}`,
+        );
+        for (const r of result.rejected) console.log(`  rejected ${input.origins[r.index]}: ${r.message}`);
+        incomplete ||= result.rejected.length > 0;
+      } finally {
+        bar.stop();
+        await close();
+        await db.close();
+      }
+      // Exit status 2: the load went through, but some records or files were not ingested.
+      if (incomplete) process.exit(2);
+    },
+  },
+  digest: {
+    help: "digest [YYYY-MM-DD]: (re)generate a UTC day's digest (default yesterday) and print it",
+    run: async (args, config) => {
+      const date = args[0] ?? yesterdayUtc();
+      if (!isCalendarDate(date)) throw new Error('usage: npm run cli -- digest [YYYY-MM-DD]');
+      const db = await openConfiguredDatabase(config, createLogger('warn'));
+      try {
+        const digest = await generateDigest(db.prisma, date);
+        process.stdout.write(digest.content);
+        console.error(`digest ${digest.date}: ${digest.issueCount} issues`);
       } finally {
         await db.close();
       }

@@ -1,8 +1,12 @@
 // Process entry: environment -> config -> database -> app -> listen; graceful shutdown.
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, readEnvironment } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
+import { seedSampleData } from './db/seed.js';
+import { startDigestSchedule } from './digest/schedule.js';
+import { createRateLimitStore } from './http/redis-rate-limit-store.js';
+import { createHttpServer } from './http/server.js';
+import { startRelay } from './ingest/relay.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
@@ -20,20 +24,24 @@ try {
 const log = createLogger(config.logLevel);
 const db = await openConfiguredDatabase(config, log);
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
+if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
+const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
 const services = { config, db, log, pubsub };
-const app = createApp(services);
+const app = createApp({ ...services, rateLimitStore });
 
 // Webhooks: the worker sends what is due (left over from before a restart too); the dispatcher
-// turns published batches into deliveries and wakes the worker when it writes some.
+// turns published batches into deliveries (replaying what a crash left undispatched) and wakes the
+// worker when it writes some. It subscribes before the relay starts publishing.
 const worker = createDeliveryWorker(services, { allowPrivateTargets: config.webhookAllowPrivateTargets });
 const dispatcher = createDispatcher(services, { onDeliveries: () => worker.wake() });
 worker.start();
 await dispatcher.start();
 
-const server = createServer(app);
-server.headersTimeout = 10_000;
-server.requestTimeout = 30_000;
-server.keepAliveTimeout = 5_000;
+// The relay also publishes, at once, whatever events a crash left unpublished.
+const relay = startRelay(db.prisma, pubsub, log);
+const digests = startDigestSchedule(db.prisma, log);
+
+const server = createHttpServer(app);
 server.listen(config.port, config.host, () => {
   log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, database: db.kind });
 });
@@ -49,9 +57,11 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
   await new Promise<void>((resolve) => server.once('close', () => resolve()));
   clearTimeout(force);
+  await Promise.all([relay.stop(), digests.stop()]);
   await dispatcher.stop();
   await worker.stop();
   await closePubSub();
+  await rateLimitStore.close();
   await db.close();
   process.exit(0);
 }

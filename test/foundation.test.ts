@@ -93,7 +93,7 @@ describe('configuration', () => {
     const run = promisify(execFile);
     const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { ...process.env, PORT: 'abc', DATABASE_URL: 'mysql://x' },
-      timeout: 20_000,
+      timeout: 90_000,
     }).catch((e) => e);
     expect(err.code).toBe(1);
     const lines = String(err.stderr).trim().split('\n');
@@ -101,5 +101,5 @@ describe('configuration', () => {
     expect(lines[0]).toMatch(/^secwire: invalid configuration: PORT: /);
     expect(lines[1]).toMatch(/^secwire: invalid configuration: DATABASE_URL: /);
     expect(String(err.stderr)).not.toMatch(/at .*\.ts:\d+/);
-  });
+  }, 120_000);
 });

@@ -14,7 +14,9 @@ import { createSofaRouter, createSofa } from 'sofa-api';
 import { currentRequestId } from '../http/request-id.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
+import { renderDocs } from './docs.js';
 import { envelopeFor, errorResponse } from './envelope.js';
+import { buildOpenAPI } from './openapi.js';
 import { restBasePath, type RestRoute } from './routes.js';
 
 type Enveloped = ReturnType<YogaServerInstance<Record<string, unknown>, Record<string, unknown>>['getEnveloped']>;
@@ -59,12 +61,23 @@ function compileRoutes(schema: GraphQLSchema, routes: Record<string, RestRoute>)
   return compiled.sort((a, b) => a.paramNames.length - b.paramNames.length);
 }
 
+function decodeSegment(segment: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(segment ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
 function matchRoute(routes: CompiledRoute[], method: string, path: string) {
   for (const route of routes) {
     if (route.method !== method) continue;
     const m = route.pattern.exec(path);
     if (!m) continue;
-    const params = Object.fromEntries(route.paramNames.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
+    const values = m.slice(1).map(decodeSegment);
+    // A segment that is not valid percent-encoding names nothing.
+    if (values.some((v) => v === undefined)) continue;
+    const params = Object.fromEntries(route.paramNames.map((name, i) => [name, values[i]!]));
     return { route, params };
   }
   return undefined;
@@ -76,23 +89,29 @@ async function jsonBody(request: Request): Promise<Record<string, unknown> | Res
   if (!hasBody(request.method)) return {};
   const text = await request.clone().text();
   if (!text) return {};
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    value = JSON.parse(text);
   } catch {
     return errorResponse(400, 'The request body must be JSON');
   }
+  // SOFA reads arguments as the body's keys; any other JSON (null, a list, a number) would reach it
+  // as is and come back as a JavaScript error message.
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return errorResponse(400, 'The request body must be a JSON object');
+  return value as Record<string, unknown>;
 }
 
 export interface RestOptions {
   schema: GraphQLSchema;
   routes: Record<string, RestRoute>;
   log: Logger;
-  /** Extra GET pages under the base path (the OpenAPI document, the docs page), by path. */
-  pages?: (sofaOpenAPI: Record<string, unknown>) => Record<string, () => Response>;
+  /** The API version shown in the OpenAPI document. */
+  version: string;
+  /** Where GraphQL (and GraphiQL) is served, for the docs page. */
+  graphqlEndpoint: string;
 }
 
-export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
+export function useRest({ schema, routes, log, version, graphqlEndpoint }: RestOptions): Plugin {
   const compiled = compileRoutes(schema, routes);
   let getEnveloped: (initialContext: Record<string, unknown>) => Enveloped;
   const envelopedByContext = new WeakMap<object, Enveloped>();
@@ -102,8 +121,9 @@ export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
       basePath: restBasePath,
       schema: restSchema(schema, routes),
       routes,
-      openAPI: { endpoint: false } as never,
-      swaggerUI: { endpoint: false } as never,
+      customScalars: { DateTime: { type: 'string', format: 'date-time' }, JSON: {} },
+      // SOFA's own /openapi.json and /docs (Swagger UI from a CDN) are never reached: requests get
+      // here only for routes of the table. The completed document is served below.
       async context(serverContext) {
         const enveloped = getEnveloped(serverContext as unknown as Record<string, unknown>);
         const contextValue = await enveloped.contextFactory(serverContext);
@@ -126,7 +146,12 @@ export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
       },
     }),
   );
-  const extraPages = pages?.(router.openAPIDocument as unknown as Record<string, unknown>) ?? {};
+  const openapi = buildOpenAPI(router.openAPIDocument, { schema, routes, basePath: restBasePath, version });
+  const docs = renderDocs(openapi, { basePath: restBasePath, graphqlEndpoint });
+  const pages: Record<string, () => Response> = {
+    '/openapi.json': () => Response.json(openapi),
+    '/docs': () => new Response(docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+  };
 
   return {
     onYogaInit({ yoga }) {
@@ -135,7 +160,7 @@ export function useRest({ schema, routes, log, pages }: RestOptions): Plugin {
     async onRequest({ request, url, endResponse, serverContext }) {
       if (url.pathname !== restBasePath && !url.pathname.startsWith(`${restBasePath}/`)) return;
       const path = url.pathname.slice(restBasePath.length);
-      const page = extraPages[path];
+      const page = pages[path];
       if (page && request.method === 'GET') return endResponse(page());
 
       const match = matchRoute(compiled, request.method, path);

@@ -14,7 +14,7 @@ export const DigestRef = builder.prismaObject('Digest', {
   }),
 });
 
-const DigestEnvelopeRef = builder.objectRef<{ data: Digest }>('DigestEnvelope').implement({
+export const DigestEnvelopeRef = builder.objectRef<{ data: Digest }>('DigestEnvelope').implement({
   description: 'One digest: the GET /api/v1/digest/latest response.',
   fields: (t) => ({ data: t.field({ type: DigestRef, description: 'The digest.', resolve: (envelope) => envelope.data }) }),
 });
@@ -22,6 +22,7 @@ const DigestEnvelopeRef = builder.objectRef<{ data: Digest }>('DigestEnvelope').
 builder.queryField('latestDigest', (t) =>
   t.field({
     type: DigestEnvelopeRef,
+    nullable: true, // a missing digest spoils only this field of a larger query
     description:
       'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none. REST: GET /api/v1/digest/latest.',
     resolve: async (_root, _args, context, info) => {

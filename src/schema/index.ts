@@ -4,6 +4,9 @@ import './issue-type.js';
 import './issue.js';
 import './digest.js';
 import './stats.js';
+import './admin.js';
+import './scan.js';
+import './stix.js';
 import './webhook.js';
 import './new-issues.js';
 

@@ -1,0 +1,25 @@
+// Loads the bundled sample data (data/advisories, data/items) into an empty database, then writes
+// the digests of the sample data's days. Runs at start-up when SEED_SAMPLE_DATA is true.
+import { fileURLToPath } from 'node:url';
+import { generateDigestsForAllDays } from '../digest/generate.js';
+import { readRecordFiles } from '../ingest/files.js';
+import { ingest, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
+
+export const sampleDataDir = new URL('../../data/', import.meta.url);
+
+/** Every record of the bundled sample, advisories first. */
+export async function readSampleRecords(): Promise<unknown[]> {
+  const dirs = ['advisories', 'items'].map((d) => fileURLToPath(new URL(d, sampleDataDir)));
+  const { records, unreadable } = await readRecordFiles(dirs);
+  if (unreadable.length) throw new Error(`unreadable sample data: ${unreadable.map((u) => u.file).join(', ')}`);
+  return records;
+}
+
+/** Seeds only an empty database; returns what it did, or null when there was data already. */
+export async function seedSampleData(deps: IngestDeps): Promise<(IngestResult & { digests: number }) | null> {
+  if ((await deps.prisma.issue.count()) > 0) return null;
+  const result = await ingest(deps, await readSampleRecords());
+  const digests = await generateDigestsForAllDays(deps.prisma);
+  deps.log.info('sample data loaded', { created: result.created, rejected: result.rejected.length, digests });
+  return { ...result, digests };
+}

@@ -1,0 +1,58 @@
+// Generates (or regenerates) the digest of one UTC day from the served issues published that day.
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { servedIssue } from '../issues/served.js';
+import { renderDigest, type DigestIssue } from './render.js';
+
+export interface DigestRow {
+  id: string;
+  date: string;
+  content: string;
+  issueCount: number;
+  generatedAt: Date;
+}
+
+const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/** True for a real calendar date written YYYY-MM-DD. */
+export function isCalendarDate(value: string): boolean {
+  if (!dayPattern.test(value)) return false;
+  const date = new Date(`${value}T00:00:00.000Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}
+
+export const utcDay = (date: Date) => date.toISOString().slice(0, 10);
+export const yesterdayUtc = (now = new Date()) => utcDay(new Date(now.getTime() - 24 * 3600_000));
+
+const digestSelect = { title: true, headline: true, summary: true, sourceUrl: true, severity: true, issueType: true, cveId: true, publishedAt: true } as const;
+
+/** Insert or replace by date in one statement, so instances generating the same day never collide. */
+async function saveDigest(prisma: PrismaClient, date: string, content: string, issueCount: number): Promise<DigestRow> {
+  const rows = await prisma.$queryRaw<DigestRow[]>`
+    INSERT INTO "Digest" (id, date, content, "issueCount", "generatedAt")
+    VALUES (gen_random_uuid(), ${date}, ${content}, ${issueCount}, now())
+    ON CONFLICT (date) DO UPDATE SET content = EXCLUDED.content, "issueCount" = EXCLUDED."issueCount", "generatedAt" = EXCLUDED."generatedAt"
+    RETURNING id::text AS id, date, content, "issueCount", "generatedAt"`;
+  return rows[0]!;
+}
+
+export async function generateDigest(prisma: PrismaClient, date: string): Promise<DigestRow> {
+  const start = new Date(`${date}T00:00:00.000Z`);
+  const end = new Date(start.getTime() + 24 * 3600_000);
+  const issues = (await prisma.issue.findMany({
+    where: { ...servedIssue, publishedAt: { gte: start, lt: end } },
+    select: digestSelect,
+  })) as DigestIssue[];
+  return saveDigest(prisma, date, renderDigest(date, issues), issues.length);
+}
+
+/** Digests for every day that has served issues (the sample data's days at seed time). */
+export async function generateDigestsForAllDays(prisma: PrismaClient): Promise<number> {
+  const issues = (await prisma.issue.findMany({ where: servedIssue, select: digestSelect })) as DigestIssue[];
+  const byDay = new Map<string, DigestIssue[]>();
+  for (const issue of issues) {
+    const day = utcDay(issue.publishedAt);
+    byDay.set(day, [...(byDay.get(day) ?? []), issue]);
+  }
+  for (const [day, ofDay] of byDay) await saveDigest(prisma, day, renderDigest(day, ofDay), ofDay.length);
+  return byDay.size;
+}

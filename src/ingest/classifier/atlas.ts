@@ -1,0 +1,30 @@
+// MITRE ATLAS technique ids (data/atlas/atlas-index.json, derived from ATLAS 5.6.0). Every id the
+// classifier emits or accepts from an item is checked against this list.
+import { readFileSync } from 'node:fs';
+
+interface AtlasIndex {
+  atlas_version: string;
+  techniques: { id: string; name: string }[];
+}
+
+let techniques: Map<string, string> | undefined;
+
+function load(): Map<string, string> {
+  const index = JSON.parse(readFileSync(new URL('../../../data/atlas/atlas-index.json', import.meta.url), 'utf8')) as AtlasIndex;
+  return new Map(index.techniques.map((t) => [t.id, t.name]));
+}
+
+export function isAtlasTechnique(id: string): boolean {
+  techniques ??= load();
+  return techniques.has(id);
+}
+
+export function atlasTechniqueName(id: string): string | undefined {
+  techniques ??= load();
+  return techniques.get(id);
+}
+
+/** Valid ids only, de-duplicated, in ATLAS order (T0051 before T0051.001 before T0054). */
+export function sortAtlasIds(ids: Iterable<string>): string[] {
+  return [...new Set(ids)].filter(isAtlasTechnique).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+}

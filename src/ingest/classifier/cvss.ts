@@ -1,0 +1,101 @@
+// CVSS vectors scored with ae-cvss-calculator (FIRST's formulas for 3.0, 3.1 and 4.0). The spec
+// carries one vector per issue; a 3.x vector wins over 4.0 because that is what clients expect
+// in cvssVector, and it is the version GitHub's own severity follows on the sample advisories.
+import cvssLibrary from 'ae-cvss-calculator';
+
+// The bundle is CommonJS built by webpack, so Node sees only its default export.
+const { fromVector } = cvssLibrary as unknown as { fromVector(vector: string): CvssVectorLike | null };
+
+interface CvssVectorLike {
+  getVectorName(): string;
+  isBaseFullyDefined(): boolean;
+  calculateScores(): { base?: number; overall: number };
+  getComponentByStringOpt(name: string): { shortName: string } | null;
+}
+
+export type CvssBand = 'critical' | 'high' | 'medium' | 'low' | 'none';
+export type Impact = 'confidentiality' | 'integrity' | 'availability';
+
+export interface CvssFacts {
+  version: string;
+  vector: string;
+  score: number;
+  band: CvssBand;
+  attackVector: string | null;
+  attackComplexity: string | null;
+  privilegesRequired: string | null;
+  userInteraction: string | null;
+  impacts: Impact[];
+}
+
+/** FIRST's qualitative rating scale, the same for 3.x and 4.0. */
+export function cvssBand(score: number): CvssBand {
+  if (score >= 9) return 'critical';
+  if (score >= 7) return 'high';
+  if (score >= 4) return 'medium';
+  if (score > 0) return 'low';
+  return 'none';
+}
+
+const words: Record<string, Record<string, string>> = {
+  AV: { N: 'network', A: 'adjacent', L: 'local', P: 'physical' },
+  AC: { L: 'low', H: 'high' },
+  PR: { N: 'none', L: 'low', H: 'high' },
+  // 4.0 splits "required" into passive and active; the spec's vocabulary has only required.
+  UI: { N: 'none', R: 'required', P: 'required', A: 'required' },
+};
+
+function parse(vector: string): CvssVectorLike | null {
+  try {
+    const parsed = fromVector(vector.trim());
+    return parsed?.isBaseFullyDefined() ? parsed : null;
+  } catch {
+    return null; // unknown metric values
+  }
+}
+
+/** True for a complete, well-formed CVSS 3.0, 3.1 or 4.0 base vector. */
+export function isValidCvssVector(vector: string): boolean {
+  const parsed = parse(vector);
+  return parsed !== null && /^CVSS:(3\.[01]|4\.0)$/.test(parsed.getVectorName());
+}
+
+const preference = ['CVSS:3.1', 'CVSS:3.0', 'CVSS:4.0'];
+
+/** Scores the preferred valid vector among those given; null when none is usable. */
+export function readCvss(vectors: string[]): CvssFacts | null {
+  const candidates = vectors
+    .map((vector) => ({ vector: vector.trim(), parsed: parse(vector) }))
+    .filter((c): c is { vector: string; parsed: CvssVectorLike } => c.parsed !== null && preference.includes(c.parsed.getVectorName()))
+    .sort((a, b) => preference.indexOf(a.parsed.getVectorName()) - preference.indexOf(b.parsed.getVectorName()));
+  const best = candidates[0];
+  if (!best) return null;
+  const { parsed, vector } = best;
+  const scores = parsed.calculateScores();
+  const score = Math.round((scores.base ?? scores.overall) * 10) / 10;
+  const metric = (name: string) => {
+    const value = parsed.getComponentByStringOpt(name)?.shortName;
+    return (value && words[name]?.[value]) ?? null;
+  };
+  const isV4 = parsed.getVectorName() === 'CVSS:4.0';
+  const impactOf = (v3: string, v4: string[]) =>
+    (isV4 ? v4 : [v3]).some((name) => {
+      const value = parsed.getComponentByStringOpt(name)?.shortName;
+      return value !== undefined && value !== 'N' && value !== 'X';
+    });
+  const impacts: Impact[] = [];
+  if (impactOf('C', ['VC', 'SC'])) impacts.push('confidentiality');
+  if (impactOf('I', ['VI', 'SI'])) impacts.push('integrity');
+  if (impactOf('A', ['VA', 'SA'])) impacts.push('availability');
+  return {
+    version: parsed.getVectorName().slice(5),
+    vector,
+    score,
+    band: cvssBand(score),
+    attackVector: metric('AV'),
+    attackComplexity: metric('AC'),
+    privilegesRequired: metric('PR'),
+    userInteraction: metric('UI'),
+    impacts,
+  };
+}

@@ -1,0 +1,71 @@
+// The classifier seam. Facts (identifiers, CVSS, CWE/CAPEC, packages, vendors) are read from the
+// record the same way whatever classifies it; a Classifier makes the judgements. The rule-based
+// one is the default; a model-backed one implements the same interface and its own versions.
+import type { Item, IssueType, Severity } from '../item.js';
+import { readCvss, type CvssFacts } from './cvss.js';
+import { capecIdsFor } from './cwe.js';
+import { packageFacts, type PackageFacts } from './packages.js';
+import type { AiComponent, AttackType } from './tables.js';
+import { vendorFacts, type VendorFacts } from './vendors.js';
+
+export interface Facts {
+  cveId: string | null;
+  advisoryAliases: string[];
+  cweIds: string[];
+  capecIds: string[];
+  cvss: CvssFacts | null;
+  packages: PackageFacts;
+  vendors: VendorFacts;
+  affectedPackagesSource: string | null;
+}
+
+export interface Classification {
+  relevant: boolean;
+  issueType: IssueType;
+  severity: Severity;
+  labels: string[];
+  attackType: AttackType[];
+  aiComponentTargeted: AiComponent | null;
+  impactType: string[];
+  attackSophistication: 'trivial' | 'moderate' | 'advanced';
+  exploitMaturity: 'unknown' | 'active';
+  llmSpecific: boolean;
+  atlasIds: string[];
+  headline: string;
+  summary: string;
+  solution: string;
+  affectedVendors: string[];
+  researchCategory: string | null;
+  classifierConfidence: number;
+}
+
+export interface Classifier {
+  /** Goes to Issue.classifierModel. */
+  readonly model: string;
+  /** Goes to Issue.classifierPromptVersion; a new version reclassifies on re-ingest. */
+  readonly promptVersion: string;
+  classify(item: Item, facts: Facts): Promise<Classification>;
+}
+
+function packagesSource(item: Item): string | null {
+  if (item.affected.length === 0) return null;
+  if (item.format === 'native') return 'native';
+  if (item.sourceId.startsWith('GHSA-')) return 'ghsa';
+  if (item.sourceId.startsWith('PYSEC-')) return 'pypa';
+  return 'osv';
+}
+
+export function extractFacts(item: Item): Facts {
+  const cveId = item.cveIds[0] ?? null;
+  return {
+    cveId,
+    // Every identifier but the CVE the issue is filed under: GHSA, PYSEC, other CVEs, ...
+    advisoryAliases: [...new Set([...item.cveIds.slice(1), ...item.otherIds])],
+    cweIds: item.cweIds,
+    capecIds: capecIdsFor(item.cweIds),
+    cvss: readCvss(item.cvssVectors),
+    packages: packageFacts(item.affected),
+    vendors: vendorFacts(item),
+    affectedPackagesSource: packagesSource(item),
+  };
+}

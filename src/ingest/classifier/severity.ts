@@ -1,0 +1,49 @@
+// The severity rule (DESIGN.md section 5; README.md "Ingestion" states it for clients):
+// 1. A CVSS score gives its band (0.0 gives info); a known-exploited item is at least high.
+// 2. Else the severity the source itself assigned (GitHub's reviewed severity, a native hint),
+//    with the same known-exploited floor.
+// 3. Else news, research and regulatory items are info unless they describe a concrete
+//    exploitable flaw: one with a CVE id or affected packages.
+// 4. Else points: impact (code execution 3; data theft, privacy, supply chain, poisoning,
+//    injection 2; anything else 1) + exploitation (known exploited or an incident: 1) + reach
+//    (remote or unauthenticated: 1). 5 critical, 4 high, 2-3 medium, 1 low.
+import type { IssueType, Severity } from '../item.js';
+import type { CvssFacts } from './cvss.js';
+import type { AttackType } from './tables.js';
+
+export interface SeverityInput {
+  cvss: CvssFacts | null;
+  stated?: Severity;
+  issueType: IssueType;
+  concreteFlaw: boolean;
+  codeExecution: boolean;
+  attackTypes: AttackType[];
+  exploited: boolean;
+  remote: boolean;
+}
+
+export interface SeverityDecision {
+  severity: Severity;
+  confidence: number;
+  basis: 'cvss' | 'source' | 'type' | 'rule';
+}
+
+const order: Severity[] = ['info', 'low', 'medium', 'high', 'critical'];
+const atLeast = (severity: Severity, floor: Severity): Severity => (order.indexOf(severity) < order.indexOf(floor) ? floor : severity);
+
+export function decideSeverity(input: SeverityInput): SeverityDecision {
+  const floor = (s: Severity) => (input.exploited ? atLeast(s, 'high') : s);
+  if (input.cvss) {
+    const band = input.cvss.band === 'none' ? 'info' : input.cvss.band;
+    return { severity: floor(band), confidence: 0.95, basis: 'cvss' };
+  }
+  if (input.stated) return { severity: floor(input.stated), confidence: 0.85, basis: 'source' };
+  if ((input.issueType === 'news' || input.issueType === 'research' || input.issueType === 'regulatory') && !input.concreteFlaw) {
+    return { severity: 'info', confidence: 0.7, basis: 'type' };
+  }
+  const heavy: AttackType[] = ['data_extraction', 'pii_leakage', 'supply_chain', 'rag_poisoning', 'prompt_injection', 'jailbreak'];
+  const impact = input.codeExecution ? 3 : input.attackTypes.some((t) => heavy.includes(t)) ? 2 : 1;
+  const points = impact + (input.exploited || input.issueType === 'incident' ? 1 : 0) + (input.remote ? 1 : 0);
+  const severity: Severity = points >= 5 ? 'critical' : points === 4 ? 'high' : points >= 2 ? 'medium' : 'low';
+  return { severity, confidence: 0.5, basis: 'rule' };
+}

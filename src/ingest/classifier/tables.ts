@@ -1,0 +1,200 @@
+// The rule-based classifier's knowledge, kept as data. Changing any table changes what the
+// classifier says: bump promptVersion in rules.ts when you do, so re-ingest reclassifies.
+
+export type AiComponent = 'rag' | 'api' | 'framework' | 'agent' | 'plugin' | 'inference' | 'model';
+export type AttackType = 'rag_poisoning' | 'prompt_injection' | 'jailbreak' | 'data_extraction' | 'pii_leakage' | 'supply_chain' | 'denial_of_service' | 'other';
+
+/**
+ * Known AI/ML software, by lower-cased package name (PyPI names PEP 503 normalised). `llm`:
+ * LLM frameworks and serving; `ml`: model libraries and ML platforms; `notebook`: the data
+ * science tooling ML work runs on (Jupyter, Streamlit, Dask), counted as AI/ML infrastructure.
+ */
+export const knownPackages: Record<string, { vendor: string; category: 'llm' | 'ml' | 'notebook'; component: AiComponent | null }> = {
+  langchain: { vendor: 'LangChain', category: 'llm', component: 'framework' },
+  'langchain-core': { vendor: 'LangChain', category: 'llm', component: 'framework' },
+  'langchain-community': { vendor: 'LangChain', category: 'llm', component: 'framework' },
+  'langchain-experimental': { vendor: 'LangChain', category: 'llm', component: 'framework' },
+  'llama-index': { vendor: 'LlamaIndex', category: 'llm', component: 'framework' },
+  'llama-index-core': { vendor: 'LlamaIndex', category: 'llm', component: 'framework' },
+  'llama-index-llms-rungpt': { vendor: 'LlamaIndex', category: 'llm', component: 'plugin' },
+  litellm: { vendor: 'BerriAI', category: 'llm', component: 'api' },
+  'haystack-ai': { vendor: 'deepset', category: 'llm', component: 'framework' },
+  'farm-haystack': { vendor: 'deepset', category: 'llm', component: 'framework' },
+  langflow: { vendor: 'Langflow', category: 'llm', component: 'agent' },
+  'github.com/ollama/ollama': { vendor: 'Ollama', category: 'llm', component: 'inference' },
+  ollama: { vendor: 'Ollama', category: 'llm', component: 'inference' },
+  vllm: { vendor: 'vLLM', category: 'llm', component: 'inference' },
+  openai: { vendor: 'OpenAI', category: 'llm', component: 'api' },
+  anthropic: { vendor: 'Anthropic', category: 'llm', component: 'api' },
+  'qdrant-client': { vendor: 'Qdrant', category: 'llm', component: 'rag' },
+  chromadb: { vendor: 'Chroma', category: 'llm', component: 'rag' },
+  transformers: { vendor: 'Hugging Face', category: 'ml', component: 'model' },
+  gradio: { vendor: 'Hugging Face', category: 'ml', component: 'inference' },
+  tensorflow: { vendor: 'Google', category: 'ml', component: 'framework' },
+  'tensorflow-cpu': { vendor: 'Google', category: 'ml', component: 'framework' },
+  'tensorflow-gpu': { vendor: 'Google', category: 'ml', component: 'framework' },
+  torch: { vendor: 'PyTorch', category: 'ml', component: 'framework' },
+  'pytorch-lightning': { vendor: 'Lightning AI', category: 'ml', component: 'framework' },
+  mlflow: { vendor: 'MLflow', category: 'ml', component: 'model' },
+  mindsdb: { vendor: 'MindsDB', category: 'ml', component: 'framework' },
+  nvflare: { vendor: 'NVIDIA', category: 'ml', component: 'framework' },
+  vantage6: { vendor: 'vantage6', category: 'ml', component: 'framework' },
+  'vantage6-server': { vendor: 'vantage6', category: 'ml', component: 'framework' },
+  horovod: { vendor: 'Horovod', category: 'ml', component: 'framework' },
+  parlai: { vendor: 'Meta', category: 'ml', component: 'framework' },
+  nltk: { vendor: 'NLTK', category: 'ml', component: 'framework' },
+  aim: { vendor: 'AimStack', category: 'ml', component: null },
+  'mage-ai': { vendor: 'Mage', category: 'ml', component: null },
+  'jupyter-server': { vendor: 'Project Jupyter', category: 'notebook', component: null },
+  'jupyter-server-proxy': { vendor: 'Project Jupyter', category: 'notebook', component: null },
+  'jupyter-core': { vendor: 'Project Jupyter', category: 'notebook', component: null },
+  jupyterlab: { vendor: 'Project Jupyter', category: 'notebook', component: null },
+  jupyterhub: { vendor: 'Project Jupyter', category: 'notebook', component: null },
+  notebook: { vendor: 'Project Jupyter', category: 'notebook', component: null },
+  binderhub: { vendor: 'Project Jupyter', category: 'notebook', component: null },
+  streamlit: { vendor: 'Streamlit', category: 'notebook', component: null },
+  distributed: { vendor: 'Dask', category: 'notebook', component: null },
+};
+
+/**
+ * Normalised vendor names and the spellings that mean them (package owners on GitHub, product
+ * names). A raw name containing one of the patterns normalises to the vendor.
+ */
+export const vendorAliases: { vendor: string; pattern: RegExp; ai?: true }[] = [
+  { vendor: 'LangChain', pattern: /\blangchain(-ai)?\b|\bhwchase17\b/i, ai: true },
+  { vendor: 'LlamaIndex', pattern: /\bllama[-_ ]?index\b|\brun-llama\b|\bjerryjliu\b/i, ai: true },
+  { vendor: 'BerriAI', pattern: /\bberriai\b|\blitellm\b/i, ai: true },
+  { vendor: 'deepset', pattern: /\bdeepset(-ai)?\b|\bhaystack\b/i, ai: true },
+  { vendor: 'Langflow', pattern: /\b(langflow|logspace)(-ai)?\b/i, ai: true },
+  { vendor: 'Ollama', pattern: /\bollama\b/i, ai: true },
+  { vendor: 'Hugging Face', pattern: /\bhugging ?face\b|\bgradio(-app)?\b/i, ai: true },
+  { vendor: 'Google', pattern: /\bgoogle\b|\btensorflow\b|\bgemini\b|\bbard\b|\bcolab\b|\bdeepmind\b/i },
+  { vendor: 'Lightning AI', pattern: /\blightning-ai\b|\bpytorch-?lightning\b|\bpytorchlightning\b/i, ai: true },
+  { vendor: 'PyTorch', pattern: /\bpytorch\b(?!-?lightning)/i },
+  { vendor: 'MLflow', pattern: /\bmlflow\b/i, ai: true },
+  { vendor: 'MindsDB', pattern: /\bmindsdb\b/i, ai: true },
+  { vendor: 'NVIDIA', pattern: /\bnvidia\b|\bnvflare\b/i },
+  { vendor: 'vantage6', pattern: /\bvantage6\b/i },
+  { vendor: 'Horovod', pattern: /\bhorovod\b/i },
+  { vendor: 'Meta', pattern: /\bmeta( ai| platforms)?\b|\bfacebook(research)?\b|\bparlai\b|\bllama ?[234]\b/i },
+  { vendor: 'NLTK', pattern: /\bnltk\b/i },
+  { vendor: 'AimStack', pattern: /\baimhubio\b|\baimstack\b/i },
+  { vendor: 'Mage', pattern: /\bmage-ai\b/i },
+  { vendor: 'Project Jupyter', pattern: /\bjupyter(lab|hub)?\b|\bipython\b|\bbinderhub\b/i },
+  { vendor: 'Streamlit', pattern: /\bstreamlit\b/i },
+  { vendor: 'Dask', pattern: /\bdask\b/i },
+  { vendor: 'Qdrant', pattern: /\bqdrant\b/i, ai: true },
+  { vendor: 'OpenAI', pattern: /\bopenai\b|\bchatgpt\b|\bgpt-[2345]/i, ai: true },
+  { vendor: 'Anthropic', pattern: /\banthropic\b|\bclaude\b/i, ai: true },
+  { vendor: 'Microsoft', pattern: /\bmicrosoft\b|\bazure\b|\bbing chat\b|\bm365 copilot\b|\bcopilot studio\b|\btay\b/i },
+  { vendor: 'GitHub', pattern: /\bgithub copilot\b/i },
+  { vendor: 'Amazon', pattern: /\bamazon\b|\baws\b/i },
+  { vendor: 'Apple', pattern: /\bapple\b/i },
+  { vendor: 'Samsung', pattern: /\bsamsung\b/i },
+  { vendor: 'Salesforce', pattern: /\bslack\b|\bsalesforce\b/i },
+  { vendor: 'Atlassian', pattern: /\batlassian\b|\bjira\b/i },
+  { vendor: 'Anysphere', pattern: /\bcursor\b/i },
+  { vendor: 'DeepSeek', pattern: /\bdeepseek\b/i, ai: true },
+  { vendor: 'Mistral AI', pattern: /\bmistral\b/i, ai: true },
+  { vendor: 'Clearview AI', pattern: /\bclearview ?ai\b/i, ai: true },
+  { vendor: 'Palo Alto Networks', pattern: /\bpalo alto networks\b/i },
+  { vendor: 'Cylance', pattern: /\bcylance\b/i },
+  { vendor: 'Proofpoint', pattern: /\bproofpoint\b/i },
+  { vendor: 'VirusTotal', pattern: /\bvirustotal\b/i },
+  { vendor: 'ID.me', pattern: /\bid\.me\b/i },
+  { vendor: 'Ray (Anyscale)', pattern: /\banyscale\b|\bray (framework|cluster|dashboard|jobs api)\b|\bshadowray\b/i },
+];
+
+/** Words that make a text about AI/ML systems; strong ones decide on their own. */
+export const aiTerms = {
+  strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?)\b/i,
+  weak: /\b(ai|ml|models?|inference|embeddings?|agents?|classifiers?|prompts?|dataset|vector (store|database)|tokenizer|checkpoints?)\b/i,
+};
+
+/** Terms that make an item specific to large language models. */
+export const llmTerms = /\b(llms?|large language models?|language models?|prompt injection|system prompts?|prompts? (template|injection)|chatgpt|gpt-?[2345]o?|gpts|chatbots?|jailbreak(s|ing)?|copilot|claude|gemini|bard|llama ?[234]?|mistral|text-to-sql|rag|retrieval[- ]augmented|ai agents?|mcp)\b/i;
+
+/** Attack types: text patterns and the CWE ids that imply them, checked in this order. */
+export const attackRules: { type: Exclude<AttackType, 'other'>; text: RegExp; cwes: string[] }[] = [
+  {
+    type: 'prompt_injection',
+    text: /\bprompt[- ]injection|injected (instructions|prompts?)|malicious (prompts?|instructions)|via (a |the |crafted |user )?prompts?\b|(english|natural) language input|indirect injection|prompt infiltration/i,
+    cwes: ['CWE-1427'],
+  },
+  { type: 'jailbreak', text: /\bjailbreak|guardrails? bypass|bypass(es|ing)? (the )?(safety|content|model) (filters?|guardrails?|alignment)/i, cwes: [] },
+  {
+    type: 'rag_poisoning',
+    text: /\brag poisoning|poison(s|ed|ing)? (the )?(retrieval|knowledge base|vector (store|database)|rag|index(ed)? documents?)|retrieval content crafting|false rag entr/i,
+    cwes: [],
+  },
+  {
+    type: 'pii_leakage',
+    text: /\bpii\b|personally identifiable|personal (data|information)|(user|private) conversations?|chat histor(y|ies)|privacy (breach|leak|violation)|biometric data/i,
+    cwes: ['CWE-359'],
+  },
+  {
+    type: 'data_extraction',
+    text: /exfiltrat|(data|code|secrets?) (leak(age|s|ed)?|extraction|theft)|(data|secrets|keys|tokens|credentials) (were |was |are )?(exposed|accessed without)|exposed .{0,40}\b(data|secrets|keys|tokens)\b|extract(ion of|s|ed|ing)? (the )?(system prompt|training data|model|secrets?|credentials|api keys?)|model (extraction|stealing|theft|replication|inversion)|(read|access|leak)s? (arbitrary|sensitive|local) (files?|data)|arbitrary file (read|access|disclosure)|file disclosure|information disclosure|server-side request forgery|\bssrf\b|membership inference/i,
+    cwes: ['CWE-22', 'CWE-23', 'CWE-29', 'CWE-36', 'CWE-200', 'CWE-538', 'CWE-918', 'CWE-532'],
+  },
+  {
+    type: 'supply_chain',
+    text: /supply[- ]chain|malicious (packages?|models?|dependenc(y|ies)|pypi|npm|checkpoints?|model files?)|typosquat|dependency confusion|poisoned (models?|packages?|datasets?|skill|mcp)|backdoor(ed)? (model|package|dependency)|compromised (dependency|package|extension)|pickle|unsafe (deserialization|model loading)|untrusted (model|checkpoint)/i,
+    cwes: ['CWE-502', 'CWE-494', 'CWE-506', 'CWE-829', 'CWE-1357'],
+  },
+  {
+    type: 'denial_of_service',
+    text: /denial[- ]of[- ]service|\bre?dos\b|\bcrash(es|ing)?\b|resource exhaustion|infinite loop|out[- ]of[- ]memory|segmentation fault|segfault|null pointer dereference|division by zero|service disruption|cost harvesting/i,
+    cwes: ['CWE-400', 'CWE-1333', 'CWE-369', 'CWE-770', 'CWE-674', 'CWE-835', 'CWE-476', 'CWE-1050'],
+  },
+];
+
+/** Code execution: not an attack type of its own in the spec's vocabulary, but it sets impact and ATLAS. */
+export const codeExecution = {
+  text: /\b(remote |arbitrary )?code execution|\brce\b|execute (arbitrary|malicious|shell|system) (code|commands?)|arbitrary (python|os|shell) (code|commands?)|command injection|code injection|template injection|\bssti\b|reverse shell/i,
+  cwes: ['CWE-94', 'CWE-95', 'CWE-77', 'CWE-78', 'CWE-1336', 'CWE-76', 'CWE-913'],
+};
+
+/** AI component from the text, most specific first; a package's default sits between. */
+export const componentRules: { component: AiComponent; text: RegExp; beforePackage: boolean }[] = [
+  { component: 'agent', text: /(?<!user[- ])\bagents?\b|agentic|tool (calling|invocation)|computer[- ]use|\bmcp\b|model context protocol/i, beforePackage: true },
+  { component: 'rag', text: /\brag\b|retrieval[- ]augmented|vector (store|database|db)|knowledge base|retriever/i, beforePackage: true },
+  { component: 'plugin', text: /\bplug-?ins?\b|browser extension|\bskills?\b|gpt store/i, beforePackage: true },
+  { component: 'model', text: /model (files?|weights|checkpoints?|loading|artifacts?)|\bcheckpoints?\b|pickle|safetensors|poisoned model|malicious model/i, beforePackage: false },
+  { component: 'inference', text: /inference (server|endpoint|api|service)|model serving|serving (endpoint|server)/i, beforePackage: false },
+  { component: 'api', text: /\bapi (key|endpoint|server|access)|proxy server|rest api|inference api|chat api/i, beforePackage: false },
+];
+
+/** ATLAS techniques implied by attack types and other findings (ids checked against the index). */
+export const atlasRules: { when: AttackType | 'code_execution' | 'network_exploit' | 'model_artifact' | 'indirect' | 'credentials' | 'tool_invocation'; ids: string[] }[] = [
+  { when: 'prompt_injection', ids: ['AML.T0051'] },
+  { when: 'indirect', ids: ['AML.T0051.001'] },
+  { when: 'jailbreak', ids: ['AML.T0054'] },
+  { when: 'rag_poisoning', ids: ['AML.T0070'] },
+  { when: 'data_extraction', ids: ['AML.T0057'] },
+  { when: 'pii_leakage', ids: ['AML.T0057'] },
+  { when: 'supply_chain', ids: ['AML.T0010'] },
+  { when: 'model_artifact', ids: ['AML.T0011.000'] },
+  { when: 'denial_of_service', ids: ['AML.T0029'] },
+  { when: 'code_execution', ids: ['AML.T0050'] },
+  { when: 'network_exploit', ids: ['AML.T0049'] },
+  { when: 'credentials', ids: ['AML.T0055'] },
+  { when: 'tool_invocation', ids: ['AML.T0053'] },
+];
+
+export const textSignals = {
+  indirect: /indirect (prompt )?injection|injected (via|through) (a |the )?(document|web ?page|email|website|retrieved)/i,
+  credentials: /(api keys?|credentials|secrets?|tokens?) (are |were )?(exposed|leaked|stolen|disclosed|logged)|unsecured credentials|credential (theft|harvesting|access)/i,
+  toolInvocation: /tool (invocation|calling)|agent tools?|invok(e|es|ing) tools?/i,
+  exploited: /exploited in the wild|actively exploited|in-the-wild|under active exploitation|known exploited/i,
+  privacy: /privacy|gdpr|personal data|surveillance|facial recognition|biometric/i,
+  safety: /\bsafety\b|harmful (content|outputs?)|deepfakes?|misinformation|disinformation|self-harm|\bbias(ed)?\b/i,
+  sophisticated: /sophisticated|nation[- ]state|\bapt\d*\b|advanced persistent|multi-stage|novel (technique|attack)|white-box|gradient/i,
+  trivial: /\btrivial(ly)?\b|single (request|http request|prompt)|no (authentication|interaction) (is )?required|unauthenticated|publicly available exploit/i,
+  remote: /\bremote(ly)?\b|unauthenticated|over the network|network[- ]reachable|internet[- ]exposed|public[- ]facing|\bhttp\b|endpoint/i,
+  concreteFlaw: /\bcve-\d{4}-\d{4,}\b/i,
+};
+
+/** Research venues whose papers are peer reviewed. */
+export const peerReviewedHosts = /(^|\.)(usenix\.org|acm\.org|ieee\.org|neurips\.cc|openreview\.net|aclanthology\.org|springer\.com|ndss-symposium\.org|proceedings\.mlr\.press|aaai\.org)$/i;
+export const preprintHosts = /(^|\.)(arxiv\.org|ssrn\.com|biorxiv\.org)$/i;

@@ -1,0 +1,79 @@
+// The ingest pipeline: parse -> facts -> classify -> row -> store (one transaction per chunk,
+// each with its event row) -> relay to the newIssues topic.
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../log.js';
+import type { IssuePubSub } from '../pubsub.js';
+import { extractFacts, type Classifier } from './classifier/index.js';
+import { RuleClassifier } from './classifier/rules.js';
+import { parseBatch, type Rejection } from './parse.js';
+import { relayEvents } from './relay.js';
+import { issueRow } from './row.js';
+import { storeBatch, type PreparedItem } from './store.js';
+
+export interface IngestResult {
+  received: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: Rejection[];
+  /** Ids of the issues the accepted records created, updated or left unchanged, in input order. */
+  ids: string[];
+}
+
+export interface IngestDeps {
+  prisma: PrismaClient;
+  pubsub: IssuePubSub;
+  log: Logger;
+}
+
+export interface IngestOptions {
+  classifier?: Classifier;
+  /** Records per transaction (and per event row). */
+  chunkSize?: number;
+  /** Called after each stored chunk with the number of records handled so far. */
+  onProgress?: (done: number, total: number) => void;
+  /**
+   * Publish the batch's events now (default). The CLI leaves them to the running server's relay:
+   * its own in-process topic has no subscribers.
+   */
+  relay?: boolean;
+}
+
+export const defaultClassifier: Classifier = new RuleClassifier();
+
+export async function ingest(deps: IngestDeps, body: unknown, options: IngestOptions = {}): Promise<IngestResult> {
+  const classifier = options.classifier ?? defaultClassifier;
+  const chunkSize = options.chunkSize ?? 500;
+  const parsed = parseBatch(body);
+  const result: IngestResult = { received: parsed.received, created: 0, updated: 0, unchanged: 0, rejected: [...parsed.rejected], ids: [] };
+  const ids = new Set<string>();
+  let done = parsed.rejected.length;
+  for (let start = 0; start < parsed.items.length; start += chunkSize) {
+    const prepared: PreparedItem[] = [];
+    const chunk = parsed.items.slice(start, start + chunkSize);
+    for (const { index, item } of chunk) {
+      try {
+        const facts = extractFacts(item);
+        const classification = await classifier.classify(item, facts);
+        prepared.push({ row: issueRow(item, facts, classification, classifier), source: item.source });
+      } catch (err) {
+        deps.log.error('classification failed', { index, sourceId: item.sourceId, err });
+        result.rejected.push({ index, message: 'could not be classified' });
+      }
+    }
+    const stored = await storeBatch(deps.prisma, prepared);
+    for (const { id, outcome } of stored.outcomes) {
+      result[outcome] += 1;
+      ids.add(id);
+    }
+    done += chunk.length;
+    options.onProgress?.(done, parsed.received);
+  }
+  result.rejected.sort((a, b) => a.index - b.index);
+  result.ids = [...ids];
+  // The events are committed: a failed publish is retried by the relay timer, not reported here.
+  if (options.relay !== false && result.created + result.updated > 0) {
+    await relayEvents(deps.prisma, deps.pubsub, deps.log).catch((err) => deps.log.error('issue event relay failed', { err }));
+  }
+  return result;
+}

@@ -1,0 +1,44 @@
+// Publishes IssueEvent rows that ingest committed but nobody has published yet, then marks them.
+// Publish happens before the mark commits, so a crash in between republishes the event on the
+// next run instead of losing it; consumers dedupe on eventId (one delivery per webhook and event).
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../log.js';
+import type { IssuePubSub } from '../pubsub.js';
+
+export async function relayEvents(prisma: PrismaClient, pubsub: IssuePubSub, log?: Logger): Promise<number> {
+  let relayed = 0;
+  for (;;) {
+    const batch = await prisma.$transaction(async (tx) => {
+      // SKIP LOCKED: several instances relaying at once each take different rows.
+      const rows = await tx.$queryRaw<{ id: string; issueIds: string[] }[]>`
+        SELECT id::text AS id, "issueIds" FROM "IssueEvent"
+        WHERE "relayedAt" IS NULL ORDER BY "createdAt", id LIMIT 100 FOR UPDATE SKIP LOCKED`;
+      for (const row of rows) pubsub.publish('newIssues', { eventId: row.id, issueIds: row.issueIds });
+      if (rows.length) {
+        await tx.issueEvent.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { relayedAt: new Date() } });
+      }
+      return rows.length;
+    });
+    relayed += batch;
+    if (batch < 100) break;
+  }
+  if (relayed) log?.info('issue events relayed', { relayed });
+  return relayed;
+}
+
+/** Relays now and then every `intervalMs`, to retry anything a failed publish left behind. */
+export function startRelay(prisma: PrismaClient, pubsub: IssuePubSub, log: Logger, intervalMs = 30_000): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    running = relayEvents(prisma, pubsub, log).catch((err) => log.error('issue event relay failed', { err }));
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// An Issue row from an item, its facts and its classification, with the internal columns that
+// make ingest idempotent (naturalKey, identifiers, contentHash) and queries cheap.
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { Prisma } from '../generated/prisma/client.js';
+import type { Classification, Classifier, Facts } from './classifier/index.js';
+import { titleOf } from './classifier/text.js';
+import { vendorKeys } from './classifier/vendors.js';
+import type { Item } from './item.js';
+
+export type IssueRow = Omit<Prisma.IssueCreateManyInput, 'id' | 'crossRefCount' | 'firstSeenAt' | 'updatedAt'> & {
+  naturalKey: string;
+  identifiers: string[];
+  contentHash: string;
+  packageNames: string[];
+};
+
+/** CVE, else GHSA, else the first other identifier, else the canonical URL. */
+export function naturalKeyOf(item: Item): string {
+  return item.cveIds[0] ?? item.otherIds.find((id) => id.startsWith('GHSA-')) ?? (item.format === 'osv' ? item.sourceId : item.url);
+}
+
+/** Every identifier the item is known by; an existing issue sharing any of them is the same issue. */
+export function identifiersOf(item: Item): string[] {
+  const ids = [...item.cveIds, ...item.otherIds, item.format === 'osv' ? item.sourceId : item.url];
+  return [...new Set(ids)];
+}
+
+/** sha256 of the canonical JSON (RFC 8785) of the record: key order never makes a change. */
+export function contentHashOf(item: Item): string {
+  return createHash('sha256').update(canonicalize(item.source.record) ?? '').digest('hex');
+}
+
+export function issueRow(item: Item, facts: Facts, c: Classification, classifier: Classifier): IssueRow {
+  const title = titleOf(item);
+  const aliases = facts.advisoryAliases;
+  return {
+    title,
+    headline: c.headline,
+    summary: c.summary,
+    sourceUrl: item.url,
+    publishedAt: item.publishedAt,
+    severity: c.severity,
+    cvssSeverity: facts.cvss?.band ?? null,
+    cvssScore: facts.cvss ? facts.cvss.score.toFixed(1) : null,
+    labels: c.labels,
+    issueType: c.issueType,
+    cveId: facts.cveId,
+    cweIds: facts.cweIds,
+    affectedPackages: facts.packages.affectedPackages,
+    affectedPackageRefs: facts.packages.affectedPackageRefs,
+    affectedVendors: c.affectedVendors,
+    affectedVendorsRaw: facts.vendors.raw,
+    classifierModel: classifier.model,
+    classifierPromptVersion: classifier.promptVersion,
+    solution: c.solution,
+    attackType: c.attackType,
+    cvssVector: facts.cvss?.vector ?? null,
+    attackVector: facts.cvss?.attackVector ?? null,
+    attackComplexity: facts.cvss?.attackComplexity ?? null,
+    privilegesRequired: facts.cvss?.privilegesRequired ?? null,
+    userInteraction: facts.cvss?.userInteraction ?? null,
+    exploitMaturity: c.exploitMaturity,
+    epssScore: null,
+    epssCheckedAt: null,
+    kevDateAdded: item.kevDateAdded ?? null,
+    advisoryAliases: aliases,
+    affectedPackagesSource: facts.affectedPackagesSource,
+    patchAvailable: facts.packages.patchAvailable,
+    disclosureDate: item.disclosedAt,
+    capecIds: facts.capecIds,
+    attackSophistication: c.attackSophistication,
+    impactType: c.impactType,
+    aiComponentTargeted: c.aiComponentTargeted,
+    llmSpecific: c.llmSpecific,
+    classifierConfidence: c.classifierConfidence,
+    researchCategory: c.researchCategory,
+    atlasIds: c.atlasIds,
+    naturalKey: naturalKeyOf(item),
+    identifiers: identifiersOf(item),
+    contentHash: contentHashOf(item),
+    relevant: c.relevant,
+    processed: true,
+    withdrawn: item.withdrawn,
+    packageNames: facts.packages.packageNames,
+    vendorKeys: vendorKeys({ raw: facts.vendors.raw, normalised: c.affectedVendors }),
+    searchText: [title, c.headline, c.summary, facts.cveId ?? '', ...aliases].join('\n').toLowerCase(),
+    source: item.source as unknown as Prisma.InputJsonValue,
+  };
+}

@@ -1,0 +1,52 @@
+// GET /api/issues/export: served issues as CSV (outside /api/v1, so a plain route rather than a
+// SOFA one). It takes the list route's filters, parsed by the same code (src/issues/filters.ts),
+// so the same bad value gets the same 400 envelope; the body streams from the database page by
+// page (src/issues/csv.ts). The licence Link header comes from useLicenseLink, as on every /api route.
+import type { Plugin } from 'graphql-yoga';
+import type { Services } from '../context.js';
+import { currentRequestId } from '../http/request-id.js';
+import { issueCsvStream } from '../issues/csv.js';
+import { filterDescriptions, issueWhere, parseIssueFilters, type RawIssueFilters } from '../issues/filters.js';
+import { envelopeFor, errorResponse } from './envelope.js';
+
+export const CSV_EXPORT_PATH = '/api/issues/export';
+
+/** The filters from a query string: repeated names form a list, as they do for the list route. */
+function rawFilters(query: URLSearchParams): RawIssueFilters {
+  const raw: Record<string, unknown> = {};
+  for (const name of Object.keys(filterDescriptions)) {
+    const values = query.getAll(name);
+    if (values.length) raw[name] = values.length > 1 ? values : values[0];
+  }
+  return raw;
+}
+
+export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (url.pathname !== CSV_EXPORT_PATH) return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return endResponse(errorResponse(405, `Method ${request.method} not allowed; use GET`, { Allow: 'GET, HEAD' }));
+      }
+      let where;
+      try {
+        where = issueWhere(parseIssueFilters(rawFilters(url.searchParams)));
+      } catch (err) {
+        const { status, message } = envelopeFor([err]);
+        return endResponse(errorResponse(status, message));
+      }
+      const headers = {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="secwire-issues-${new Date().toISOString().slice(0, 10)}.csv"`,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      };
+      if (request.method === 'HEAD') return endResponse(new Response(null, { status: 200, headers }));
+      const requestId = currentRequestId();
+      const body = issueCsvStream(db.prisma, where, {
+        onError: (err) => log.error('CSV export failed after the response started', { requestId, err }),
+      });
+      endResponse(new Response(body, { status: 200, headers }));
+    },
+  };
+}

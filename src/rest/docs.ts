@@ -1,0 +1,100 @@
+// GET /api/v1/docs: a human-readable page rendered on the server from the OpenAPI document, so it
+// always matches the routes, needs no script or CDN, and works offline.
+type Json = Record<string, any>;
+
+const escape = (value: unknown) =>
+  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Inline `code` and [links](url) from the descriptions' Markdown; everything else stays text. */
+function inline(markdown: string): string {
+  return escape(markdown)
+    .replace(/`([^`]+)`/g, '<code>$1</code>')
+    .replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<a href="$2">$1</a>');
+}
+
+function typeOf(schema: Json | undefined): string {
+  if (!schema) return '';
+  if (schema.$ref) return schema.$ref.split('/').pop();
+  if (schema.allOf?.[0]?.$ref) return schema.allOf[0].$ref.split('/').pop();
+  if (schema.type === 'array') return `${typeOf(schema.items)}[]`;
+  return [schema.type, schema.format && `(${schema.format})`].filter(Boolean).join(' ');
+}
+
+function schemaTable(name: string, schema: Json): string {
+  const required = new Set(schema.required ?? []);
+  const rows = Object.entries<Json>(schema.properties ?? {})
+    .map(([field, s]) => {
+      const values = s.enum ? ` One of: ${s.enum.map((v: string) => `<code>${escape(v)}</code>`).join(', ')}.` : '';
+      return `<tr><td><code>${escape(field)}</code></td><td>${escape(typeOf(s))}${required.has(field) ? '' : ' | null'}</td><td>${inline(s.description ?? '')}${values}</td></tr>`;
+    })
+    .join('');
+  return `<section id="schema-${escape(name)}"><h3>${escape(name)}</h3><p>${inline(schema.description ?? '')}</p>
+<table><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+}
+
+function operationSection(doc: Json, path: string, method: string, op: Json, basePath: string): string {
+  const params = (op.parameters ?? []) as Json[];
+  const paramRows = params
+    .map((p) => {
+      const bounds = ['minimum', 'maximum', 'maxLength'].filter((k) => p.schema?.[k] !== undefined).map((k) => `${k} ${p.schema[k]}`);
+      return `<tr><td><code>${escape(p.name)}</code></td><td>${escape(p.in)}</td><td>${escape(typeOf(p.schema))}${bounds.length ? ` (${escape(bounds.join(', '))})` : ''}</td><td>${inline(p.description ?? '')}</td></tr>`;
+    })
+    .join('');
+  const responses = Object.entries<Json>(op.responses ?? {})
+    .map(([status, given]) => {
+      const r: Json = given.$ref ? { ...doc.components.responses?.[given.$ref.split('/').pop()], $ref: given.$ref } : given;
+      const schema = r.content?.['application/json']?.schema;
+      const target = schema ? typeOf(schema) : r.$ref ? 'Error' : '';
+      return `<li><strong>${escape(status)}</strong> ${target ? `<a href="#schema-${escape(target)}">${escape(target)}</a>` : ''} ${escape(r.description ?? '')}</li>`;
+    })
+    .join('');
+  const body: Json | undefined = op.requestBody?.content?.['application/json']?.schema;
+  const bodyRequired = new Set(body?.required ?? []);
+  const bodyRows = Object.entries<Json>(body?.properties ?? {})
+    .map(([name, s]) => `<tr><td><code>${escape(name)}</code></td><td>${escape(typeOf(s))}${bodyRequired.has(name) ? ', required' : ''}</td><td>${inline(s.description ?? '')}</td></tr>`)
+    .join('');
+  const example = `${basePath}${path.replace(/\{(\w+)\}/g, ':$1')}`;
+  return `<section class="operation" id="${escape(op.operationId ?? `${method}-${path}`)}">
+<h3><span class="method">${escape(method.toUpperCase())}</span> <code>${escape(example)}</code></h3>
+<p>${inline(op.description ?? '')}</p>
+${op.security ? '<p>Requires <code>Authorization: Bearer &lt;key&gt;</code>.</p>' : ''}
+${paramRows ? `<table><thead><tr><th>Parameter</th><th>In</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${paramRows}</tbody></table>` : ''}
+${bodyRows ? `<p>JSON body:</p><table><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${bodyRows}</tbody></table>` : ''}
+${!paramRows && !bodyRows ? '<p>No parameters.</p>' : ''}
+<p>Responses:</p><ul>${responses}</ul></section>`;
+}
+
+export function renderDocs(doc: Json, { basePath, graphqlEndpoint }: { basePath: string; graphqlEndpoint: string }): string {
+  const operations = Object.entries<Json>(doc.paths).flatMap(([path, ops]) =>
+    Object.entries<Json>(ops).map(([method, op]) => operationSection(doc, path, method, op, basePath)),
+  );
+  const schemas = Object.entries<Json>(doc.components.schemas)
+    .filter(([, s]) => s.type === 'object')
+    .map(([name, s]) => schemaTable(name, s));
+  const intro = String(doc.info.description ?? '')
+    .split(/\n\n+/)
+    .map((p) => `<p>${inline(p)}</p>`)
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(doc.info.title)} documentation</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem 1.5rem;color:#1b1b1b}
+h1{margin-bottom:0}h2{border-bottom:1px solid #ddd;margin-top:2.5rem}code{background:#f3f3f3;padding:0 .25rem;border-radius:3px}
+table{border-collapse:collapse;width:100%;font-size:.92rem}th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#fafafa}.method{background:#0b6e4f;color:#fff;border-radius:3px;padding:0 .4rem;font-size:.85rem}
+.operation{margin-bottom:2rem}nav a{margin-right:1rem}
+</style></head>
+<body>
+<header><h1>${escape(doc.info.title)}</h1><p>Version ${escape(doc.info.version)} · Data licence <a href="${escape(doc.info.license?.url)}">${escape(doc.info.license?.name)}</a></p>
+<nav><a href="${escape(basePath)}/openapi.json">OpenAPI document</a><a href="${escape(graphqlEndpoint)}">GraphiQL</a></nav></header>
+<main>
+${intro}
+<h2>Endpoints</h2>
+${operations.join('\n')}
+<h2>Errors</h2>
+<p>Every response that is not a success has the body <code>{"error": {"message": string, "status": integer}}</code>, where <code>status</code> equals the HTTP status: 400 for invalid parameters (the message names the parameter), 404 for unknown routes and resources, 429 above the rate limit (the <code>Retry-After</code> header says when to retry), 500 for server errors (quote the <code>X-Request-Id</code> response header when reporting one).</p>
+<h2>Schemas</h2>
+${schemas.join('\n')}
+</main></body></html>`;
+}

@@ -1,0 +1,104 @@
+// A scan request's stack: package entries (a name, name@version or a purl) and vendor names,
+// validated and put in the forms the database columns hold.
+import { PackageURL } from 'packageurl-js';
+import { badRequest } from '../errors.js';
+import { canonicalName, ecosystemKey, pep503, purlTypeToEcosystem } from './ecosystems.js';
+import type { OsvAffected } from './osv.js';
+
+export const MAX_ENTRIES = 1000;
+export const MAX_ENTRY_LENGTH = 200;
+
+export interface PackageQuery {
+  /** The entry exactly as the client wrote it (echoed in matchedPackages). */
+  input: string;
+  name: string;
+  /** OSV ecosystem key when the entry is a purl; undefined for a bare name. */
+  ecosystem?: string;
+  version?: string;
+  /** Lower-cased spellings to look up in Issue.packageNames. */
+  keys: string[];
+}
+
+export interface VendorQuery {
+  input: string;
+  key: string;
+}
+
+export interface Stack {
+  packages: PackageQuery[];
+  vendors: VendorQuery[];
+}
+
+/** Joins a purl's namespace and name the way OSV spells that ecosystem's package names. */
+function purlPackageName(purl: PackageURL): string {
+  if (!purl.namespace) return purl.name;
+  return purl.type === 'maven' ? `${purl.namespace}:${purl.name}` : `${purl.namespace}/${purl.name}`;
+}
+
+export function parsePackageEntry(input: string, label: string): PackageQuery {
+  const text = input.trim();
+  let name: string;
+  let version: string | undefined;
+  let ecosystem: string | undefined;
+  if (/^pkg:/i.test(text)) {
+    let purl: PackageURL;
+    try {
+      purl = PackageURL.fromString(text);
+    } catch {
+      throw badRequest(`${label} is not a valid package URL (pkg:<type>/<name>@<version>)`);
+    }
+    name = purlPackageName(purl);
+    version = purl.version ?? undefined;
+    ecosystem = purlTypeToEcosystem[purl.type] ?? purl.type;
+  } else {
+    // The last "@" after the first character splits off the version, so "@scope/pkg@1.0" works.
+    const at = text.lastIndexOf('@');
+    if (at > 0) {
+      name = text.slice(0, at).trim();
+      version = text.slice(at + 1).trim();
+      if (!version) throw badRequest(`${label} has an empty version after "@"`);
+    } else {
+      name = text;
+    }
+  }
+  if (!name) throw badRequest(`${label} has no package name`);
+  // Stored names are lower-cased, not PEP 503-normalised: a name that may be PyPI's tries both.
+  const keys = ecosystem && ecosystem !== 'pypi' ? [canonicalName(name, ecosystem)] : [...new Set([name.toLowerCase(), pep503(name)])];
+  return { input, name, ecosystem, version, keys };
+}
+
+/** Whether an OSV entry describes the package this query names (its ecosystem too, for a purl). */
+export function describesPackage(query: PackageQuery, entry: OsvAffected): boolean {
+  const entryEcosystem = ecosystemKey(entry.ecosystem);
+  if (query.ecosystem && query.ecosystem !== entryEcosystem) return false;
+  return entryEcosystem === 'pypi'
+    ? pep503(entry.name) === pep503(query.name)
+    : entry.name.toLowerCase() === query.name.toLowerCase();
+}
+
+function checkList(list: unknown, field: string): string[] {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw badRequest(`${field} must be an array of strings`);
+  if (list.length > MAX_ENTRIES) throw badRequest(`${field} has ${list.length} entries; at most ${MAX_ENTRIES} are allowed`);
+  list.forEach((entry, i) => {
+    if (typeof entry !== 'string') throw badRequest(`${field}[${i}] must be a string`);
+    if (!entry.trim()) throw badRequest(`${field}[${i}] is empty`);
+    if (entry.length > MAX_ENTRY_LENGTH) throw badRequest(`${field}[${i}] is longer than ${MAX_ENTRY_LENGTH} characters`);
+  });
+  return list as string[];
+}
+
+/** Validates a stack; both lists absent or empty is a bad request. */
+export function parseStack(packages: unknown, vendors: unknown): Stack {
+  const packageList = checkList(packages, 'packages');
+  const vendorList = checkList(vendors, 'vendors');
+  if (packageList.length === 0 && vendorList.length === 0) {
+    throw badRequest('Give at least one entry in packages or vendors');
+  }
+  const packageQueries = new Map<string, PackageQuery>();
+  packageList.forEach((entry, i) => packageQueries.set(entry, packageQueries.get(entry) ?? parsePackageEntry(entry, `packages[${i}]`)));
+  return {
+    packages: [...packageQueries.values()],
+    vendors: [...new Set(vendorList)].map((input) => ({ input, key: input.trim().toLowerCase() })),
+  };
+}

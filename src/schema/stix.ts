@@ -1,0 +1,31 @@
+// STIX 2.1 export: GET /api/v1/issues/stix and Query.stixBundle. The bundle is a JSON scalar, so
+// REST answers the bundle itself, not an envelope.
+import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { buildBundle, stixIssueSelect } from '../stix/bundle.js';
+import { builder } from './builder.js';
+import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
+
+export const STIX_LIMIT_DEFAULT = 50;
+export const STIX_LIMIT_MAX = 100;
+
+builder.queryField('stixBundle', (t) =>
+  t.field({
+    type: 'JSON',
+    description:
+      'Served issues as a STIX 2.1 bundle, newest first: a vulnerability per issue, attack patterns for attack types and MITRE ATLAS ' +
+      'techniques that target it, a course of action from a real solution that mitigates it, the secwire identity, and TLP:CLEAR and ' +
+      'CC BY 4.0 markings. Object ids are UUIDv5 of the issue id (and so on), stable across exports. REST: GET /api/v1/issues/stix.',
+    args: {
+      severity: t.arg({ type: SeverityEnum, description: filterDescriptions.severity }),
+      issueType: t.arg({ type: IssueTypeEnum, description: filterDescriptions.issueType }),
+      since: t.arg.string({ description: filterDescriptions.since }),
+      limit: t.arg.int({ description: `Maximum issues in the bundle: an integer of at least 1; default ${STIX_LIMIT_DEFAULT}; larger values are treated as ${STIX_LIMIT_MAX}.` }),
+    },
+    resolve: async (_root, args, { prisma }) => {
+      const where = issueWhere(parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since }));
+      const { limit } = parsePage({ limit: args.limit }, { defaultLimit: STIX_LIMIT_DEFAULT, maxLimit: STIX_LIMIT_MAX });
+      const issues = await prisma.issue.findMany({ where, orderBy: issueOrder, take: limit, select: stixIssueSelect });
+      return buildBundle(issues);
+    },
+  }),
+);

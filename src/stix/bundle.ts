@@ -1,0 +1,251 @@
+// Maps issues to a STIX 2.1 bundle (https://docs.oasis-open.org/cti/stix/v2.1/stix-v2.1.html).
+// Ids are UUIDv5 under one fixed namespace, so exporting the same issue twice yields the same
+// objects and consumers can de-duplicate. Per issue: a vulnerability; an attack-pattern per attack
+// type and per ATLAS technique (shared between issues) that `targets` it; a course-of-action that
+// `mitigates` it when the issue has a real solution. Every object is created by the service's
+// identity and marked TLP:CLEAR and CC BY 4.0.
+import { createHash } from 'node:crypto';
+import { v5 as uuidv5 } from 'uuid';
+import type { Prisma } from '../generated/prisma/client.js';
+import { atlasTechnique } from './atlas.js';
+
+/** Fixed namespace of every secwire STIX id. Changing it changes every exported id: never do. */
+export const STIX_NAMESPACE = 'cf3099ba-b731-4a7a-bcec-5ab36da748e7';
+
+/** Creation time of the objects that describe the service rather than an issue. */
+const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
+
+export const LICENSE_URL = 'https://creativecommons.org/licenses/by/4.0/';
+
+/** TLP:CLEAR as OASIS publishes it (TLP 2.0 extension, cti-stix-common-objects). */
+export const TLP_CLEAR = {
+  type: 'marking-definition',
+  spec_version: '2.1',
+  id: 'marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487',
+  created: '2022-10-01T00:00:00.000Z',
+  name: 'TLP:CLEAR',
+  extensions: {
+    'extension-definition--60a3c5c5-0d10-413e-aab3-9e08dde9e88d': { extension_type: 'property-extension', tlp_2_0: 'clear' },
+  },
+} as const;
+
+export type StixObject = { type: string; id: string; [property: string]: unknown };
+export interface StixBundle {
+  type: 'bundle';
+  id: string;
+  objects: StixObject[];
+}
+
+export const stixId = (type: string, name: string) => `${type}--${uuidv5(name, STIX_NAMESPACE)}`;
+
+const IDENTITY_ID = stixId('identity', 'identity:secwire');
+const LICENSE_MARKING_ID = stixId('marking-definition', 'marking:cc-by-4.0');
+const markings = [TLP_CLEAR.id, LICENSE_MARKING_ID];
+const common = { spec_version: '2.1', created_by_ref: IDENTITY_ID, object_marking_refs: markings };
+
+const LICENSE_MARKING: StixObject = {
+  type: 'marking-definition',
+  spec_version: '2.1',
+  id: LICENSE_MARKING_ID,
+  created_by_ref: IDENTITY_ID,
+  created: SERVICE_EPOCH,
+  name: 'CC-BY-4.0',
+  definition_type: 'statement',
+  definition: {
+    statement: `secwire data is licensed under Creative Commons Attribution 4.0 International (CC BY 4.0, ${LICENSE_URL}). Attribute each item to its source (the external reference named "source").`,
+  },
+  external_references: [{ source_name: 'license', description: 'CC BY 4.0', url: LICENSE_URL }],
+};
+
+const IDENTITY: StixObject = {
+  type: 'identity',
+  ...common,
+  id: IDENTITY_ID,
+  created: SERVICE_EPOCH,
+  modified: SERVICE_EPOCH,
+  name: 'secwire',
+  description: 'secwire, a curated and classified feed of AI-security issues. Data licensed CC BY 4.0.',
+  identity_class: 'system',
+};
+
+/** The issue columns the mapping reads. */
+export const stixIssueSelect = {
+  id: true,
+  title: true,
+  headline: true,
+  summary: true,
+  sourceUrl: true,
+  publishedAt: true,
+  updatedAt: true,
+  severity: true,
+  issueType: true,
+  labels: true,
+  cveId: true,
+  cweIds: true,
+  capecIds: true,
+  advisoryAliases: true,
+  attackType: true,
+  atlasIds: true,
+  solution: true,
+  classifierConfidence: true,
+} satisfies Prisma.IssueSelect;
+
+export type StixIssue = Prisma.IssueGetPayload<{ select: typeof stixIssueSelect }>;
+
+const attackTypeNames: Record<string, string> = {
+  rag_poisoning: 'RAG poisoning',
+  prompt_injection: 'Prompt injection',
+  jailbreak: 'Jailbreak',
+  data_extraction: 'Data extraction',
+  pii_leakage: 'PII leakage',
+  supply_chain: 'Supply chain compromise',
+  denial_of_service: 'Denial of service',
+};
+
+/** "model_inversion" -> "Model inversion", for attack types the table does not know yet. */
+const inWords = (code: string) => {
+  const words = code.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+const CVE = /^CVE-\d{4}-(0\d{3}|[1-9]\d{3,})$/;
+
+/** An absolute http(s) URL in the form JSON Schema's "uri" format accepts, or undefined. */
+function uri(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type ExternalReference = { source_name: string; external_id?: string; url?: string; description?: string };
+
+function aliasReference(alias: string): ExternalReference {
+  if (CVE.test(alias)) return { source_name: 'cve', external_id: alias };
+  if (/^GHSA(-[23456789cfghjmpqrvwx]{4}){3}$/.test(alias)) return { source_name: 'ghsa', external_id: alias, url: `https://github.com/advisories/${alias}` };
+  const prefix = /^([A-Za-z]+)-/.exec(alias)?.[1];
+  return { source_name: prefix ? prefix.toLowerCase() : 'advisory', external_id: alias };
+}
+
+function externalReferences(issue: StixIssue): ExternalReference[] {
+  const refs: ExternalReference[] = [];
+  if (issue.cveId && CVE.test(issue.cveId)) refs.push({ source_name: 'cve', external_id: issue.cveId });
+  const source = uri(issue.sourceUrl);
+  refs.push(source ? { source_name: 'source', url: source, description: 'Original item (attribution)' } : { source_name: 'source', description: issue.sourceUrl });
+  for (const alias of issue.advisoryAliases) refs.push(aliasReference(alias));
+  for (const cwe of issue.cweIds) {
+    const n = /^CWE-(\d+)$/.exec(cwe)?.[1];
+    refs.push(n ? { source_name: 'cwe', external_id: cwe, url: `https://cwe.mitre.org/data/definitions/${n}.html` } : { source_name: 'cwe', external_id: cwe });
+  }
+  for (const capec of issue.capecIds) {
+    const n = /^CAPEC-(\d+)$/.exec(capec)?.[1];
+    if (n) refs.push({ source_name: 'capec', external_id: capec, url: `https://capec.mitre.org/data/definitions/${n}.html` });
+  }
+  const seen = new Set<string>();
+  return refs.filter((r) => {
+    const key = `${r.source_name}|${r.external_id ?? r.url ?? r.description}`;
+    return !seen.has(key) && !!seen.add(key);
+  });
+}
+
+/** A solution is "real" unless it is empty or the fixed "N/A ..." sentence. */
+export function isRealSolution(solution: string | null): solution is string {
+  return !!solution && !!solution.trim() && !/^N\/A\b/i.test(solution.trim());
+}
+
+function attackTypePattern(code: string): StixObject {
+  return {
+    type: 'attack-pattern',
+    ...common,
+    id: stixId('attack-pattern', `attack-type:${code}`),
+    created: SERVICE_EPOCH,
+    modified: SERVICE_EPOCH,
+    name: attackTypeNames[code] ?? inWords(code),
+    description: `AI-security attack type "${code}" in the secwire classification.`,
+  };
+}
+
+function atlasPattern(techniqueId: string): StixObject {
+  const technique = atlasTechnique(techniqueId);
+  const phases = (technique?.phases ?? []).map((phase_name) => ({ kill_chain_name: 'mitre-atlas', phase_name }));
+  return {
+    type: 'attack-pattern',
+    ...common,
+    id: stixId('attack-pattern', `atlas:${techniqueId}`),
+    created: SERVICE_EPOCH,
+    modified: SERVICE_EPOCH,
+    name: technique?.name ?? techniqueId,
+    external_references: [{ source_name: 'mitre-atlas', external_id: techniqueId, url: `https://atlas.mitre.org/techniques/${techniqueId}` }],
+    ...(phases.length ? { kill_chain_phases: phases } : {}),
+  };
+}
+
+function relationship(type: 'targets' | 'mitigates', source: string, target: string, created: string, modified: string): StixObject {
+  return {
+    type: 'relationship',
+    ...common,
+    id: stixId('relationship', `${type}:${source}:${target}`),
+    created,
+    modified,
+    relationship_type: type,
+    source_ref: source,
+    target_ref: target,
+  };
+}
+
+/** The objects describing one issue, and the shared attack patterns it points at. */
+function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): StixObject[] {
+  const created = issue.publishedAt.toISOString();
+  const modified = new Date(Math.max(issue.publishedAt.getTime(), issue.updatedAt.getTime())).toISOString();
+  const name = issue.cveId ?? issue.headline ?? issue.title;
+  const labels = [`severity:${issue.severity}`, `issue-type:${issue.issueType}`, ...issue.labels];
+  const vulnerability: StixObject = {
+    type: 'vulnerability',
+    ...common,
+    id: stixId('vulnerability', issue.id),
+    created,
+    modified,
+    name,
+    ...(issue.summary ? { description: issue.summary } : {}),
+    labels,
+    confidence: Math.round(Math.min(1, Math.max(0, issue.classifierConfidence)) * 100),
+    external_references: externalReferences(issue),
+  };
+  const objects: StixObject[] = [vulnerability];
+  if (isRealSolution(issue.solution)) {
+    const courseOfAction: StixObject = {
+      type: 'course-of-action',
+      ...common,
+      id: stixId('course-of-action', `course-of-action:${issue.id}`),
+      created,
+      modified,
+      name: `Remediation for ${name}`,
+      description: issue.solution.trim(),
+    };
+    objects.push(courseOfAction, relationship('mitigates', courseOfAction.id, vulnerability.id, created, modified));
+  }
+  const used = [
+    ...issue.attackType.filter((code) => code && code !== 'other').map((code) => ({ key: `attack-type:${code}`, make: () => attackTypePattern(code) })),
+    ...issue.atlasIds.map((techniqueId) => ({ key: `atlas:${techniqueId}`, make: () => atlasPattern(techniqueId) })),
+  ];
+  for (const { key, make } of used) {
+    let pattern = patterns.get(key);
+    if (!pattern) patterns.set(key, (pattern = make()));
+    objects.push(relationship('targets', pattern.id, vulnerability.id, created, modified));
+  }
+  return objects;
+}
+
+/** One bundle for the given issues, in their order. */
+export function buildBundle(issues: StixIssue[]): StixBundle {
+  const patterns = new Map<string, StixObject>();
+  const perIssue = issues.flatMap((issue) => issueObjects(issue, patterns));
+  const objects = [TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY, ...patterns.values(), ...perIssue];
+  const unique = [...new Map(objects.map((o) => [o.id, o])).values()];
+  // The same issues in the same versions give the same bundle id.
+  const digest = createHash('sha256');
+  for (const o of unique) digest.update(`${o.id}|${String(o.modified ?? o.created)}\n`);
+  return { type: 'bundle', id: stixId('bundle', digest.digest('hex')), objects: unique };
+}

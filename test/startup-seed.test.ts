@@ -1,0 +1,51 @@
+// `npm start` on an empty data directory: the real server process migrates, loads the sample
+// data and its digests, serves them, and shuts down cleanly on SIGTERM.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+
+let dataDir: string | undefined;
+afterAll(async () => {
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+it('seeds an empty embedded database on first start and serves it', async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'secwire-seed-'));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (output.includes('secwire listening')) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 100);
+      void exited.then((code) => {
+        clearInterval(timer);
+        reject(new Error(`server exited with ${code}: ${output}`));
+      });
+    });
+    expect(output).toContain('"msg":"sample data loaded"');
+    const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ stats { data { totalIssues totalDigests } } }' }),
+    });
+    const { data } = await res.json();
+    expect(data.stats.data.totalIssues).toBe(146); // 147 sample records, one deliberately out of scope
+    expect(data.stats.data.totalDigests).toBeGreaterThan(100);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+}, 240_000);
