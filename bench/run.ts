@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const benchmarks: Record<string, string> = {
   'list-route': 'GET /api/v1/issues latency per filter, PostgreSQL and PGlite side by side',
+  ingest: 'ingest records per second (sample data and synthetic advisories), PostgreSQL and PGlite',
+  'rate-limit': 'rate limiter overhead per request (off, memory, Redis), PostgreSQL and PGlite',
 };
 
 const [name, ...args] = process.argv.slice(2);
