@@ -366,6 +366,7 @@ describe('routes that do not exist', () => {
     ['PUT', '/api/v1/stats'],
     ['GET', '/api'],
     ['GET', '/api/issues'],
+    ['GET', '/api/v1/issues/%E0%A4%A'],
   ])('%s %s is a 404 envelope', async (method, path) => {
     const { status, body } = await get(path, { method, ...(method === 'POST' || method === 'PUT' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
     expect(status).toBe(404);
@@ -398,6 +399,7 @@ describe('headers', () => {
       expect(res.headers.get('access-control-allow-methods')).toContain(method);
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type');
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      expect(res.headers.get('access-control-max-age')).toBe('86400');
     }
   });
 
@@ -460,8 +462,8 @@ describe('GraphQL', () => {
   });
 
   it('reports a missing issue as NOT_FOUND', async () => {
-    const { body } = await t.graphql(`{ issue(id: "nope") { data { id } } }`);
-    expect(body.data).toBeNull();
+    const { body } = await t.graphql(`{ issue(id: "nope") { data { id } } stats { data { totalIssues } } }`);
+    expect(body.data).toEqual({ issue: null, stats: { data: { totalIssues: served.length } } });
     expect(body.errors![0]).toMatchObject({ message: 'Issue not found', extensions: { code: 'NOT_FOUND' }, path: ['issue'] });
   });
 

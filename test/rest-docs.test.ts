@@ -84,6 +84,20 @@ describe('GET /api/v1/openapi.json', () => {
     for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) expect(op.description).toBeTruthy();
   });
 
+  it('documents JSON bodies as bodies, and bearer routes with their 401', () => {
+    for (const [key, route] of Object.entries(restRoutes)) {
+      const op = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')][route.method.toLowerCase()];
+      expect(op.description, key).toBeTruthy();
+      if (route.method === 'POST') {
+        expect(op.requestBody?.content?.['application/json']?.schema, key).toBeTruthy();
+        expect((op.parameters ?? []).filter((p: any) => p.in === 'query'), key).toEqual([]);
+      }
+      expect(Boolean(op.security), key).toBe(Boolean(route.bearer));
+      expect('401' in op.responses, key).toBe(Boolean(route.bearer));
+    }
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
   describe('real responses match the documented schemas', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats.default(ajv);
@@ -137,6 +151,8 @@ describe('GET /api/v1/docs', () => {
     expect(html).toContain('{"error": {"message": string, "status": integer}}');
     expect(html).toContain('Invalid parameters; the message names the parameter.');
     expect(html).toContain('CC-BY-4.0');
+    if (Object.values(restRoutes).some((r) => r.method === 'POST')) expect(html).toContain('JSON body:');
+    if (Object.values(restRoutes).some((r) => r.bearer)) expect(html).toContain('Authorization: Bearer &lt;key&gt;');
     expect(html).not.toMatch(/<script|https:\/\/unpkg|cdn\./);
   });
 });

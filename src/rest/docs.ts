@@ -48,11 +48,19 @@ function operationSection(doc: Json, path: string, method: string, op: Json, bas
       return `<li><strong>${escape(status)}</strong> ${target ? `<a href="#schema-${escape(target)}">${escape(target)}</a>` : ''} ${escape(r.description ?? '')}</li>`;
     })
     .join('');
+  const body: Json | undefined = op.requestBody?.content?.['application/json']?.schema;
+  const bodyRequired = new Set(body?.required ?? []);
+  const bodyRows = Object.entries<Json>(body?.properties ?? {})
+    .map(([name, s]) => `<tr><td><code>${escape(name)}</code></td><td>${escape(typeOf(s))}${bodyRequired.has(name) ? ', required' : ''}</td><td>${inline(s.description ?? '')}</td></tr>`)
+    .join('');
   const example = `${basePath}${path.replace(/\{(\w+)\}/g, ':$1')}`;
   return `<section class="operation" id="${escape(op.operationId ?? `${method}-${path}`)}">
 <h3><span class="method">${escape(method.toUpperCase())}</span> <code>${escape(example)}</code></h3>
 <p>${inline(op.description ?? '')}</p>
-${paramRows ? `<table><thead><tr><th>Parameter</th><th>In</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${paramRows}</tbody></table>` : '<p>No parameters.</p>'}
+${op.security ? '<p>Requires <code>Authorization: Bearer &lt;key&gt;</code>.</p>' : ''}
+${paramRows ? `<table><thead><tr><th>Parameter</th><th>In</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${paramRows}</tbody></table>` : ''}
+${bodyRows ? `<p>JSON body:</p><table><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${bodyRows}</tbody></table>` : ''}
+${!paramRows && !bodyRows ? '<p>No parameters.</p>' : ''}
 <p>Responses:</p><ul>${responses}</ul></section>`;
 }
 

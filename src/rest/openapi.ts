@@ -28,6 +28,7 @@ const errorSchema = {
 
 const errorResponses: Record<string, { description: string; example: string }> = {
   '400': { description: 'Invalid parameters; the message names the parameter.', example: 'limit must be an integer' },
+  '401': { description: 'Missing or wrong bearer key.', example: 'Missing or invalid bearer key' },
   '404': { description: 'Unknown route, or the resource does not exist (or is not served).', example: 'Issue not found' },
   '429': { description: 'Rate limit exceeded (60 requests per minute per client).', example: 'Rate limit exceeded: maximum of 60 requests per minute' },
   '500': { description: 'Internal server error; the cause is logged with the X-Request-Id.', example: 'Internal server error' },
@@ -89,19 +90,28 @@ export function buildOpenAPI(
     ]),
   );
 
-  const fieldsByOperation = new Map<string, { description: string }>();
-  for (const key of Object.keys(routes)) {
+  doc.components.securitySchemes = { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, sent as `Authorization: Bearer <key>`.' } };
+
+  const byOperation = new Map<string, { description: string; route: RestRoute }>();
+  for (const [key, route] of Object.entries(routes)) {
     const [typeName, fieldName] = key.split('.') as [string, string];
     const type = typeName === 'Mutation' ? schema.getMutationType() : schema.getQueryType();
     const field = type?.getFields()[fieldName];
-    if (field) fieldsByOperation.set(`${fieldName}_${typeName.toLowerCase()}`, { description: field.description ?? '' });
+    // SOFA names query operations but not mutations, so operations are found by method and path.
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    if (field) byOperation.set(`${route.method.toLowerCase()} ${path}`, { description: field.description ?? '', route });
   }
 
-  for (const operations of Object.values<Json>(doc.paths)) {
-    for (const operation of Object.values<Json>(operations)) {
-      const field = fieldsByOperation.get(operation.operationId);
-      if (field) operation.description ||= field.description;
+  for (const [path, operations] of Object.entries<Json>(doc.paths)) {
+    for (const [method, operation] of Object.entries<Json>(operations)) {
+      const known = byOperation.get(`${method} ${path}`);
+      if (known) operation.description ||= known.description;
       operation.summary ||= operation.description?.split(/(?<=\.)\s/)[0];
+      if (known?.route.bearer) operation.security = [{ bearer: [] }];
+      // SOFA lists a body's fields as query parameters too; a JSON body is how they are documented.
+      const bodyFields = Object.keys(operation.requestBody?.content?.['application/json']?.schema?.properties ?? {});
+      operation.parameters = (operation.parameters ?? []).filter((p: Json) => !(p.in === 'query' && bodyFields.includes(p.name)));
+      if (!operation.parameters.length) delete operation.parameters;
       for (const parameter of operation.parameters ?? []) {
         // OpenAPI wants a parameter's description on the parameter, not inside its schema.
         if (parameter.schema?.description) {
@@ -115,7 +125,8 @@ export function buildOpenAPI(
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         response.description ||= status === '201' ? 'Created' : 'OK';
       }
-      const statuses = [...(operation.parameters?.length || operation.requestBody ? ['400'] : []), '404', '429', '500'];
+      const takesInput = operation.requestBody || operation.parameters?.some((p: Json) => p.in === 'query');
+      const statuses = [...(takesInput ? ['400'] : []), ...(known?.route.bearer ? ['401'] : []), '404', '429', '500'];
       for (const status of statuses) operation.responses[status] ??= { $ref: `#/components/responses/Error${status}` };
     }
   }

@@ -22,6 +22,7 @@ export const DigestEnvelopeRef = builder.objectRef<{ data: Digest }>('DigestEnve
 builder.queryField('latestDigest', (t) =>
   t.field({
     type: DigestEnvelopeRef,
+    nullable: true, // a missing digest spoils only this field of a larger query
     description:
       'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none. REST: GET /api/v1/digest/latest.',
     resolve: async (_root, _args, context, info) => {

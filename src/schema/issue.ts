@@ -78,6 +78,8 @@ builder.queryFields((t) => ({
 
   issue: t.field({
     type: IssueEnvelopeRef,
+    // Nullable so that a missing issue spoils only this field of a larger query, not all of it.
+    nullable: true,
     description:
       'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404). REST: GET /api/v1/issues/:id.',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
