@@ -11,6 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
     // Each file builds its own database; two workers match the machine's two cores.
     pool: 'forks',
     maxWorkers: 2,

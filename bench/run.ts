@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const benchmarks: Record<string, string> = {
   'list-route': 'GET /api/v1/issues latency per filter, PostgreSQL and PGlite side by side',
+  ingest: 'ingest throughput, PostgreSQL and PGlite',
+  'rate-limit': 'rate-limit overhead per request',
 };
 
 const [name, ...args] = process.argv.slice(2);

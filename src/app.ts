@@ -5,7 +5,14 @@ import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
+import { bodyLimits, useBodyLimit } from './http/body-limit.js';
+import { KnownKeys } from './http/client-identity.js';
+import { useGraphQLLimits } from './http/graphql-limits.js';
+import { useGraphQLParamErrors } from './http/graphql-params.js';
+import { guarded } from './http/guard.js';
 import { useLicenseLink } from './http/license.js';
+import { MemoryRateLimitStore } from './http/rate-limit-store.js';
+import { useRateLimit } from './http/rate-limit.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { useAdminIngestBody } from './rest/admin-ingest-body.js';
 import { useCsvExport } from './rest/csv.js';
@@ -31,9 +38,19 @@ query LatestIssues {
 }
 `;
 
+const graphqlEndpoint = '/graphql';
+
 export function createApp(services: Services) {
-  const { db, log } = services;
+  const { config, db, log } = services;
   let graphiqlPage: Promise<string> | undefined;
+  const rateLimit = useRateLimit({
+    limit: config.rateLimitPerMinute,
+    store: services.rateLimitStore ?? new MemoryRateLimitStore(),
+    keys: new KnownKeys(config, db.prisma),
+    trustProxy: config.trustProxy,
+    graphqlEndpoint,
+    log,
+  });
 
   /** GET /ready: the database answers and every migration is applied. */
   const readiness: Plugin = {
@@ -46,7 +63,7 @@ export function createApp(services: Services) {
 
   return createYoga<{ requestId?: string }, Context>({
     schema,
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint,
     healthCheckEndpoint: '/health',
     landingPage: false,
     graphiql: { title: 'secwire GraphiQL', defaultQuery: exampleQuery },
@@ -75,16 +92,26 @@ export function createApp(services: Services) {
       },
     },
     logging: false,
+    // One operation per request: a batch would multiply the work behind one rate-limit slot.
+    batching: false,
+    // GraphQL's own body limit; useBodyLimit applies the same one to every route before this.
+    maxRequestBodySize: bodyLimits.default,
     plugins: [
+      // First: a refused request costs no body reading, parsing or database work. (Yoga answers
+      // /health, CORS preflights and the GraphiQL page before any of these.)
+      rateLimit,
       useRequestId(),
+      useBodyLimit({ config, graphqlEndpoint }),
+      useGraphQLLimits(),
+      useGraphQLParamErrors(),
       readiness,
-      useLicenseLink('/graphql'),
+      useLicenseLink(graphqlEndpoint),
       useAdminIngestBody(),
-      useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint: '/graphql' }),
+      useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint }),
       useCsvExport(services),
       // Last: whatever else under /api failed without the envelope gets it.
       useApiErrorEnvelope(),
-    ],
+    ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
     context: ({ request }): Context => ({
       ...services,
       prisma: db.prisma,

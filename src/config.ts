@@ -79,9 +79,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
-/** Config for tests and tools: defaults, overridden field by field. */
+/**
+ * Config for tests and tools: defaults, overridden field by field. The rate limit is off unless a
+ * test asks for it: in-process requests all count as one client, and a suite sends more than 60.
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent' }), ...overrides };
+  return { ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' }), ...overrides };
 }
 
 /** The process environment, read here and nowhere else. */

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import type { RateLimitStore } from './http/rate-limit-store.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { Logger } from './log.js';
 import type { IssuePubSub } from './pubsub.js';
@@ -10,6 +11,8 @@ export interface Services {
   db: Database;
   log: Logger;
   pubsub: IssuePubSub;
+  /** Where the rate limit counts requests; this process's memory when absent. */
+  rateLimitStore?: RateLimitStore;
 }
 
 /** What every resolver receives. */

@@ -1,13 +1,16 @@
 // Process entry: environment -> config -> database -> app -> listen; graceful shutdown.
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, readEnvironment } from './config.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { seedSampleData } from './db/seed.js';
 import { startDigestSchedule } from './digest/schedule.js';
+import { createRateLimitStore } from './http/redis-rate-limit-store.js';
+import { createHttpServer } from './http/server.js';
 import { startRelay } from './ingest/relay.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
+import { createDispatcher } from './webhooks/dispatcher.js';
+import { createDeliveryWorker } from './webhooks/worker.js';
 
 let config;
 try {
@@ -22,15 +25,22 @@ const log = createLogger(config.logLevel);
 const db = await openConfiguredDatabase(config, log);
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
 if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
-const app = createApp({ config, db, log, pubsub });
+const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
+const services = { config, db, log, pubsub };
+const app = createApp({ ...services, rateLimitStore });
+
+// Webhooks: the worker sends what is due (left over from before a restart too); the dispatcher
+// turns published batches into deliveries and wakes the worker when it writes some. It subscribes
+// before the relay starts, so the relay's first catch-up publish has a listener.
+const worker = createDeliveryWorker(services, { allowPrivateTargets: config.webhookAllowPrivateTargets });
+const dispatcher = createDispatcher(services, { onDeliveries: () => worker.wake() });
+worker.start();
+await dispatcher.start();
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
 
-const server = createServer(app);
-server.headersTimeout = 10_000;
-server.requestTimeout = 30_000;
-server.keepAliveTimeout = 5_000;
+const server = createHttpServer(app);
 server.listen(config.port, config.host, () => {
   log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, database: db.kind });
 });
@@ -40,14 +50,17 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info('shutting down', { signal });
-  // Stop accepting, let in-flight requests finish, then release the database.
+  // Stop accepting, let in-flight requests and deliveries finish, then release the database.
   server.close();
   server.closeIdleConnections();
   const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
   await new Promise<void>((resolve) => server.once('close', () => resolve()));
   clearTimeout(force);
   await Promise.all([relay.stop(), digests.stop()]);
+  await dispatcher.stop();
+  await worker.stop();
   await closePubSub();
+  await rateLimitStore.close();
   await db.close();
   process.exit(0);
 }

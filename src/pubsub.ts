@@ -1,5 +1,6 @@
 // The topic ingestion publishes new issue batches to and webhooks/subscriptions consume.
 // In-process by default; Redis-backed when REDIS_URL is set, so every instance hears every batch.
+import { setMaxListeners } from 'node:events';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
@@ -14,7 +15,10 @@ export type IssuePubSub = ReturnType<typeof createIssuePubSub>['pubsub'];
 
 export function createIssuePubSub(redisUrl?: string) {
   if (!redisUrl) {
-    return { pubsub: createPubSub<{ newIssues: [NewIssuesEvent] }>(), close: async () => {} };
+    // Every webhook filter group and every SSE subscriber is a listener: no leak warning at 10.
+    const eventTarget = new EventTarget();
+    setMaxListeners(Infinity, eventTarget);
+    return { pubsub: createPubSub<{ newIssues: [NewIssuesEvent] }>({ eventTarget }), close: async () => {} };
   }
   const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });

@@ -239,7 +239,7 @@ describe('POST /api/v1/scan', () => {
     const cases: [unknown, RegExp][] = [
       [{}, /at least one entry in packages or vendors/],
       [{ packages: [], vendors: [] }, /at least one entry/],
-      [[], /at least one entry/],
+      [[], /must be a JSON object/],
       ['{"packages": [', /JSON/],
       [{ packages: [1, 2] }, /packages must be a string/],
       [{ vendors: [{ name: 'x' }] }, /vendors must be a string/],

@@ -9,19 +9,21 @@ import { PrismaClient } from '../generated/prisma/client.js';
 
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string; schema?: string }
-  | { kind: 'pglite'; dataDir?: string };
+  | { kind: 'pglite'; dataDir?: string; /** a dumpDataDir() tarball to start from (test templates) */ loadDataDir?: Blob };
 
 export interface Database {
   prisma: PrismaClient;
   /** Migration-aware adapter factory, for the Wasm schema engine. */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   kind: DatabaseTarget['kind'];
+  /** The embedded instance, when kind is pglite (dumps for test templates). */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
 /** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
-export function newPGlite(dataDir?: string): PGlite {
-  return new PGlite({ dataDir, extensions: { pg_trgm } });
+export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {
+  return new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm } });
 }
 
 /**
@@ -47,13 +49,14 @@ export function openDatabase(target: DatabaseTarget): Database {
     const prisma = new PrismaClient({ adapter: adapterFactory });
     return { prisma, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
   }
-  const pglite = newPGlite(target.dataDir);
+  const pglite = newPGlite(target.dataDir, target.loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
     prisma,
     adapterFactory,
     kind: 'pglite',
+    pglite,
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();

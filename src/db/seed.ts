@@ -1,21 +1,17 @@
 // Loads the bundled sample data (data/advisories, data/items) into an empty database, then writes
 // the digests of the sample data's days. Runs at start-up when SEED_SAMPLE_DATA is true.
-import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { generateDigestsForAllDays } from '../digest/generate.js';
+import { readRecordFiles } from '../ingest/files.js';
 import { ingest, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
 
 export const sampleDataDir = new URL('../../data/', import.meta.url);
 
-/** Every record in the JSON files under the given directories (a file holds one record or an array). */
+/** Every record of the bundled sample, advisories first. */
 export async function readSampleRecords(): Promise<unknown[]> {
-  const records: unknown[] = [];
-  for (const sub of ['advisories/', 'items/']) {
-    const dir = new URL(sub, sampleDataDir);
-    for (const name of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) {
-      const value = JSON.parse(await readFile(new URL(name, dir), 'utf8')) as unknown;
-      records.push(...(Array.isArray(value) ? value : [value]));
-    }
-  }
+  const dirs = ['advisories', 'items'].map((d) => fileURLToPath(new URL(d, sampleDataDir)));
+  const { records, unreadable } = await readRecordFiles(dirs);
+  if (unreadable.length) throw new Error(`unreadable sample data: ${unreadable.map((u) => u.file).join(', ')}`);
   return records;
 }
 

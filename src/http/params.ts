@@ -48,6 +48,8 @@ export function oneOf<const T extends string>(name: string, values: readonly T[]
 
 export function text(name: string, value: unknown, maxLength: number): string {
   if (typeof value !== 'string') throw badRequest(`${name} must be a string`);
+  // PostgreSQL text cannot hold NUL, and would answer it with an error (a 500) instead of no match.
+  if (value.includes('\u0000')) throw badRequest(`${name} must not contain NUL characters`);
   if (value.length > maxLength) throw badRequest(`${name} must be at most ${maxLength} characters`);
   return value;
 }

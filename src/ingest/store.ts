@@ -1,7 +1,7 @@
 // Idempotent upsert of one batch, in one transaction: issues, their cross-reference counts and
 // the IssueEvent row naming the batch's newly served issues commit together or not at all.
 import { randomUUID } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { IssueRow } from './row.js';
 import type { SourceRecord } from './item.js';
 
@@ -128,7 +128,7 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         outcomes.push({ id: match.id, outcome: 'updated' });
       }
 
-      if (creates.size) await tx.issue.createMany({ data: [...creates.values()] });
+      if (creates.size) await insertIssues(tx, [...creates.values()]);
       for (const [id, data] of updates) await tx.issue.update({ where: { id }, data });
       await refreshCrossRefs(tx, [...touchedKeys.identifiers], [...touchedKeys.packages]);
 
@@ -141,6 +141,20 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
     },
     { maxWait: 30_000, timeout: 300_000 },
   );
+}
+
+/**
+ * Inserts new issues in one statement with one parameter (a JSON array the database turns into
+ * rows): about ten times faster than createMany's thousands of bound parameters. Columns not in
+ * the rows keep their database defaults.
+ */
+async function insertIssues(tx: Prisma.TransactionClient, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
+  const updatedAt = new Date();
+  const data = rows.map((row) => ({ ...row, updatedAt }));
+  const columns = Prisma.join(Object.keys(data[0]!).map((c) => Prisma.raw(`"${c.replace(/"/g, '')}"`)));
+  await tx.$executeRaw`
+    INSERT INTO "Issue" (${columns})
+    SELECT ${columns} FROM jsonb_populate_recordset(NULL::"Issue", ${JSON.stringify(data)}::jsonb)`;
 }
 
 /**

@@ -22,7 +22,9 @@ export function useAdminIngestBody(): Plugin {
         return;
       }
       if (isItemsEnvelope(value)) return;
-      setRequest(new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify({ items: value }) }));
+      // Wrapped as text: the body already parsed, and re-serialising a deeply nested one would
+      // overflow the stack (a 500 for anyone, key or not).
+      setRequest(new Request(request.url, { method: 'POST', headers: request.headers, body: `{"items":${text}}` }));
     },
   };
 }

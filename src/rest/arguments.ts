@@ -10,6 +10,7 @@ import {
   GraphQLInt,
   GraphQLString,
   isEnumType,
+  isInputObjectType,
   isListType,
   isNonNullType,
   type GraphQLArgument,
@@ -26,7 +27,18 @@ function checkValue(name: string, type: GraphQLInputType, value: unknown): void 
   else if (named === GraphQLBoolean) boolean(name, value);
   else if (named === GraphQLString && typeof value !== 'string') throw badRequest(`${name} must be a string`);
   else if (isEnumType(named)) oneOf(name, named.getValues().map((v) => v.name), value);
-  // IDs, custom scalars and input objects are checked by their resolvers and by GraphQL itself.
+  else if (isInputObjectType(named)) checkObject(name, named.getFields(), value);
+  // IDs and custom scalars are checked by their resolvers and by GraphQL itself.
+}
+
+/** An input object (a JSON body's nested object): known keys only, each checked by its type. */
+function checkObject(name: string, fields: Record<string, { type: GraphQLInputType }>, value: unknown): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${name} must be an object`);
+  for (const [key, item] of Object.entries(value)) {
+    const field = fields[key];
+    if (!field) throw badRequest(`${name}.${key} is not a known key (expected: ${Object.keys(fields).join(', ')})`);
+    if (!isAbsent(item)) checkValue(`${name}.${key}`, field.type, item);
+  }
 }
 
 function checkArgument(arg: GraphQLArgument, value: unknown): void {

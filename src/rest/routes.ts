@@ -24,4 +24,18 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   // A read, so a Query; POST because the stack is a JSON body of top-level arguments.
   'Query.scan': { method: 'POST', path: '/scan', tags: ['scan'] },
   'Query.stixBundle': { method: 'GET', path: '/issues/stix', tags: ['issues'] },
+  'Mutation.createWebhook': { method: 'POST', path: '/webhooks', responseStatus: 201, tags: ['webhooks'], bearer: true },
+  'Query.webhooks': { method: 'GET', path: '/webhooks', tags: ['webhooks'], bearer: true },
+  'Query.webhook': { method: 'GET', path: '/webhooks/:id', tags: ['webhooks'], bearer: true },
+  'Mutation.deleteWebhook': { method: 'DELETE', path: '/webhooks/:id', tags: ['webhooks'], bearer: true },
+  'Mutation.rotateWebhookSecret': { method: 'POST', path: '/webhooks/:id/rotate-secret', tags: ['webhooks'], bearer: true },
+  'Mutation.pingWebhook': { method: 'POST', path: '/webhooks/:id/ping', responseStatus: 202, tags: ['webhooks'], bearer: true },
+  'Query.webhookDeliveries': { method: 'GET', path: '/webhooks/:webhookId/deliveries', tags: ['webhooks'], bearer: true },
+  'Mutation.redeliverWebhookDelivery': {
+    method: 'POST',
+    path: '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    responseStatus: 202,
+    tags: ['webhooks'],
+    bearer: true,
+  },
 };

@@ -61,17 +61,24 @@ function compileRoutes(schema: GraphQLSchema, routes: Record<string, RestRoute>)
   return compiled.sort((a, b) => a.paramNames.length - b.paramNames.length);
 }
 
+function decodeSegment(segment: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(segment ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
 function matchRoute(routes: CompiledRoute[], method: string, path: string) {
   for (const route of routes) {
     if (route.method !== method) continue;
     const m = route.pattern.exec(path);
     if (!m) continue;
-    try {
-      const params = Object.fromEntries(route.paramNames.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
-      return { route, params };
-    } catch {
-      return undefined; // a malformed escape in the path names nothing
-    }
+    const values = m.slice(1).map(decodeSegment);
+    // A segment that is not valid percent-encoding names nothing.
+    if (values.some((v) => v === undefined)) continue;
+    const params = Object.fromEntries(route.paramNames.map((name, i) => [name, values[i]!]));
+    return { route, params };
   }
   return undefined;
 }
@@ -82,12 +89,16 @@ async function jsonBody(request: Request): Promise<Record<string, unknown> | Res
   if (!hasBody(request.method)) return {};
   const text = await request.clone().text();
   if (!text) return {};
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    value = JSON.parse(text);
   } catch {
     return errorResponse(400, 'The request body must be JSON');
   }
+  // SOFA reads arguments as the body's keys; any other JSON (null, a list, a number) would reach it
+  // as is and come back as a JavaScript error message.
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return errorResponse(400, 'The request body must be a JSON object');
+  return value as Record<string, unknown>;
 }
 
 export interface RestOptions {

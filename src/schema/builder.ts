@@ -28,6 +28,7 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});
 
 /**
  * The Prisma `select` for the objects under `path` of this field (e.g. `data` of a `{data, meta}`

@@ -7,5 +7,7 @@ import './stats.js';
 import './admin.js';
 import './scan.js';
 import './stix.js';
+import './webhook.js';
+import './new-issues.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

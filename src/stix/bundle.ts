@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import type { Prisma } from '../generated/prisma/client.js';
-import atlas from './atlas-techniques.json' with { type: 'json' };
+import { atlasTechnique } from './atlas.js';
 
 /** Fixed namespace of every secwire STIX id. Changing it changes every exported id: never do. */
 export const STIX_NAMESPACE = 'cf3099ba-b731-4a7a-bcec-5ab36da748e7';
@@ -108,8 +108,6 @@ const inWords = (code: string) => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
-const atlasTechniques: Record<string, { name: string; tactics: string[] }> = atlas.techniques;
-
 const CVE = /^CVE-\d{4}-(0\d{3}|[1-9]\d{3,})$/;
 
 /** An absolute http(s) URL in the form JSON Schema's "uri" format accepts, or undefined. */
@@ -170,8 +168,8 @@ function attackTypePattern(code: string): StixObject {
 }
 
 function atlasPattern(techniqueId: string): StixObject {
-  const technique = atlasTechniques[techniqueId];
-  const phases = (technique?.tactics ?? []).map((phase_name) => ({ kill_chain_name: 'mitre-atlas', phase_name }));
+  const technique = atlasTechnique(techniqueId);
+  const phases = (technique?.phases ?? []).map((phase_name) => ({ kill_chain_name: 'mitre-atlas', phase_name }));
   return {
     type: 'attack-pattern',
     ...common,

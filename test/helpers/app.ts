@@ -2,6 +2,7 @@
 // through the same request pipeline as a listening server).
 import { createApp, type App } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
+import type { Services } from '../../src/context.js';
 import { createLogger } from '../../src/log.js';
 import { createIssuePubSub, type IssuePubSub } from '../../src/pubsub.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -18,11 +19,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(overrides: Partial<Config> = {}, db?: TestDatabase): Promise<TestApp> {
+/** `services` adds or replaces long-lived services (a rate-limit store with a test clock, a logger). */
+export async function createTestApp(overrides: Partial<Config> = {}, db?: TestDatabase, services: Partial<Services> = {}): Promise<TestApp> {
   const database = db ?? (await createTestDatabase());
   const config = testConfig(overrides);
   const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
-  const app = createApp({ config, db: database, log: createLogger(config.logLevel), pubsub });
+  const app = createApp({ config, db: database, log: createLogger(config.logLevel), pubsub, ...services });
   const fetchApp = (path: string, init?: RequestInit) => Promise.resolve(app.fetch(new Request(`http://localhost${path}`, init)));
   return {
     app,

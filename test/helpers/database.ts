@@ -1,9 +1,11 @@
 // A fresh, migrated database per test file: in-memory PGlite by default, or a scratch database
 // on the PostgreSQL server named by TEST_DATABASE_URL (dropped again when the file finishes).
+// Both start as copies of the template that global-setup.ts migrated with the real migrator.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
-import { migrate } from '../../src/db/migrator.js';
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 
@@ -14,19 +16,17 @@ export interface TestDatabase extends Database {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
-    const db = openDatabase({ kind: 'pglite' });
-    await migrate(db.adapterFactory);
-    return db;
+    const template = new Blob([await readFile(inject('testDatabaseTemplate'))]);
+    return openDatabase({ kind: 'pglite', loadDataDir: template });
   }
   const name = `secwire_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testDatabaseUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('testDatabaseTemplate')}`);
   await admin.end();
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
   const db = openDatabase({ kind: 'postgres', url: url.toString() });
-  await migrate(db.adapterFactory);
   return {
     ...db,
     url: url.toString(),

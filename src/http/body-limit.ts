@@ -1,0 +1,83 @@
+// Request body limits for every route. Yoga's own limit covers GraphQL parsing only; REST (SOFA),
+// the CSV export and plain routes read bodies themselves. A declared Content-Length over the limit
+// is refused before a byte is read; a body without one (chunked) is read up to the limit and
+// refused as soon as it passes it, then handed on in memory so no later reader can exceed it.
+import type { Plugin } from 'graphql-yoga';
+import type { Config } from '../config.js';
+import { bearerToken, secretsEqual } from './auth.js';
+import { refusal } from './refusal.js';
+
+export const MB = 1024 * 1024;
+
+export const bodyLimits = {
+  /** Any request: far above the largest legitimate body (a scan of 2 x 1000 names of 200 characters is about 0.4 MB). */
+  default: 1 * MB,
+  /** POST /api/v1/admin/ingest with the admin key: batches of a few thousand OSV records. Larger imports: the CLI. */
+  adminIngest: 32 * MB,
+};
+
+const adminIngestPath = '/api/v1/admin/ingest';
+
+const sizeText = (bytes: number) => `${bytes / MB} MB`;
+
+export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; graphqlEndpoint: string }): Plugin {
+  const { config } = options;
+
+  function limitFor(request: Request, pathname: string): number {
+    if (pathname !== adminIngestPath || !config.adminApiKey) return bodyLimits.default;
+    const token = bearerToken(request);
+    // Only the admin may send more; anyone else is held to the default before authentication runs.
+    return token && secretsEqual(token, config.adminApiKey) ? bodyLimits.adminIngest : bodyLimits.default;
+  }
+
+  return {
+    async onRequest({ request, url, setRequest, endResponse, fetchAPI }) {
+      if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return;
+      const isGraphQL = url.pathname === options.graphqlEndpoint;
+      const limit = limitFor(request, url.pathname);
+      const tooLarge = () =>
+        refusal(fetchAPI, isGraphQL, { status: 413, code: 'PAYLOAD_TOO_LARGE', message: `Request body too large: the limit is ${sizeText(limit)}` });
+
+      const declared = request.headers.get('content-length');
+      if (declared !== null) {
+        if (!/^\d+$/.test(declared)) {
+          endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Invalid Content-Length header' }));
+          return;
+        }
+        if (Number(declared) > limit) {
+          endResponse(tooLarge());
+          return;
+        }
+      }
+
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      const reader = request.body.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          size += value.byteLength;
+          if (size > limit) {
+            await reader.cancel().catch(() => {});
+            endResponse(tooLarge());
+            return;
+          }
+          chunks.push(value);
+        }
+      } catch {
+        // The client went away or sent a broken body; nobody is left to read a long answer.
+        endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Could not read the request body' }));
+        return;
+      }
+      setRequest(
+        new fetchAPI.Request(request.url, {
+          method: request.method,
+          headers: request.headers,
+          body: Buffer.concat(chunks),
+          signal: request.signal,
+        }),
+      );
+    },
+  };
+}

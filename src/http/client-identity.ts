@@ -1,0 +1,92 @@
+// Who a request comes from, for the rate limit: its bearer key when it presents a real one, else
+// its network address. IPv6 addresses are grouped by /64, the block one subscriber usually holds.
+import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
+import type { Config } from '../config.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { bearerToken, secretsEqual, sha256Hex } from './auth.js';
+
+/**
+ * The identity of callers that reach the app without a socket (in-process `yoga.fetch`, or an
+ * adapter that gives no connection): they all share this one budget, so a misconfigured adapter
+ * degrades to a strict limit rather than to no limit.
+ */
+export const IN_PROCESS_CLIENT = 'in-process';
+
+/** What node:http's adapter puts in Yoga's server context (absent for in-process calls). */
+export interface NodeServerContext {
+  req?: Pick<IncomingMessage, 'socket'>;
+}
+
+/** The address the rate limit is keyed on: IPv4 as is, IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
+export function addressKey(address: string): string | undefined {
+  if (!ipaddr.isValid(address)) return undefined;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const parts = (ip as ipaddr.IPv6).parts;
+  return `${new ipaddr.IPv6([...parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
+}
+
+/**
+ * The client's address: with TRUST_PROXY, the right-most valid X-Forwarded-For entry (the one our
+ * proxy appended; entries to its left come from the client and can be forged), else the socket's
+ * peer. Undefined when neither exists (in-process calls).
+ */
+export function clientAddress(request: Request, serverContext: NodeServerContext | undefined, trustProxy: boolean): string | undefined {
+  if (trustProxy) {
+    const forwarded = (request.headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim());
+    for (let i = forwarded.length - 1; i >= 0; i--) {
+      if (ipaddr.isValid(forwarded[i]!)) return forwarded[i];
+    }
+  }
+  return serverContext?.req?.socket?.remoteAddress;
+}
+
+/**
+ * Tells real bearer keys from made-up ones, so a client cannot buy itself a fresh budget per
+ * request by inventing keys: the configured keys, and issued keys that are not revoked. Answers are
+ * cached for a minute (bounded), so a key costs one indexed lookup per minute at most.
+ */
+export class KnownKeys {
+  private readonly cache = new Map<string, { known: boolean; until: number }>();
+
+  constructor(
+    private readonly config: Pick<Config, 'webhookApiKey' | 'adminApiKey'>,
+    private readonly prisma: Pick<PrismaClient, 'apiKey'>,
+    private readonly ttlMs = 60_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async isKnown(token: string): Promise<boolean> {
+    for (const configured of [this.config.webhookApiKey, this.config.adminApiKey]) {
+      if (configured && secretsEqual(token, configured)) return true;
+    }
+    const keyHash = sha256Hex(token);
+    const cached = this.cache.get(keyHash);
+    const now = Date.now();
+    if (cached && cached.until > now) return cached.known;
+    let known: boolean;
+    try {
+      const row = await this.prisma.apiKey.findUnique({ where: { keyHash }, select: { revoked: true } });
+      known = row !== null && !row.revoked;
+    } catch {
+      return false; // the database is away: limit by address for now, and ask again next time
+    }
+    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(keyHash, { known, until: now + this.ttlMs });
+    return known;
+  }
+}
+
+/** The rate-limit key of a request: `key:<sha256>` for a real bearer key, `ip:<address>`, or the in-process identity. */
+export async function clientIdentity(
+  request: Request,
+  serverContext: NodeServerContext | undefined,
+  options: { trustProxy: boolean; keys: KnownKeys },
+): Promise<string> {
+  const token = bearerToken(request);
+  if (token && (await options.keys.isKnown(token))) return `key:${sha256Hex(token)}`;
+  const address = clientAddress(request, serverContext, options.trustProxy);
+  const key = address === undefined ? undefined : addressKey(address);
+  return key === undefined ? IN_PROCESS_CLIENT : `ip:${key}`;
+}

@@ -1,0 +1,75 @@
+// Limits on the shape of a GraphQL document, checked while parsing and validating (before anything
+// executes), with graphql-armor. Anything over a limit is a 400 with a GraphQL error naming it.
+//
+// Sized to this schema: real selections are at most 4 levels deep (a list envelope, its items,
+// their fields), and a REST operation (SOFA selects every field of the result) is a few hundred
+// tokens at most. The depth limit also covers introspection, so nothing hides a deep query under
+// `__schema`; GraphiQL's own introspection query is 15 levels deep (its TypeRef fragment nests
+// `ofType` seven times), which sets the limit. Cyclic introspection (`fields { type { fields ...`)
+// is refused by graphql-js's MaxIntrospectionDepthRule, part of the standard validation.
+// Error messages never carry "Did you mean ...?" hints, which would map the schema for a prober.
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import type { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+export const graphqlLimits = {
+  /** Nesting depth, counting the fields inside fragments where they are spread. */
+  maxDepth: 15,
+  /** Aliased fields per operation: aliases are how one request asks for a field many times. */
+  maxAliases: 15,
+  /** Lexical tokens per document. */
+  maxTokens: 1000,
+  /** graphql-armor's cost (objects 2, scalars 1, each level multiplies by 1.5); introspection's own is not counted. */
+  maxCost: 5000,
+  /** Directives per operation (@include and @skip are the only ones clients use here). */
+  maxDirectives: 10,
+} as const;
+
+// Documents refused by a limit. Each is a 400 whatever the client accepts (Yoga answers other
+// request errors with 200 to `Accept: application/json`, as the GraphQL-over-HTTP spec suggests for
+// that type, and marks parse errors that way after every plugin has seen them, so the mark is
+// corrected when the response is built).
+const refused = new WeakSet<GraphQLError>();
+
+function refuse(error: GraphQLError): void {
+  refused.add(error);
+  (error.extensions as Record<string, unknown>).http = { status: 400, spec: false };
+}
+
+const onReject = [(_context: unknown, error: GraphQLError) => refuse(error)];
+
+/** Removes graphql-js's "Did you mean ...?" hints, which map the schema for whoever probes it. */
+export const withoutSuggestions = (message: string) => message.replace(/\s*Did you mean [^?]*\?/g, '');
+
+export function useGraphQLLimits(): Plugin {
+  const armor = EnvelopArmorPlugin({
+    blockFieldSuggestion: { enabled: true, mask: '' },
+    maxDepth: { n: graphqlLimits.maxDepth, ignoreIntrospection: false, flattenFragments: true, onReject },
+    maxAliases: { n: graphqlLimits.maxAliases, onReject },
+    maxTokens: { n: graphqlLimits.maxTokens, onReject },
+    costLimit: { maxCost: graphqlLimits.maxCost, ignoreIntrospection: true, flattenFragments: true, onReject },
+    maxDirectives: { n: graphqlLimits.maxDirectives, onReject },
+  }) as Plugin;
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(armor);
+    },
+    onValidate() {
+      return ({ valid, result }) => {
+        // graphql-js's own guard against cyclic introspection is an abuse limit too.
+        if (!valid) for (const error of result) if (/introspection depth/i.test(error.message)) refuse(error);
+      };
+    },
+    onResultProcess({ result }) {
+      if (Symbol.asyncIterator in result) return;
+      for (const single of Array.isArray(result) ? result : [result]) {
+        for (const error of single.errors ?? []) {
+          if (refused.has(error as GraphQLError)) (error.extensions as { http: { spec: boolean } }).http.spec = false;
+          // graphql-armor hides suggestions in validation errors; variable values are checked later,
+          // while executing, and graphql-js suggests there too ("Did you mean the enum value ...?").
+          (error as { message: string }).message = withoutSuggestions(error.message);
+        }
+      }
+    },
+  };
+}

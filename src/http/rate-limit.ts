@@ -1,0 +1,111 @@
+// The rate limit: one Yoga plugin, first in line, so every request (GraphQL, REST, the CSV export)
+// spends from the same per-client budget of `limit` requests in any rolling minute. graphql-rate-limit's
+// core limiter makes the decision and words the refusal; the store records requests atomically
+// (the limiter's own read-then-write is not), and supplies the remaining budget and reset time
+// for the RateLimit headers, which follow the IETF draft (draft-ietf-httpapi-ratelimit-headers).
+import type { GraphQLResolveInfo } from 'graphql';
+import { getGraphQLRateLimiter, type Store } from 'graphql-rate-limit';
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from '../log.js';
+import { clientIdentity, type KnownKeys, type NodeServerContext } from './client-identity.js';
+import type { RateLimitStore, WindowHit } from './rate-limit-store.js';
+import { refusal } from './refusal.js';
+
+export const WINDOW_MS = 60_000;
+
+/** Paths that are never limited: orchestrators probe them. */
+const exemptPaths = new Set(['/health', '/ready']);
+
+export const rateLimitMessage = (limit: number) => `Rate limit exceeded: maximum of ${limit} requests per minute`;
+
+export interface RateLimitOptions {
+  /** Requests per client per rolling minute; 0 disables the limit. */
+  limit: number;
+  store: RateLimitStore;
+  keys: KnownKeys;
+  trustProxy: boolean;
+  graphqlEndpoint: string;
+  log: Logger;
+}
+
+interface Decision {
+  /** The refusal message, when the request is over the limit. */
+  refused?: string;
+  hit: WindowHit;
+}
+
+export function useRateLimit(options: RateLimitOptions): Plugin {
+  const { limit, store, log } = options;
+  if (limit === 0) return {};
+  const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
+  // Headers to add to the response, keyed by the request's server context (one object per request;
+  // the Request itself may be replaced by later plugins).
+  const pending = new WeakMap<object, Record<string, string>>();
+
+  async function decide(key: string): Promise<Decision> {
+    let hit: WindowHit | undefined;
+    // A store for this one request: its read is the store's atomic hit, and there is nothing left
+    // to write afterwards. Times are handed over with their ages preserved on the limiter's clock,
+    // which is Date.now() and may differ from an injected store clock.
+    const requestStore: Store = {
+      async getForIdentity() {
+        hit = await store.hit(key, limit, WINDOW_MS);
+        const shift = Date.now() - hit.now;
+        return hit.earlier.map((t) => t + shift);
+      },
+      setForIdentity() {},
+    };
+    const limiter = getGraphQLRateLimiter({
+      store: requestStore,
+      identifyContext: () => key,
+      formatError: ({ max }) => rateLimitMessage(max),
+    });
+    const message = await limiter(
+      { parent: undefined, args: {}, context: {}, info: { fieldName: 'request' } as GraphQLResolveInfo },
+      { max: limit, window: `${WINDOW_MS}ms`, uncountRejected: true },
+    );
+    // The store's atomic answer is final: an entry on the very edge of the window can look expired
+    // to the limiter's clock read a moment later, and the store has not recorded this request.
+    const refused = message ?? (hit!.admitted ? undefined : rateLimitMessage(limit));
+    return { refused, hit: hit! };
+  }
+
+  return {
+    async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      // CORS preflights are answered before this plugin and cost nothing.
+      if (exemptPaths.has(url.pathname)) return;
+      let decision: Decision;
+      try {
+        const key = await clientIdentity(request, serverContext as NodeServerContext, options);
+        decision = await decide(key);
+      } catch (err) {
+        // Never turn a limiter fault into an outage: admit, and say why in the log.
+        log.error('rate limit: could not decide, admitting the request', { err });
+        return;
+      }
+      const { hit, refused } = decision;
+      const window = hit.admitted ? [...hit.earlier, hit.now] : hit.earlier;
+      const remaining = Math.max(0, limit - window.length);
+      // Seconds until the oldest request in the window leaves it and a slot frees up.
+      const reset = window.length === 0 ? 0 : Math.max(1, Math.ceil((window[0]! + WINDOW_MS - hit.now) / 1000));
+      const headers: Record<string, string> = { 'RateLimit-Policy': policy, RateLimit: `"default";r=${remaining};t=${reset}` };
+      if (refused) {
+        endResponse(
+          refusal(fetchAPI, url.pathname === options.graphqlEndpoint, {
+            status: 429,
+            code: 'RATE_LIMITED',
+            message: refused,
+            headers: { ...headers, 'Retry-After': String(reset) },
+          }),
+        );
+        return;
+      }
+      pending.set(serverContext, headers);
+    },
+    onResponse({ serverContext, response }) {
+      const headers = pending.get(serverContext);
+      if (!headers) return;
+      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    },
+  };
+}

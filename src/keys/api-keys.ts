@@ -1,0 +1,45 @@
+// Issued bearer keys. Only the SHA-256 of a key is stored; the key itself is shown once, when the
+// CLI issues it. Lookups go by hash, so the database never holds anything that opens the API.
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { sha256Hex } from '../http/auth.js';
+
+/** Scope an issued key needs to register and manage webhooks. */
+export const webhookScope = 'webhooks';
+
+export interface IssuedKey {
+  id: string;
+  name: string;
+  key: string;
+}
+
+export async function issueKey(prisma: PrismaClient, name: string, scopes: string[] = [webhookScope]): Promise<IssuedKey> {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 100) throw new Error('a key needs a name of 1 to 100 characters');
+  // 32 random bytes; the prefix makes a leaked key easy to recognise in logs and secret scanners.
+  const key = `swk_${randomBytes(32).toString('base64url')}`;
+  const row = await prisma.apiKey.create({ data: { name: trimmed, keyHash: sha256Hex(key), scopes } });
+  return { id: row.id, name: row.name, key };
+}
+
+export function listKeys(prisma: PrismaClient) {
+  return prisma.apiKey.findMany({
+    select: { id: true, name: true, scopes: true, revoked: true, createdAt: true, lastUsedAt: true },
+    orderBy: { createdAt: 'asc' },
+  });
+}
+
+/** Revokes a key; false when no such key exists. */
+export async function revokeKey(prisma: PrismaClient, id: string): Promise<boolean> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return false;
+  const { count } = await prisma.apiKey.updateMany({ where: { id }, data: { revoked: true } });
+  return count > 0;
+}
+
+/** The active issued key with this hash and scope, marking it used; null when there is none. */
+export async function findActiveKey(prisma: PrismaClient, keyHash: string, scope: string) {
+  const key = await prisma.apiKey.findUnique({ where: { keyHash }, select: { id: true, revoked: true, scopes: true } });
+  if (!key || key.revoked || !key.scopes.includes(scope)) return null;
+  await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date() } });
+  return key;
+}

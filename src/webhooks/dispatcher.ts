@@ -1,0 +1,206 @@
+// The dispatcher turns published batches into outbox rows. It consumes Subscription.newIssues
+// through the schema (graphql's own subscribe, so a webhook gets exactly what a GraphQL subscriber
+// with its filters gets, serialised as the REST Issue shape), once per distinct filter among the
+// active webhooks, and writes one WebhookDelivery per (webhook, event) with a single INSERT ...
+// SELECT. The unique (webhookId, eventId) makes it idempotent: several instances hearing the same
+// event through Redis, a replay after a crash, or a restart all end with one row per pair.
+//
+// Nothing is lost between publish and outbox: each group replays recent events that still lack
+// a row for one of its webhooks (IssueEvent rows are the durable record of what was published)
+// through the same subscription, fed from the database instead of the pub/sub, when it starts,
+// after an error, and at process start-up.
+import { randomUUID } from 'node:crypto';
+import { parse, subscribe, type ExecutionResult, type GraphQLObjectType } from 'graphql';
+import type { Context, Services } from '../context.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import type { IssuePubSub, NewIssuesEvent } from '../pubsub.js';
+import { schema } from '../schema/index.js';
+
+export interface DispatcherOptions {
+  /** How often the set of webhook filters is re-read (webhooks registered on other instances). */
+  refreshIntervalMs?: number;
+  /** How far back a replay looks for events without delivery rows. */
+  catchUpWindowMs?: number;
+  /** Pause before a failed group subscription is started again. */
+  restartDelayMs?: number;
+  /** Called after deliveries were written (the worker's wake-up). */
+  onDeliveries?: (count: number) => void;
+}
+
+export interface Dispatcher {
+  /** Starts a subscription per filter and replays what a previous run may have missed. */
+  start(): Promise<void>;
+  /** Re-reads the active webhooks' filters now; resolves once new groups are subscribed. */
+  refresh(): Promise<void>;
+  /** Ends every subscription and waits for rows being written. */
+  stop(): Promise<void>;
+}
+
+interface Group {
+  key: string;
+  filters: Prisma.JsonValue;
+  iterator?: AsyncIterator<ExecutionResult>;
+  loop?: Promise<void>;
+  stopped: boolean;
+}
+
+interface DispatchData {
+  newIssues: { eventId: string; issues: unknown[] };
+}
+
+/** Every field of the Issue type: the REST Issue shape, since REST serves the same type. */
+function dispatchDocument() {
+  const issue = schema.getType('Issue') as GraphQLObjectType;
+  const fields = Object.keys(issue.getFields()).join(' ');
+  return parse(`subscription WebhookDispatch($filter: WebhookFiltersInput) {
+    newIssues(filter: $filter) { eventId issues { ${fields} } }
+  }`);
+}
+
+export function createDispatcher(services: Services, options: DispatcherOptions = {}): Dispatcher {
+  const { db, log } = services;
+  const prisma = db.prisma;
+  const refreshIntervalMs = options.refreshIntervalMs ?? 5_000;
+  const catchUpWindowMs = options.catchUpWindowMs ?? 24 * 3600_000;
+  const restartDelayMs = options.restartDelayMs ?? 1_000;
+  const document = dispatchDocument();
+  const groups = new Map<string, Group>();
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let refreshing: Promise<void> = Promise.resolve();
+
+  function context(pubsub: IssuePubSub): Context {
+    return {
+      ...services,
+      pubsub,
+      prisma,
+      request: new Request('http://dispatcher.internal/'),
+      requestId: `dispatcher-${randomUUID()}`,
+    };
+  }
+
+  /** One outbox row per active webhook of the group registered before the event. */
+  async function writeDeliveries(group: Group, batch: DispatchData['newIssues']): Promise<void> {
+    const payload = Buffer.from(JSON.stringify({ event: 'new_issues', issues: batch.issues }));
+    const written = await prisma.$executeRaw`
+      INSERT INTO "WebhookDelivery" ("id", "webhookId", "eventId", "kind", "payload", "status", "attempts", "nextAttemptAt", "createdAt")
+      SELECT gen_random_uuid(), w."id", e."id", 'new_issues', ${payload}, 'pending', 0, now(), now()
+        FROM "Webhook" AS w
+        JOIN "IssueEvent" AS e ON e."id" = ${batch.eventId}::uuid
+       WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."createdAt" <= e."createdAt"
+      ON CONFLICT ("webhookId", "eventId") DO NOTHING`;
+    if (written > 0) options.onDeliveries?.(written);
+  }
+
+  async function consume(group: Group, iterator: AsyncIterator<ExecutionResult>): Promise<void> {
+    for (;;) {
+      const step = await iterator.next();
+      if (step.done) return;
+      const result = step.value;
+      if (result.errors?.length || !result.data) throw new Error(result.errors?.[0]?.message ?? 'empty subscription result');
+      await writeDeliveries(group, (result.data as unknown as DispatchData).newIssues);
+    }
+  }
+
+  async function open(group: Group, pubsub: IssuePubSub): Promise<AsyncIterator<ExecutionResult>> {
+    const result = await subscribe({ schema, document, variableValues: { filter: group.filters }, contextValue: context(pubsub) });
+    if (!(Symbol.asyncIterator in result)) throw new Error(result.errors?.[0]?.message ?? 'subscription refused');
+    return result[Symbol.asyncIterator]();
+  }
+
+  /** Events still missing a row for one of the group's webhooks, oldest first. */
+  function eventsToReplay(group: Group): Promise<{ id: string; issueIds: string[] }[]> {
+    const since = new Date(Date.now() - catchUpWindowMs);
+    return prisma.$queryRaw`
+      SELECT e."id", e."issueIds" FROM "IssueEvent" AS e
+       WHERE e."createdAt" >= ${since}
+         AND EXISTS (
+           SELECT 1 FROM "Webhook" AS w
+            WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."createdAt" <= e."createdAt"
+              AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" AS d WHERE d."webhookId" = w."id" AND d."eventId" = e."id"))
+       ORDER BY e."createdAt", e."id"`;
+  }
+
+  /** Runs missed events through the same subscription, fed from the database. */
+  async function replay(group: Group): Promise<void> {
+    const events = await eventsToReplay(group);
+    if (events.length === 0) return;
+    const source = (async function* () {
+      for (const e of events) yield { eventId: e.id, issueIds: e.issueIds } satisfies NewIssuesEvent;
+    })();
+    const replayPubSub = { publish: () => {}, subscribe: () => source } as unknown as IssuePubSub;
+    await consume(group, await open(group, replayPubSub));
+    log.info('webhook events replayed', { filters: group.filters, events: events.length });
+  }
+
+  async function startGroup(group: Group): Promise<void> {
+    try {
+      // Live first, then replay: an event published meanwhile is seen by one or both, never by neither.
+      const iterator = await open(group, services.pubsub);
+      group.iterator = iterator;
+      group.loop = consume(group, iterator).then(
+        () => {
+          if (!group.stopped) restartLater(group, new Error('subscription ended'));
+        },
+        (err) => restartLater(group, err),
+      );
+      await replay(group);
+    } catch (err) {
+      restartLater(group, err);
+    }
+  }
+
+  function restartLater(group: Group, err: unknown) {
+    if (group.stopped || !running) return;
+    log.error('webhook dispatch subscription failed; restarting it', { filters: group.filters, err });
+    void stopGroup(group);
+    setTimeout(() => {
+      if (running) void refresh();
+    }, restartDelayMs).unref();
+  }
+
+  async function stopGroup(group: Group): Promise<void> {
+    group.stopped = true;
+    if (groups.get(group.key) === group) groups.delete(group.key);
+    await group.iterator?.return?.();
+    await group.loop?.catch(() => {});
+  }
+
+  async function reconcile(): Promise<void> {
+    const rows = await prisma.$queryRaw<{ filters: Prisma.JsonValue }[]>`
+      SELECT DISTINCT "filters" FROM "Webhook" WHERE "active"`;
+    const wanted = new Map(rows.map((r) => [JSON.stringify(r.filters), r.filters]));
+    const starting: Promise<void>[] = [];
+    for (const [key, filters] of wanted) {
+      if (groups.has(key)) continue;
+      const group: Group = { key, filters, stopped: false };
+      groups.set(key, group);
+      starting.push(startGroup(group));
+    }
+    for (const group of [...groups.values()]) if (!wanted.has(group.key)) await stopGroup(group);
+    await Promise.all(starting);
+  }
+
+  function refresh(): Promise<void> {
+    if (!running) return Promise.resolve();
+    refreshing = refreshing.then(reconcile).catch((err) => log.error('could not refresh webhook dispatch', { err }));
+    return refreshing;
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      await refresh();
+      timer = setInterval(() => void refresh(), refreshIntervalMs);
+      timer.unref();
+    },
+    refresh,
+    async stop() {
+      running = false;
+      clearInterval(timer);
+      await refreshing;
+      await Promise.all([...groups.values()].map(stopGroup));
+    },
+  };
+}

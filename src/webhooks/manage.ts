@@ -1,0 +1,57 @@
+// Registration and management of webhooks, always scoped to the bearer key that owns them: a key
+// never sees, changes or learns of another key's webhooks (someone else's id is a plain 404).
+import type { Context } from '../context.js';
+import { badRequest, notFound, unauthenticated } from '../errors.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { bearerToken, secretsEqual, sha256Hex } from '../http/auth.js';
+import { findActiveKey, webhookScope } from '../keys/api-keys.js';
+import { normaliseFilters, type IssueFiltersInput } from './filters.js';
+import { newSecret } from './signing.js';
+import { checkTargetUrl, TargetRefused } from './ssrf.js';
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const maxUrlLength = 2048;
+
+/**
+ * The owner of the request: the SHA-256 of its bearer key, when that key is the configured
+ * WEBHOOK_API_KEY or an issued key with the webhooks scope. Anything else is a 401.
+ */
+export async function webhookOwner(ctx: Context): Promise<string> {
+  const token = bearerToken(ctx.request);
+  if (!token) throw unauthenticated();
+  const keyHash = sha256Hex(token);
+  if (ctx.config.webhookApiKey && secretsEqual(token, ctx.config.webhookApiKey)) return keyHash;
+  if (await findActiveKey(ctx.prisma, keyHash, webhookScope)) return keyHash;
+  throw unauthenticated();
+}
+
+/** The where for one webhook of this owner; malformed ids are simply not found. */
+export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWhereInput & { id: string } {
+  if (!uuid.test(id)) throw notFound('Webhook not found');
+  return { id, ownerKeyHash };
+}
+
+export async function requireOwnedWebhook(ctx: Context, id: string, ownerKeyHash: string) {
+  const webhook = await ctx.prisma.webhook.findFirst({ where: ownedWebhook(id, ownerKeyHash), select: { id: true, active: true } });
+  if (!webhook) throw notFound('Webhook not found');
+  return webhook;
+}
+
+/** Validates a registration: an https URL on a public address (unless allowed) and known filters. */
+export async function validateRegistration(ctx: Context, input: { url: string; filters?: IssueFiltersInput | null }) {
+  if (input.url.length > maxUrlLength) throw badRequest(`url must be at most ${maxUrlLength} characters`);
+  let url: URL;
+  try {
+    url = await checkTargetUrl(input.url, { allowPrivate: ctx.config.webhookAllowPrivateTargets });
+  } catch (err) {
+    if (err instanceof TargetRefused) throw badRequest(err.message);
+    throw err;
+  }
+  return { url: url.href, filters: normaliseFilters(input.filters) };
+}
+
+export function createWebhookData(ownerKeyHash: string, valid: { url: string; filters: object }): Prisma.WebhookCreateInput {
+  return { url: valid.url, filters: valid.filters, ownerKeyHash, secret: newSecret() };
+}
+
+export { newSecret, uuid as uuidPattern };

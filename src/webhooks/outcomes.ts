@@ -1,0 +1,169 @@
+// Records delivery attempts. Outcomes that arrive together are written together: one transaction
+// of two statements (attempt rows; delivery rows with their webhooks' health) per batch instead of
+// four or five statements per attempt, which is what keeps fan-out to many webhooks fast on the
+// embedded database, where every statement runs on one thread.
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../log.js';
+import { retryDelay, type RetryPolicy } from './retry.js';
+
+export interface Outcome {
+  deliveryId: string;
+  webhookId: string;
+  kind: string;
+  /** Attempts made so far, this one included. */
+  attempts: number;
+  /** The claim this attempt ran under; a later claim of the same row wins. */
+  claim: Date;
+  attemptedAt: Date;
+  statusCode?: number;
+  error?: string;
+  durationMs: number;
+}
+
+export interface OutcomeRules {
+  retry: RetryPolicy;
+  /** Dead deliveries in a row (no success between) that deactivate the webhook. */
+  deadLimit: number;
+}
+
+interface Decided {
+  outcome: Outcome;
+  ok: boolean;
+  gone: boolean;
+  dead: boolean;
+  error: string | null;
+  nextAttemptAt: Date | null;
+}
+
+/** 2xx succeeds; 410 is final and deactivates; pings never retry; the rest retries until maxAttempts. */
+function decide(outcome: Outcome, rules: OutcomeRules, now: Date): Decided {
+  const { statusCode } = outcome;
+  const ok = statusCode !== undefined && statusCode >= 200 && statusCode < 300;
+  const gone = statusCode === 410;
+  const error = ok ? null : (outcome.error ?? describeStatus(statusCode!));
+  const dead = !ok && (gone || outcome.kind === 'ping' || outcome.attempts >= rules.retry.maxAttempts);
+  const nextAttemptAt = ok || dead ? null : new Date(now.getTime() + retryDelay(rules.retry, outcome.attempts));
+  return { outcome, ok, gone, dead, error, nextAttemptAt };
+}
+
+function describeStatus(statusCode: number): string {
+  if (statusCode >= 300 && statusCode < 400) return `HTTP ${statusCode}: redirects are not followed`;
+  return `HTTP ${statusCode}`;
+}
+
+async function write(prisma: PrismaClient, batch: Decided[], deadLimit: number): Promise<void> {
+  const now = new Date();
+  const rows = batch.map((d, seq) => ({
+    id: d.outcome.deliveryId,
+    token: d.outcome.claim.toISOString(),
+    status: d.ok ? 'succeeded' : d.dead ? 'dead' : 'failed',
+    completed_at: d.ok || d.dead ? now.toISOString() : null,
+    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    status_code: d.outcome.statusCode ?? null,
+    error: d.error,
+    webhook_id: d.outcome.webhookId,
+    seq,
+    ok: d.ok,
+    gone: d.gone,
+    // Pings are one-shot tests: they never count against the webhook's health (a 410 still does).
+    failure: !d.ok && !d.gone && d.outcome.kind !== 'ping',
+    dead: d.dead,
+  }));
+  const deadReason = `${deadLimit} deliveries in a row failed every retry`;
+  await prisma.$transaction([
+    prisma.deliveryAttempt.createMany({
+      data: batch.map((d) => ({
+        deliveryId: d.outcome.deliveryId,
+        attemptedAt: d.outcome.attemptedAt,
+        statusCode: d.outcome.statusCode ?? null,
+        error: d.error,
+        durationMs: d.outcome.durationMs,
+      })),
+    }),
+    // One statement: the delivery rows, then the health of their webhooks from the rows that were
+    // actually updated. The claim guards both: a row deleted meanwhile, or claimed again after this
+    // claim expired, is left alone and counts for nothing (the attempt itself stays on record).
+    // Health follows the order of the outcomes: a success resets the counters, and only failures
+    // after the last success of the batch add to them.
+    prisma.$executeRaw`
+      WITH u AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+          "id" uuid, "token" timestamptz, "status" text, "completed_at" timestamptz, "next_attempt_at" timestamptz,
+          "status_code" int, "error" text, "webhook_id" uuid, "seq" int, "ok" boolean, "gone" boolean, "failure" boolean, "dead" boolean)
+      ),
+      applied AS (
+        UPDATE "WebhookDelivery" AS d
+           SET "status" = u."status"::"DeliveryStatus",
+               "completedAt" = u."completed_at",
+               "nextAttemptAt" = COALESCE(u."next_attempt_at", d."nextAttemptAt"),
+               "lockedUntil" = NULL,
+               "lastStatusCode" = u."status_code",
+               "lastError" = u."error"
+          FROM u
+         WHERE d."id" = u."id" AND d."status" = 'delivering' AND d."lockedUntil" = u."token"
+        RETURNING d."id"
+      ),
+      done AS (SELECT u.* FROM u JOIN applied ON applied."id" = u."id"),
+      last_ok AS (
+        SELECT "webhook_id", max("seq") FILTER (WHERE "ok") AS "seq", bool_or("gone") AS "gone" FROM done GROUP BY "webhook_id"
+      ),
+      health AS (
+        SELECT l."webhook_id" AS "id", l."seq" IS NOT NULL AS "reset", l."gone",
+               count(*) FILTER (WHERE d."failure" AND d."seq" > COALESCE(l."seq", -1))::int AS "failures",
+               count(*) FILTER (WHERE d."failure" AND d."dead" AND d."seq" > COALESCE(l."seq", -1))::int AS "dead"
+          FROM last_ok AS l JOIN done AS d ON d."webhook_id" = l."webhook_id"
+         GROUP BY l."webhook_id", l."seq", l."gone"
+      )
+      UPDATE "Webhook" AS w
+         SET "consecutiveFailures" = CASE WHEN h."reset" THEN 0 ELSE w."consecutiveFailures" END + h."failures",
+             "deadDeliveries" = CASE WHEN h."reset" THEN 0 ELSE w."deadDeliveries" END + h."dead",
+             "active" = w."active" AND NOT h."gone"
+                        AND CASE WHEN h."reset" THEN 0 ELSE w."deadDeliveries" END + h."dead" < ${deadLimit},
+             "deactivatedReason" = CASE
+                 WHEN NOT w."active" THEN w."deactivatedReason"
+                 WHEN h."gone" THEN 'receiver answered 410 Gone'
+                 WHEN CASE WHEN h."reset" THEN 0 ELSE w."deadDeliveries" END + h."dead" >= ${deadLimit} THEN ${deadReason}
+                 ELSE w."deactivatedReason" END,
+             "updatedAt" = now()
+        FROM health AS h
+       WHERE w."id" = h."id"`,
+  ]);
+}
+
+export interface OutcomeRecorder {
+  /** Resolves once the outcome is written (or, if writing failed, logged). */
+  record(outcome: Outcome): Promise<void>;
+}
+
+export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: OutcomeRules): OutcomeRecorder {
+  let pending: { decided: Decided; done: () => void }[] = [];
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    flushing = true;
+    while (pending.length) {
+      const batch = pending;
+      pending = [];
+      try {
+        await write(prisma, batch.map((p) => p.decided), rules.deadLimit);
+      } catch (err) {
+        // The rows stay claimed until their lease ends, then go out again with the same webhook-id.
+        log.error('could not record webhook delivery attempts', { deliveries: batch.length, err });
+      }
+      for (const p of batch) p.done();
+    }
+    flushing = false;
+  }
+
+  return {
+    record(outcome) {
+      const decided = decide(outcome, rules, new Date());
+      if (!decided.ok) log.debug('webhook delivery attempt failed', { deliveryId: outcome.deliveryId, statusCode: outcome.statusCode, error: decided.error, dead: decided.dead });
+      return new Promise<void>((done) => {
+        pending.push({ decided, done });
+        // Outcomes arriving while a batch is being written join the next one.
+        if (!flushing) setImmediate(() => void (flushing || flush()));
+      });
+    },
+  };
+}

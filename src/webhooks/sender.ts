@@ -1,0 +1,128 @@
+// One HTTPS POST to a webhook target: no redirects followed (node:https never follows them), a
+// hard time limit on the whole exchange, and the SSRF guard inside the agent's DNS lookup so the
+// address dialled is the address checked. Errors become short messages fit for the webhook owner.
+import { Agent, request } from 'node:https';
+import { rootCertificates } from 'node:tls';
+import { checkLiteralTarget, guardedLookup, TargetRefused, type LookupFunction } from './ssrf.js';
+
+export interface SenderOptions {
+  timeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the address checks (tests and local development only). */
+  allowPrivateTargets: boolean;
+  /** Extra certificate authorities to trust besides the public ones (tests' self-signed receivers). */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** DNS resolver under the guard; defaults to dns.lookup. */
+  lookup?: LookupFunction;
+  /** Sockets per target host and port. */
+  maxSocketsPerHost?: number;
+}
+
+export interface SendResult {
+  statusCode?: number;
+  error?: string;
+  durationMs: number;
+}
+
+/** Receivers' answers are read (to free the socket) but never kept beyond this. */
+const maxResponseBytes = 64 * 1024;
+
+export interface Sender {
+  send(url: string, headers: Record<string, string>, body: Buffer): Promise<SendResult>;
+  close(): void;
+}
+
+export function createSender(options: SenderOptions): Sender {
+  const extraCa = options.ca === undefined ? [] : Array.isArray(options.ca) ? options.ca : [options.ca];
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: options.maxSocketsPerHost ?? 16,
+    ...(extraCa.length ? { ca: [...rootCertificates, ...extraCa] } : {}),
+    ...(options.allowPrivateTargets
+      ? options.lookup ? { lookup: options.lookup } : {}
+      : { lookup: guardedLookup(options.lookup) }),
+  });
+
+  function send(target: string, headers: Record<string, string>, body: Buffer): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let url: URL;
+    try {
+      url = new URL(target);
+      checkLiteralTarget(url, options.allowPrivateTargets);
+    } catch (err) {
+      return Promise.resolve({ error: err instanceof TargetRefused ? `refused: ${err.message}` : 'invalid url', durationMs: elapsed() });
+    }
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (result: Omit<SendResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ ...result, durationMs: elapsed() });
+      };
+      const req = request(url, {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+          'user-agent': 'secwire-webhooks/1',
+          ...headers,
+        },
+      });
+      const timer = setTimeout(() => {
+        finish({ error: `timed out after ${options.timeoutMs} ms` });
+        req.destroy();
+      }, options.timeoutMs);
+      req.on('response', (res) => {
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > maxResponseBytes) res.destroy();
+        });
+        const done = () => finish({ statusCode: res.statusCode });
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', done);
+      });
+      req.on('error', (err) => finish({ error: describeError(err) }));
+      req.end(body);
+    });
+  }
+
+  return { send, close: () => agent.destroy() };
+}
+
+/** Library and system errors mapped to plain words: the owner sees these, never raw messages. */
+function describeError(err: NodeJS.ErrnoException): string {
+  if (err instanceof TargetRefused) return `refused: ${err.message}`;
+  switch (err.code) {
+    case 'ETARGETREFUSED':
+      return `refused: ${err.message}`;
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ETIMEDOUT':
+    case 'ECONNABORTED':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case 'CERT_HAS_EXPIRED':
+      return 'TLS certificate expired';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return 'TLS certificate does not match the host';
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'TLS certificate not trusted';
+    default:
+      return err.code?.startsWith('ERR_SSL') || err.code?.startsWith('ERR_TLS') ? 'TLS handshake failed' : 'network error';
+  }
+}

@@ -1,0 +1,187 @@
+// The delivery worker: claims due outbox rows with FOR UPDATE SKIP LOCKED (so any number of
+// workers, in any number of processes, never send the same row at once), signs and POSTs them,
+// records every attempt and schedules retries. A claim is a lease: a worker that dies mid-delivery
+// leaves its rows to be claimed again once the lease runs out, and they go out with the same
+// webhook-id, so a receiver can drop the duplicate.
+import type { Database } from '../db/client.js';
+import type { Logger } from '../log.js';
+import { createOutcomeRecorder } from './outcomes.js';
+import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
+import { createSender, type Sender, type SenderOptions, type SendResult } from './sender.js';
+import { signatureHeaders } from './signing.js';
+
+export interface WorkerOptions extends Partial<Omit<SenderOptions, 'allowPrivateTargets'>> {
+  allowPrivateTargets: boolean;
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+  /** How often an idle worker looks for due rows (wake() cuts this short). */
+  pollIntervalMs?: number;
+  /** How long a claim holds a row; must exceed timeoutMs, or a slow attempt could be sent twice. */
+  leaseMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Dead deliveries in a row (no success between) that deactivate the webhook. */
+  deadDeliveriesToDeactivate?: number;
+}
+
+export interface DeliveryWorker {
+  start(): void;
+  /** Stops claiming, waits for in-flight deliveries to finish and be recorded. */
+  stop(): Promise<void>;
+  /** Look for due rows now (the dispatcher calls this after writing deliveries). */
+  wake(): void;
+  /** Claims and sends whatever is due (up to the concurrency), resolving when all are recorded. */
+  runOnce(): Promise<number>;
+}
+
+interface ClaimedRow {
+  id: string;
+  webhookId: string;
+  kind: string;
+  payload: Uint8Array;
+  attempts: number;
+  url: string;
+  secret: string;
+  /** The claim's expiry, which doubles as its token: only the current claim may record an outcome. */
+  lockedUntil: Date;
+}
+
+export function createDeliveryWorker({ db, log }: { db: Database; log: Logger }, options: WorkerOptions): DeliveryWorker {
+  const prisma = db.prisma;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const leaseMs = options.leaseMs ?? timeoutMs + 15_000;
+  const concurrency = options.concurrency ?? 16;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+  const deadLimit = options.deadDeliveriesToDeactivate ?? 3;
+  const sender: Sender = createSender({ ...options, timeoutMs });
+  const recorder = createOutcomeRecorder(prisma, log, { retry, deadLimit });
+
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let wakeRequested = false;
+
+  async function claim(limit: number): Promise<ClaimedRow[]> {
+    // A row is due when it waits for an attempt, or when its claim expired (its worker died).
+    return prisma.$queryRaw<ClaimedRow[]>`
+      UPDATE "WebhookDelivery" AS d
+         SET "status" = 'delivering',
+             "attempts" = d."attempts" + 1,
+             "lockedUntil" = now() + ${leaseMs} * interval '1 millisecond'
+        FROM "Webhook" AS w
+       WHERE w."id" = d."webhookId"
+         AND d."id" IN (
+           SELECT q."id" FROM "WebhookDelivery" AS q
+             JOIN "Webhook" AS qw ON qw."id" = q."webhookId"
+            WHERE qw."active"
+              AND ((q."status" IN ('pending', 'failed') AND q."nextAttemptAt" <= now())
+                OR (q."status" = 'delivering' AND q."lockedUntil" < now()))
+            ORDER BY q."nextAttemptAt"
+            LIMIT ${limit}
+              FOR UPDATE OF q SKIP LOCKED)
+      RETURNING d."id", d."webhookId", d."kind", d."payload", d."attempts", d."lockedUntil", w."url", w."secret"`;
+  }
+
+  /** The exact bytes sent: the stored message plus the time of this attempt. */
+  function bodyFor(row: ClaimedRow, now: Date): Buffer {
+    const message = JSON.parse(Buffer.from(row.payload).toString('utf8')) as Record<string, unknown>;
+    return Buffer.from(JSON.stringify({ ...message, deliveredAt: now.toISOString() }));
+  }
+
+  async function deliver(row: ClaimedRow): Promise<void> {
+    const attemptedAt = new Date();
+    // A claim that is nearly spent (the database was slow to answer) is not used: another claim
+    // may take the row before this attempt could be recorded, and the receiver would get it twice.
+    if (row.lockedUntil.getTime() - attemptedAt.getTime() < timeoutMs) {
+      log.warn('webhook delivery claim expired before sending; leaving it to be claimed again', { deliveryId: row.id });
+      return;
+    }
+    let result: SendResult;
+    try {
+      const body = bodyFor(row, attemptedAt);
+      result = await sender.send(row.url, signatureHeaders(row.secret, row.id, attemptedAt, body), body);
+    } catch (err) {
+      log.error('webhook delivery failed unexpectedly', { deliveryId: row.id, err });
+      result = { error: 'internal error', durationMs: 0 };
+    }
+    await recorder.record({
+      deliveryId: row.id,
+      webhookId: row.webhookId,
+      kind: row.kind,
+      attempts: row.attempts,
+      claim: row.lockedUntil,
+      attemptedAt,
+      ...result,
+    });
+  }
+
+  function track(promise: Promise<void>) {
+    const tracked = promise.finally(() => {
+      inFlight.delete(tracked);
+      wake();
+    });
+    inFlight.add(tracked);
+  }
+
+  async function claimAndStart(): Promise<number> {
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return 0;
+    let rows: ClaimedRow[];
+    try {
+      rows = await claim(free);
+    } catch (err) {
+      log.error('could not claim webhook deliveries', { err });
+      return 0;
+    }
+    for (const row of rows) track(deliver(row));
+    return rows.length;
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      wakeRequested = false;
+      const free = concurrency - inFlight.size;
+      const claimed = await claimAndStart();
+      if (!running) break;
+      if (wakeRequested) continue;
+      // A full claim means more may be due: go again as soon as a slot frees. Otherwise sleep
+      // until woken, a slot frees, or the poll interval passes.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(finish, claimed > 0 && claimed === free ? 60_000 : pollIntervalMs);
+        function finish() {
+          clearTimeout(timer);
+          wakeUp = undefined;
+          resolve();
+        }
+        wakeUp = finish;
+      });
+    }
+  }
+
+  function wake() {
+    wakeRequested = true;
+    wakeUp?.();
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    async stop() {
+      running = false;
+      wake();
+      await loop;
+      await Promise.allSettled([...inFlight]);
+      sender.close();
+    },
+    wake,
+    async runOnce() {
+      const claimed = await claimAndStart();
+      await Promise.allSettled([...inFlight]);
+      return claimed;
+    },
+  };
+}

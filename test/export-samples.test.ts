@@ -1,0 +1,125 @@
+// Scan, STIX and CSV end to end on the bundled real data (71 GitHub advisories and the native
+// items), ingested through POST /api/v1/admin/ingest, then read through the public routes.
+import { compare as pep440 } from '@renovatebot/pep440';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvColumns } from '../src/issues/csv.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { adminHeaders, adminKey, loadAdvisories, loadItems } from './helpers/samples.js';
+import { checkBundle } from './helpers/stix.js';
+
+let t: TestApp;
+const advisories = loadAdvisories();
+/** GHSA id -> issue id, for the served issues. */
+const issueIdOf = new Map<string, string>();
+
+beforeAll(async () => {
+  t = await createTestApp({ adminApiKey: adminKey });
+  const items = [...advisories, ...loadItems('atlas-case-studies.json'), ...loadItems('news-and-regulation.json')];
+  const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify({ items }) });
+  expect(res.status).toBe(200);
+  expect((await res.json()).data.rejected).toEqual([]);
+  const served = await t.db.prisma.issue.findMany({ where: { relevant: true, processed: true, withdrawn: false }, select: { id: true, identifiers: true } });
+  for (const row of served) for (const id of row.identifiers) if (id.startsWith('GHSA-')) issueIdOf.set(id, row.id);
+}, 180_000);
+afterAll(async () => t?.close());
+
+const post = (body: unknown) => t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** Independently of src/scan: is `version` inside one simple introduced/fixed/last_affected range of `name`? */
+function affects(advisory: Record<string, any>, name: string, version: string): boolean {
+  return advisory.affected.some((a: any) => a.package.name === name && a.ranges.some((r: any) => {
+    const ev = Object.assign({}, ...r.events) as Record<string, string>;
+    const above = ev.introduced === '0' || pep440(version, ev.introduced!) >= 0;
+    const below = ev.fixed ? pep440(version, ev.fixed) < 0 : ev.last_affected ? pep440(version, ev.last_affected) <= 0 : true;
+    return above && below;
+  }));
+}
+
+describe('POST /api/v1/scan on the real advisories', () => {
+  it('langchain@0.0.200 finds the langchain issues fixed after 0.0.200 and none fixed at or before it', async () => {
+    const langchain = advisories.filter((a) => a.affected.some((x: any) => x.package.name === 'langchain') && issueIdOf.has(a.id));
+    const expected = langchain.filter((a) => affects(a, 'langchain', '0.0.200')).map((a) => issueIdOf.get(a.id));
+    const excluded = langchain.filter((a) => !affects(a, 'langchain', '0.0.200')).map((a) => issueIdOf.get(a.id));
+    expect(expected.length).toBeGreaterThanOrEqual(8);
+    expect(excluded.length).toBeGreaterThanOrEqual(3);
+
+    const res = await post({ packages: ['langchain@0.0.200'] });
+    expect(res.status).toBe(200);
+    const { data, meta } = await res.json();
+    const found = data.map((m: { id: string }) => m.id);
+    expect(new Set(found)).toEqual(new Set(expected));
+    for (const id of excluded) expect(found).not.toContain(id);
+    // by name: fixed 0.0.236 and last affected 0.0.225 are in; fixed 0.0.156 and last affected 0.0.171 are out
+    expect(found).toContain(issueIdOf.get('GHSA-57fc-8q82-gfp3'));
+    expect(found).toContain(issueIdOf.get('GHSA-7q94-qpjr-xpgm'));
+    expect(found).not.toContain(issueIdOf.get('GHSA-8h5w-f6q9-wg35'));
+    expect(found).not.toContain(issueIdOf.get('GHSA-7gfq-f96f-g85j'));
+    expect(meta.total).toBe(found.length);
+    expect(Object.values(meta.bySeverity as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(meta.total);
+    for (const match of data) expect(match.matchedPackages).toEqual(['langchain@0.0.200']);
+  });
+
+  it('a purl and a newer version narrow the same way', async () => {
+    const { data } = await (await post({ packages: ['pkg:pypi/langchain@0.0.330'] })).json();
+    const expected = advisories.filter((a) => issueIdOf.has(a.id) && affects(a, 'langchain', '0.0.330')).map((a) => issueIdOf.get(a.id));
+    expect(data.map((m: { id: string }) => m.id).sort()).toEqual(expected.sort());
+    expect(expected).toContain(issueIdOf.get('GHSA-h59x-p739-982c')); // fixed 0.1.11
+    const ollama = await (await post({ packages: ['pkg:golang/github.com/ollama/ollama@v0.1.30'] })).json();
+    expect(ollama.data.map((m: { id: string }) => m.id)).toContain(issueIdOf.get('GHSA-8hqg-whrw-pv92'));
+    const fixedOllama = await (await post({ packages: ['pkg:golang/github.com/ollama/ollama@v0.1.34'] })).json();
+    expect(fixedOllama.data.map((m: { id: string }) => m.id)).not.toContain(issueIdOf.get('GHSA-8hqg-whrw-pv92'));
+  });
+
+  it('a vendor-only scan works', async () => {
+    const res = await post({ vendors: ['LangChain'] });
+    expect(res.status).toBe(200);
+    const { data, meta } = await res.json();
+    expect(meta.total).toBeGreaterThanOrEqual(10);
+    for (const match of data) expect(match).toMatchObject({ matchedPackages: [], matchedVendors: ['LangChain'] });
+    expect(data.map((m: { id: string }) => m.id)).toContain(issueIdOf.get('GHSA-57fc-8q82-gfp3'));
+  });
+
+  it('bad bodies are 400 envelopes', async () => {
+    for (const body of [{}, { packages: 'x'.repeat(201) }, { vendors: [7] }, { packages: ['langchain'], severityMin: 'urgent' }]) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: { message: expect.any(String), status: 400 } });
+    }
+  });
+});
+
+describe('STIX on the real data', () => {
+  it('the bundle for 100 issues validates with zero schema errors and no dangling references', async () => {
+    const res = await t.fetch('/api/v1/issues/stix?limit=100');
+    expect(res.status).toBe(200);
+    const bundle = await res.json();
+    expect(bundle.objects.filter((o: { type: string }) => o.type === 'vulnerability')).toHaveLength(100);
+    expect(bundle.objects.some((o: { type: string }) => o.type === 'course-of-action')).toBe(true);
+    expect(bundle.objects.some((o: { type: string; external_references?: { source_name: string }[] }) =>
+      o.type === 'attack-pattern' && o.external_references?.[0]?.source_name === 'mitre-atlas')).toBe(true);
+    expect(checkBundle(bundle)).toEqual({ schemaErrors: [], danglingRefs: [] });
+  });
+});
+
+describe('CSV of the whole dataset', () => {
+  it('parses back to exactly stats.totalIssues rows with every field as the JSON API serves it', async () => {
+    const res = await t.fetch('/api/issues/export');
+    expect(res.status).toBe(200);
+    const [header, ...rows] = parse(await res.text()) as string[][];
+    expect(header).toEqual([...csvColumns]);
+    const { data: stats } = await (await t.fetch('/api/v1/stats')).json();
+    expect(rows).toHaveLength(stats.totalIssues);
+
+    const served: Record<string, unknown>[] = [];
+    for (let offset = 0; offset < stats.totalIssues; offset += 100) {
+      served.push(...(await (await t.fetch(`/api/v1/issues?limit=100&offset=${offset}`)).json()).data);
+    }
+    const asCell = (value: unknown) => (value === null || value === undefined ? '' : Array.isArray(value) ? value.join('; ') : String(value));
+    const unneutralise = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
+    rows.forEach((row, i) => {
+      const issue = served[i]!;
+      expect(Object.fromEntries(csvColumns.map((c, j) => [c, unneutralise(row[j]!)]))).toEqual(Object.fromEntries(csvColumns.map((c) => [c, asCell(issue[c])])));
+    });
+  });
+});

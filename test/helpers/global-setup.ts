@@ -1,0 +1,52 @@
+// Migrates one template database per test run with the real migrator; each test file then starts
+// from a copy of it (CREATE DATABASE ... TEMPLATE on PostgreSQL, a data-dir tarball on PGlite),
+// which is much cheaper than running the Wasm schema engine in every file.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../../src/db/client.js';
+import { migrate } from '../../src/db/migrator.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** PostgreSQL: name of the migrated template database. PGlite: path of the migrated tarball. */
+    testDatabaseTemplate: string;
+  }
+}
+
+const adminQuery = async (url: string, sql: string) => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+};
+
+export default async function setup(project: TestProject) {
+  const serverUrl = process.env.TEST_DATABASE_URL || undefined;
+  if (serverUrl) {
+    const name = `secwire_template_${randomBytes(6).toString('hex')}`;
+    await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    const db = openDatabase({ kind: 'postgres', url: url.toString() });
+    await migrate(db.adapterFactory);
+    await db.close();
+    project.provide('testDatabaseTemplate', name);
+    return () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'secwire-template-'));
+  const db = openDatabase({ kind: 'pglite' });
+  await migrate(db.adapterFactory);
+  const path = join(dir, 'template.tar.gz');
+  const dump = await db.pglite!.dumpDataDir('gzip');
+  await writeFile(path, Buffer.from(await dump.arrayBuffer()));
+  await db.close();
+  project.provide('testDatabaseTemplate', path);
+  return () => rm(dir, { recursive: true, force: true });
+}

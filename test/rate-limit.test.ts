@@ -1,0 +1,248 @@
+// The rate limit through HTTP: the budget, the refusal on each surface, the headers, client
+// identity (in-process, X-Forwarded-For, real sockets over IPv4 and IPv6, bearer keys), and the
+// in-memory store's rolling window and eviction. Redis is covered in rate-limit-redis.test.ts.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../src/http/auth.js';
+import { addressKey } from '../src/http/client-identity.js';
+import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
+import { createHttpServer } from '../src/http/server.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { manualClock } from './helpers/recording-log.js';
+
+const statsQuery = JSON.stringify({ query: '{ stats { data { totalIssues } } }' });
+const gql = (t: TestApp, headers: Record<string, string> = {}) =>
+  t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: statsQuery });
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => db?.close());
+
+/** An app on the shared database with its own in-memory store and clock. */
+async function limitedApp(limit: number, extra: Parameters<typeof createTestApp>[0] = {}) {
+  const clock = manualClock();
+  const store = new MemoryRateLimitStore(clock);
+  const t = await createTestApp({ rateLimitPerMinute: limit, ...extra }, db, { rateLimitStore: store });
+  return { t, clock, store };
+}
+
+describe('the budget', () => {
+  it('admits 60 requests a minute, refuses the 61st on GraphQL and REST, and admits again a minute later', async () => {
+    const { t, clock } = await limitedApp(60);
+    for (let i = 1; i <= 60; i++) {
+      const res = await (i % 2 ? gql(t) : t.fetch('/api/v1/issues'));
+      expect(res.status, `request ${i}`).toBe(200);
+      // The first request (at 0 s) leaves the window first.
+      expect(res.headers.get('ratelimit')).toBe(`"default";r=${60 - i};t=${Math.ceil((60_000 - (i - 1) * 990) / 1000)}`);
+      await res.arrayBuffer();
+      clock.advance(990);
+    }
+
+    const graphql = await gql(t);
+    expect(graphql.status).toBe(429);
+    expect(await graphql.json()).toEqual({
+      errors: [{ message: 'Rate limit exceeded: maximum of 60 requests per minute', extensions: { code: 'RATE_LIMITED' } }],
+    });
+    // 59.4 s in, the first request leaves the window in 0.6 s: rounded up to 1 s.
+    expect(graphql.headers.get('retry-after')).toBe('1');
+    expect(graphql.headers.get('ratelimit')).toBe('"default";r=0;t=1');
+    expect(graphql.headers.get('ratelimit-policy')).toBe('"default";q=60;w=60');
+
+    for (const path of ['/api/v1/issues', '/api/v1/stats', '/api/issues/export', '/api/v1/does-not-exist']) {
+      const rest = await t.fetch(path);
+      expect(rest.status, path).toBe(429);
+      expect(rest.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await rest.json()).toEqual({ error: { message: 'Rate limit exceeded: maximum of 60 requests per minute', status: 429 } });
+      expect(rest.headers.get('retry-after')).toBe('1');
+    }
+
+    clock.advance(60_000);
+    const next = await gql(t);
+    expect(next.status).toBe(200);
+    expect((await next.json()).data.stats.data.totalIssues).toBe(0);
+    expect(next.headers.get('ratelimit')).toBe('"default";r=59;t=60');
+  });
+
+  it('is a rolling minute, not a fixed one', async () => {
+    const { t, clock } = await limitedApp(3);
+    for (let i = 0; i < 2; i++) expect((await gql(t)).status).toBe(200);
+    clock.advance(30_000);
+    expect((await gql(t)).status).toBe(200);
+    const refused = await gql(t);
+    expect(refused.status).toBe(429);
+    // The first two leave the window 30 s from now.
+    expect(refused.headers.get('retry-after')).toBe('30');
+    clock.advance(30_000);
+    expect((await gql(t)).status).toBe(200); // two slots freed
+    expect((await gql(t)).status).toBe(200);
+    expect((await gql(t)).status).toBe(429); // the request at 30 s is still inside
+  });
+
+  it('does not count refused requests, so hammering does not extend the wait', async () => {
+    const { t, clock } = await limitedApp(2);
+    await gql(t);
+    await gql(t);
+    for (let i = 0; i < 20; i++) expect((await gql(t)).status).toBe(429);
+    clock.advance(60_000);
+    expect((await gql(t)).status).toBe(200);
+  });
+
+  it('names the configured maximum', async () => {
+    const { t } = await limitedApp(5);
+    for (let i = 0; i < 5; i++) await gql(t);
+    const res = await t.fetch('/api/v1/issues');
+    expect(await res.json()).toEqual({ error: { message: 'Rate limit exceeded: maximum of 5 requests per minute', status: 429 } });
+    expect(res.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+  });
+
+  it('is off with RATE_LIMIT_PER_MINUTE=0: no refusals, no headers', async () => {
+    const t = await createTestApp({ rateLimitPerMinute: 0 }, db);
+    for (let i = 0; i < 70; i++) {
+      const res = await gql(t);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit')).toBeNull();
+      await res.arrayBuffer();
+    }
+  });
+
+  it('sends the headers on every limited response, errors included', async () => {
+    const { t } = await limitedApp(10);
+    for (const path of ['/api/v1/issues', '/api/v1/issues/not-an-id', '/api/v1/nowhere', '/api/issues/export', '/nowhere']) {
+      const res = await t.fetch(path);
+      expect(res.headers.get('ratelimit-policy'), path).toBe('"default";q=10;w=60');
+      expect(res.headers.get('ratelimit'), path).toMatch(/^"default";r=\d;t=60$/);
+    }
+  });
+
+  it('never limits /health and /ready, and sends them no rate-limit headers', async () => {
+    const { t } = await limitedApp(1);
+    await gql(t);
+    expect((await gql(t)).status).toBe(429);
+    for (const path of ['/health', '/ready']) {
+      const res = await t.fetch(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('ratelimit')).toBeNull();
+    }
+  });
+
+  it('exposes the headers to browsers through CORS, on admitted and refused responses', async () => {
+    const { t } = await limitedApp(1);
+    const origin = { origin: 'https://somewhere.example' };
+    const ok = await gql(t, origin);
+    const refused = await gql(t, origin);
+    for (const res of [ok, refused]) {
+      // Yoga answers `origin: '*'` by echoing the origin, without credentials.
+      expect(res.headers.get('access-control-allow-origin')).toBe(origin.origin);
+      expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+      expect(exposed).toEqual(expect.arrayContaining(['ratelimit', 'ratelimit-policy', 'retry-after']));
+    }
+    expect(refused.status).toBe(429);
+    // Preflights are answered before the limit and spend nothing.
+    const preflight = await t.fetch('/graphql', { method: 'OPTIONS', headers: { ...origin, 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBeLessThan(300);
+  });
+});
+
+describe('client identity', () => {
+  it('without TRUST_PROXY, ignores X-Forwarded-For: in-process callers share one budget', async () => {
+    const { t } = await limitedApp(2);
+    expect((await gql(t, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200);
+    expect((await gql(t, { 'x-forwarded-for': '198.51.100.2' })).status).toBe(200);
+    expect((await gql(t, { 'x-forwarded-for': '198.51.100.3' })).status).toBe(429);
+  });
+
+  it('with TRUST_PROXY, keys on the right-most X-Forwarded-For entry (the one the proxy added)', async () => {
+    const { t } = await limitedApp(2, { trustProxy: true });
+    const from = (chain: string) => gql(t, { 'x-forwarded-for': chain });
+    expect((await from('198.51.100.1')).status).toBe(200);
+    // A client forging entries to the left is still itself.
+    expect((await from('10.9.9.9, 198.51.100.1')).status).toBe(200);
+    expect((await from('203.0.113.50, 198.51.100.1')).status).toBe(429);
+    // Another client has its own budget; a garbage entry is skipped.
+    expect((await from('198.51.100.2, not-an-address')).status).toBe(200);
+  });
+
+  it('groups IPv6 clients by /64 and unwraps IPv4-mapped addresses', async () => {
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
+    expect(addressKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(addressKey('192.0.2.7')).toBe('192.0.2.7');
+    expect(addressKey('nonsense')).toBeUndefined();
+
+    const { t } = await limitedApp(2, { trustProxy: true });
+    const from = (address: string) => gql(t, { 'x-forwarded-for': address });
+    expect((await from('2001:db8:1:2::1')).status).toBe(200);
+    expect((await from('2001:db8:1:2:ffff::9')).status).toBe(200);
+    expect((await from('2001:db8:1:2:1234::5')).status).toBe(429); // same /64
+    expect((await from('2001:db8:1:3::1')).status).toBe(200); // next /64
+  });
+
+  it('gives a real bearer key its own budget, and ignores made-up keys', async () => {
+    const { t } = await limitedApp(1, { trustProxy: true, webhookApiKey: 'configured-webhook-key', adminApiKey: 'configured-admin-key' });
+    await db.prisma.apiKey.createMany({
+      data: [
+        { name: 'issued', keyHash: sha256Hex('issued-key'), scopes: ['webhooks'] },
+        { name: 'revoked', keyHash: sha256Hex('revoked-key'), scopes: ['webhooks'], revoked: true },
+      ],
+    });
+    const from = (address: string, key?: string) => gql(t, { 'x-forwarded-for': address, ...(key ? { authorization: `Bearer ${key}` } : {}) });
+    expect((await from('198.51.100.7')).status).toBe(200);
+    expect((await from('198.51.100.7')).status).toBe(429);
+    // Same address, real keys: each its own budget.
+    expect((await from('198.51.100.7', 'configured-webhook-key')).status).toBe(200);
+    expect((await from('198.51.100.7', 'configured-admin-key')).status).toBe(200);
+    expect((await from('198.51.100.7', 'issued-key')).status).toBe(200);
+    expect((await from('198.51.100.8', 'issued-key')).status).toBe(429); // the key, wherever it comes from
+    // Invented and revoked keys do not buy a fresh budget: they count as the address.
+    expect((await from('198.51.100.7', 'invented-key-1')).status).toBe(429);
+    expect((await from('198.51.100.7', 'revoked-key')).status).toBe(429);
+    expect((await from('198.51.100.9', 'invented-key-2')).status).toBe(200);
+  });
+
+  it('over a real socket, keys on the peer address: IPv4 and IPv6 loopback are two clients', async () => {
+    const { t } = await limitedApp(2);
+    const server = createHttpServer(t.app);
+    server.listen(0, '::');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const call = (host: string) =>
+        fetch(`http://${host}:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: statsQuery });
+      expect((await call('127.0.0.1')).status).toBe(200);
+      expect((await call('127.0.0.1')).status).toBe(200);
+      const refused = await call('127.0.0.1');
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).errors[0].extensions.code).toBe('RATE_LIMITED');
+      expect((await call('[::1]')).status).toBe(200);
+      // In-process callers are yet another client.
+      expect((await gql(t)).status).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('the in-memory store', () => {
+  it('forgets clients that have been quiet for a whole window', async () => {
+    const clock = manualClock();
+    const store = new MemoryRateLimitStore(clock);
+    for (let i = 0; i < 1000; i++) await store.hit(`ip:client-${i}`, 60, 60_000);
+    expect(store.size).toBe(1000);
+    clock.advance(30_000);
+    await store.hit('ip:client-0', 60, 60_000);
+    expect(store.size).toBe(1000);
+    clock.advance(30_000);
+    // A minute after the first hits: the next hit sweeps everyone but client-0 (hit 30 s ago).
+    await store.hit('ip:late', 60, 60_000);
+    expect(store.size).toBe(2);
+    const hit = await store.hit('ip:client-0', 60, 60_000);
+    expect(hit.earlier).toHaveLength(1);
+  });
+});

@@ -1,0 +1,350 @@
+// Webhook delivery end to end: publish -> Subscription.newIssues -> outbox -> worker -> a real
+// HTTPS receiver that verifies both signatures with nothing but the secret and the raw body.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/log.js';
+import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.js';
+import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { createReceiver, testCertificate, type Receiver, type ReceivedRequest } from './helpers/https-receiver.js';
+import { bearer, createWebhook, eventually, publishIssues, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
+
+const log = createLogger('silent');
+const fastRetry = { baseDelayMs: 20, factor: 2, maxDelayMs: 100, maxAttempts: 3, jitter: 0 };
+
+let t: TestApp;
+let receiver: Receiver;
+let dispatcher: Dispatcher;
+let worker: DeliveryWorker;
+
+function startWorker(overrides = {}) {
+  return createDeliveryWorker(
+    { db: t.db, log },
+    { allowPrivateTargets: true, ca: testCertificate().cert, pollIntervalMs: 20, timeoutMs: 2000, leaseMs: 20_000, retry: fastRetry, ...overrides },
+  );
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true });
+  receiver = await createReceiver();
+  worker = startWorker();
+  dispatcher = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
+  worker.start();
+  await dispatcher.start();
+});
+
+afterAll(async () => {
+  await dispatcher?.stop();
+  await worker?.stop();
+  await receiver?.close();
+  await t?.close();
+});
+
+const at = (path: string) => (requests: ReceivedRequest[]) => requests.filter((r) => r.path === path);
+
+function verifyHexSignature(secret: string, req: ReceivedRequest): boolean {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(req.body).digest('hex')}`);
+  const given = Buffer.from(String(req.headers['x-webhook-signature']));
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+const isoMs = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+// Every key of the spec's Issue table (section 2.1), in any order.
+const specIssueKeys = [
+  'id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'severity', 'cvssSeverity', 'cvssScore', 'labels',
+  'issueType', 'cveId', 'cweIds', 'affectedPackages', 'affectedPackageRefs', 'affectedVendors', 'affectedVendorsRaw',
+  'classifierModel', 'classifierPromptVersion', 'solution', 'attackType', 'cvssVector', 'attackVector', 'attackComplexity',
+  'privilegesRequired', 'userInteraction', 'exploitMaturity', 'epssScore', 'epssCheckedAt', 'kevDateAdded', 'advisoryAliases',
+  'affectedPackagesSource', 'patchAvailable', 'disclosureDate', 'capecIds', 'crossRefCount', 'attackSophistication',
+  'impactType', 'aiComponentTargeted', 'llmSpecific', 'classifierConfidence', 'researchCategory', 'atlasIds',
+];
+
+describe('delivery', () => {
+  it('delivers new issues to a receiver registered through REST, signed so it can verify with the secret and raw body alone', async () => {
+    const registered = await registerWebhookRest(t, { url: receiver.url('/e2e') });
+    expect(registered.status).toBe(201);
+    const hook = registered.body.data;
+    await dispatcher.refresh();
+    const { issueIds } = await publishIssues(t, [
+      { title: 'Prompt injection in agent', severity: 'critical', cvssScore: 9.8, cvssSeverity: 'critical', cveId: 'CVE-2025-0001', publishedAt: new Date('2025-03-01T10:00:00Z') },
+      { title: 'RAG poisoning study', severity: 'low', issueType: 'research', publishedAt: new Date('2025-02-01T10:00:00Z') },
+    ]);
+    const [req] = at('/e2e')(await receiver.waitFor((r) => at('/e2e')(r).length >= 1));
+    expect(req!.method).toBe('POST');
+    expect(req!.headers['content-type']).toBe('application/json');
+
+    // The spec's header: hex HMAC-SHA256 of the exact body bytes, keyed by the secret string.
+    expect(verifyHexSignature(hook.secret, req!)).toBe(true);
+    expect(verifyHexSignature('0'.repeat(64), req!)).toBe(false);
+    // Standard Webhooks: an off-the-shelf verifier accepts the very same delivery.
+    const verified = new Webhook(hook.secret, { format: 'raw' }).verify(req!.body.toString('utf8'), req!.headers as Record<string, string>);
+    expect(verified).toEqual(req!.json);
+    expect(() => new Webhook('f'.repeat(64), { format: 'raw' }).verify(req!.body.toString('utf8'), req!.headers as Record<string, string>)).toThrow();
+
+    const body = req!.json;
+    expect(Object.keys(body)).toEqual(['event', 'issues', 'deliveredAt']);
+    expect(body.event).toBe('new_issues');
+    expect(body.deliveredAt).toMatch(isoMs);
+    expect(body.issues.map((i: { id: string }) => i.id)).toEqual(issueIds);
+    const [first, second] = body.issues;
+    expect(Object.keys(first).sort()).toEqual([...specIssueKeys].sort());
+    expect(first).toMatchObject({ title: 'Prompt injection in agent', severity: 'critical', cvssScore: '9.8', cveId: 'CVE-2025-0001', headline: null, epssScore: null });
+    expect(first.publishedAt).toBe('2025-03-01T10:00:00.000Z');
+    expect(second).toMatchObject({ issueType: 'research', cvssScore: null, cveId: null });
+
+    const delivery = await eventually(() =>
+      t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'succeeded' }, include: { attemptLog: true } }),
+    );
+    expect(req!.headers['webhook-id']).toBe(delivery.id);
+    expect(delivery.attemptLog.map((a) => a.statusCode)).toEqual([204]);
+  });
+
+  it('serialises each issue exactly as GET /api/v1/issues/:id does', async () => {
+    await createWebhook(t, receiver.url('/shape'));
+    await dispatcher.refresh();
+    const { issueIds } = await publishIssues(t, [{
+      title: 'Shape', severity: 'high', cvssScore: 7.5, cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+      epssScore: 0.42, epssCheckedAt: new Date('2025-04-02T03:04:05.678Z'), labels: ['security', 'privacy'],
+      affectedVendors: ['OpenAI'], affectedPackages: ['langchain@<0.1 (fixed: 0.1.0)'], patchAvailable: true,
+      disclosureDate: new Date('2025-03-30T00:00:00Z'), atlasIds: ['AML.T0051'],
+    }]);
+    const [req] = at('/shape')(await receiver.waitFor((r) => at('/shape')(r).length >= 1));
+    const rest = await (await t.fetch(`/api/v1/issues/${issueIds[0]}`)).json();
+    expect(req!.json.issues[0]).toEqual(rest.data);
+    expect(Object.keys(req!.json.issues[0])).toEqual(Object.keys(rest.data));
+    expect(req!.json.issues[0]).toMatchObject({ cvssScore: '7.5', epssCheckedAt: '2025-04-02T03:04:05.678Z', disclosureDate: '2025-03-30T00:00:00.000Z' });
+  });
+
+  it('honours each filter key and sends nothing when no issue matches', async () => {
+    const critical = await createWebhook(t, receiver.url('/f-critical'), { severity: 'critical' });
+    const research = await createWebhook(t, receiver.url('/f-research'), { issueType: 'research' });
+    const vendor = await createWebhook(t, receiver.url('/f-vendor'), { vendor: 'OpenAI' });
+    const llm = await createWebhook(t, receiver.url('/f-llm'), { llmSpecific: true, severity: 'high' });
+    expect(critical.filters).toEqual({ severity: 'critical', issueType: null, vendor: null, llmSpecific: null });
+    await dispatcher.refresh();
+    const { issueIds } = await publishIssues(t, [
+      { title: 'a', severity: 'critical', llmSpecific: true },
+      { title: 'b', severity: 'high', llmSpecific: true, issueType: 'research' },
+      { title: 'c', severity: 'high', llmSpecific: false, affectedVendors: ['OpenAI'], vendorKeys: ['openai'] },
+      { title: 'd', severity: 'low', relevant: false, issueType: 'research' },
+    ]);
+    const [a, b, c] = issueIds;
+    const idsAt = async (path: string, n: number) => {
+      const reqs = at(path)(await receiver.waitFor((r) => at(path)(r).length >= n));
+      return reqs.flatMap((r) => r.json.issues.map((i: { id: string }) => i.id));
+    };
+    expect(await idsAt('/f-critical', 1)).toEqual([a]);
+    expect((await idsAt('/f-research', 1)).sort()).toEqual([b]);
+    expect(await idsAt('/f-vendor', 1)).toEqual([c]);
+    expect(await idsAt('/f-llm', 1)).toEqual([b]);
+
+    // A batch matching none of the research webhook's filter produces no delivery row at all.
+    const before = await t.db.prisma.webhookDelivery.count({ where: { webhookId: research.id } });
+    await publishIssues(t, [{ title: 'e', severity: 'critical', llmSpecific: false }]);
+    await receiver.waitFor((r) => at('/f-critical')(r).length >= 2);
+    await dispatcher.refresh();
+    expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: research.id } })).toBe(before);
+    expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: vendor.id } })).toBe(1);
+    expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: llm.id } })).toBe(1);
+  });
+
+  it('retries a 500 with backoff, then succeeds, with the same webhook-id every time', async () => {
+    let calls = 0;
+    receiver.on('/flaky', () => (++calls <= 2 ? 500 : 200));
+    const hook = await createWebhook(t, receiver.url('/flaky'));
+    await dispatcher.refresh();
+    await publishIssues(t, [{ title: 'flaky' }]);
+    const reqs = at('/flaky')(await receiver.waitFor((r) => at('/flaky')(r).length >= 3));
+    expect(new Set(reqs.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    for (const req of reqs) {
+      expect(verifyHexSignature(hook.secret, req)).toBe(true);
+      expect(() => new Webhook(hook.secret, { format: 'raw' }).verify(req.body.toString(), req.headers as Record<string, string>)).not.toThrow();
+    }
+    const delivery = await eventually(() =>
+      t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'succeeded' }, include: { attemptLog: { orderBy: { attemptedAt: 'asc' } } } }),
+    );
+    expect(delivery.attemptLog.map((a) => a.statusCode)).toEqual([500, 500, 200]);
+    expect(delivery.attemptLog.map((a) => a.error)).toEqual(['HTTP 500', 'HTTP 500', null]);
+    expect(delivery.attempts).toBe(3);
+    const webhook = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(webhook).toMatchObject({ active: true, consecutiveFailures: 0 });
+  });
+
+  it('deactivates a webhook whose receiver answers 410, and sends it nothing more', async () => {
+    receiver.on('/gone', () => 410);
+    const hook = await createWebhook(t, receiver.url('/gone'));
+    await dispatcher.refresh();
+    await publishIssues(t, [{ title: 'gone 1' }]);
+    await receiver.waitFor((r) => at('/gone')(r).length >= 1);
+    const webhook = await eventually(() => t.db.prisma.webhook.findFirst({ where: { id: hook.id, active: false } }));
+    expect(webhook.deactivatedReason).toMatch(/410/);
+    const delivery = await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { webhookId: hook.id } });
+    expect(delivery.status).toBe('dead');
+
+    await createWebhook(t, receiver.url('/after-gone'));
+    await dispatcher.refresh();
+    await publishIssues(t, [{ title: 'gone 2' }]);
+    await receiver.waitFor((r) => at('/after-gone')(r).length >= 1);
+    await worker.runOnce();
+    expect(at('/gone')(receiver.requests)).toHaveLength(1);
+  });
+
+  it('never follows redirects: 3xx is a failure and the Location is never fetched', async () => {
+    receiver.on('/redirect', () => ({ status: 302, headers: { location: receiver.url('/redirect-target') } }));
+    const hook = await createWebhook(t, receiver.url('/redirect'));
+    await dispatcher.refresh();
+    await publishIssues(t, [{ title: 'redirect' }]);
+    const delivery = await eventually(() => t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'dead' }, include: { attemptLog: true } }));
+    expect(delivery.attemptLog).toHaveLength(fastRetry.maxAttempts);
+    expect(delivery.lastError).toBe('HTTP 302: redirects are not followed');
+    expect(at('/redirect')(receiver.requests)).toHaveLength(fastRetry.maxAttempts);
+    expect(at('/redirect-target')(receiver.requests)).toHaveLength(0);
+  });
+
+  it('deactivates a webhook after repeated dead deliveries', async () => {
+    receiver.on('/down', () => 503);
+    const hook = await createWebhook(t, receiver.url('/down'), { issueType: 'incident' });
+    await dispatcher.refresh();
+    for (let i = 0; i < 3; i++) await publishIssues(t, [{ title: `down ${i}`, issueType: 'incident' }]);
+    const webhook = await eventually(() => t.db.prisma.webhook.findFirst({ where: { id: hook.id, active: false } }));
+    expect(webhook.deactivatedReason).toMatch(/3 deliveries/);
+    expect(webhook.deadDeliveries).toBe(3);
+    expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: hook.id, status: 'dead' } })).toBe(3);
+    expect(await t.db.prisma.deliveryAttempt.count({ where: { delivery: { webhookId: hook.id } } })).toBe(9);
+  });
+
+  it('writes one delivery per (webhook, event) however often the event is heard', async () => {
+    const hook = await createWebhook(t, receiver.url('/once'), { vendor: 'once-vendor' });
+    // A second dispatcher stands for a second instance hearing the same event.
+    const other = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub });
+    await other.start();
+    await dispatcher.refresh();
+    try {
+      const event = await publishIssues(t, [{ title: 'once', vendorKeys: ['once-vendor'] }]);
+      t.pubsub.publish('newIssues', event); // redelivered by the pub/sub
+      await receiver.waitFor((r) => at('/once')(r).length >= 1);
+      await other.refresh();
+      await worker.runOnce();
+      expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
+      expect(at('/once')(receiver.requests)).toHaveLength(1);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('replays events published while no dispatcher was listening', async () => {
+    const hook = await createWebhook(t, receiver.url('/replay'), { vendor: 'replay-vendor' });
+    await dispatcher.stop();
+    // Issues and their event row are committed, but nobody heard the publish (a crash, say).
+    const { issueIds } = await publishIssues(t, [{ title: 'missed', vendorKeys: ['replay-vendor'] }]);
+    dispatcher = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
+    await dispatcher.start();
+    const [req] = at('/replay')(await receiver.waitFor((r) => at('/replay')(r).length >= 1));
+    expect(req!.json.issues.map((i: { id: string }) => i.id)).toEqual(issueIds);
+    expect(verifyHexSignature(hook.secret, req!)).toBe(true);
+  });
+
+  it('lets several workers share the outbox without sending anything twice', async () => {
+    await worker.stop();
+    const workers = [startWorker({ concurrency: 3 }), startWorker({ concurrency: 3 }), startWorker({ concurrency: 3 })];
+    try {
+      const hooks = [];
+      for (let i = 0; i < 6; i++) hooks.push(await createWebhook(t, receiver.url(`/shared-${i}`), { vendor: 'shared' }));
+      await dispatcher.refresh();
+      for (let i = 0; i < 5; i++) await publishIssues(t, [{ title: `shared ${i}`, vendorKeys: ['shared'] }]);
+      for (const w of workers) w.start();
+      const shared = (r: ReceivedRequest[]) => r.filter((x) => x.path.startsWith('/shared-'));
+      await receiver.waitFor((r) => shared(r).length >= 30);
+      await Promise.all(workers.map((w) => w.runOnce()));
+      const ids = shared(receiver.requests).map((r) => r.headers['webhook-id']);
+      expect(ids).toHaveLength(30);
+      expect(new Set(ids).size).toBe(30);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      worker = startWorker();
+      worker.start();
+    }
+  });
+});
+
+describe('ping and redelivery', () => {
+  it('sends a signed ping and lists it with its attempt', async () => {
+    const hook = await createWebhook(t, receiver.url('/ping'));
+    const { body } = await t.graphql(`mutation ($id: ID!) { pingWebhook(id: $id) { data { id kind status } } }`, { id: hook.id }, bearer());
+    const queued = body.data.pingWebhook.data;
+    expect(queued).toMatchObject({ kind: 'ping', status: 'pending' });
+    const [req] = at('/ping')(await receiver.waitFor((r) => at('/ping')(r).length >= 1));
+    expect(req!.json).toEqual({ event: 'ping', webhookId: hook.id, deliveredAt: expect.stringMatching(isoMs) });
+    expect(req!.headers['webhook-id']).toBe(queued.id);
+    expect(verifyHexSignature(hook.secret, req!)).toBe(true);
+    const list = await eventually(async () => {
+      const { body } = await t.graphql(
+        `query ($id: ID!) { webhookDeliveries(webhookId: $id) { data { id kind status lastStatusCode attempts { statusCode error durationMs attemptedAt } } meta { total limit offset } } }`,
+        { id: hook.id },
+        bearer(),
+      );
+      const data = body.data.webhookDeliveries;
+      return data.data[0]?.status === 'succeeded' ? data : undefined;
+    });
+    expect(list.meta).toEqual({ total: 1, limit: 20, offset: 0 });
+    expect(list.data[0]).toMatchObject({ id: queued.id, kind: 'ping', lastStatusCode: 204, attempts: [{ statusCode: 204, error: null }] });
+    expect(list.data[0].attempts[0].attemptedAt).toMatch(isoMs);
+  });
+
+  it('redelivers a delivery with the same webhook-id', async () => {
+    const hook = await createWebhook(t, receiver.url('/again'), { vendor: 'again' });
+    await dispatcher.refresh();
+    await publishIssues(t, [{ title: 'again', vendorKeys: ['again'] }]);
+    const [first] = at('/again')(await receiver.waitFor((r) => at('/again')(r).length >= 1));
+    const delivery = await eventually(() => t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'succeeded' } }));
+    const { body } = await t.graphql(
+      `mutation ($w: ID!, $d: ID!) { redeliverWebhookDelivery(webhookId: $w, deliveryId: $d) { data { id status } } }`,
+      { w: hook.id, d: delivery.id },
+      bearer(),
+    );
+    // Due at once: a worker may already have claimed (or even finished) it by the time it is read back.
+    expect(body.data.redeliverWebhookDelivery.data).toEqual({ id: delivery.id, status: expect.stringMatching(/^(pending|delivering|succeeded)$/) });
+    const reqs = at('/again')(await receiver.waitFor((r) => at('/again')(r).length >= 2));
+    expect(reqs[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(reqs[1]!.json.issues).toEqual(first!.json.issues);
+    const after = await eventually(() => t.db.prisma.webhookDelivery.findFirst({ where: { id: delivery.id, status: 'succeeded' }, include: { attemptLog: true } }));
+    expect(after.attemptLog).toHaveLength(2);
+  });
+});
+
+describe('Subscription.newIssues over SSE', () => {
+  it('streams matching new issues to a GraphQL client', async () => {
+    const controller = new AbortController();
+    const res = await t.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { newIssues(filter: {severity: critical}) { eventId issues { id title severity cvssScore publishedAt } } }' }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    // Publish once the subscription is listening; a batch with no critical issue is skipped.
+    setTimeout(async () => {
+      await publishIssues(t, [{ title: 'sse low', severity: 'low' }]);
+      await publishIssues(t, [{ title: 'sse critical', severity: 'critical', cvssScore: 9.1 }, { title: 'sse medium', severity: 'medium' }]);
+    }, 100);
+    let message: any;
+    while (!message) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      const data = buffer.split('\n').find((line) => line.startsWith('data: ') && line.includes('newIssues'));
+      if (data) message = JSON.parse(data.slice(6));
+    }
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    expect(message.data.newIssues.issues).toEqual([
+      { id: expect.any(String), title: 'sse critical', severity: 'critical', cvssScore: '9.1', publishedAt: '2025-01-01T00:00:00.000Z' },
+    ]);
+  });
+});
