@@ -5,8 +5,10 @@ import { fileURLToPath } from 'node:url';
 
 const benchmarks: Record<string, string> = {
   'list-route': 'GET /api/v1/issues latency per filter, PostgreSQL and PGlite side by side',
-  ingest: 'ingest throughput, PostgreSQL and PGlite',
-  'rate-limit': 'rate-limit overhead per request',
+  ingest: 'ingest records per second (sample data and synthetic advisories), PostgreSQL and PGlite',
+  'rate-limit': 'rate limiter overhead per request (off, memory, Redis), PostgreSQL and PGlite',
+  scan: 'POST /api/v1/scan latency, 1,000-package stacks against 100k issues, PostgreSQL and PGlite',
+  export: 'CSV export rows per second and peak RSS, 1M issues on PostgreSQL, 100k on PGlite',
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -30,12 +30,13 @@ const services = { config, db, log, pubsub };
 const app = createApp({ ...services, rateLimitStore });
 
 // Webhooks: the worker sends what is due (left over from before a restart too); the dispatcher
-// turns published batches into deliveries and wakes the worker when it writes some. It subscribes
-// before the relay starts, so the relay's first catch-up publish has a listener.
+// turns published batches into deliveries (replaying what a crash left undispatched) and wakes the
+// worker when it writes some. It subscribes before the relay starts publishing.
 const worker = createDeliveryWorker(services, { allowPrivateTargets: config.webhookAllowPrivateTargets });
 const dispatcher = createDispatcher(services, { onDeliveries: () => worker.wake() });
 worker.start();
 await dispatcher.start();
+
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);

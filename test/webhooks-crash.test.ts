@@ -24,6 +24,7 @@ let receiver: Receiver;
 let target: DatabaseTarget;
 let pgDatabase: TestDatabase | undefined;
 let dataDir: string | undefined;
+const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   // The worker runs in another process, so the database must be one two processes can reach in turn.
@@ -39,6 +40,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Never leave a worker behind, whatever happened.
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await receiver?.close();
   await pgDatabase?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -64,9 +67,11 @@ function startWorker(): ChildProcess {
   const options = { database: target, ca: testCertificate().cert, leaseMs: LEASE_MS, timeoutMs: 3000, concurrency: 8 };
   // Node itself with tsx's loader (not the tsx CLI, which runs the script in a child process that a
   // SIGKILL to the CLI would leave running).
-  return spawn('node_modules/.bin/node', ['--import', 'tsx', 'test/fixtures/delivery-worker.ts', JSON.stringify(options)], {
+  const child = spawn('node_modules/.bin/node', ['--import', 'tsx', 'test/fixtures/delivery-worker.ts', JSON.stringify(options)], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  children.push(child);
+  return child;
 }
 
 function exited(child: ChildProcess): Promise<number | null> {

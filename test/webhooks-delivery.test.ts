@@ -8,6 +8,7 @@ import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.js
 import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createReceiver, testCertificate, type Receiver, type ReceivedRequest } from './helpers/https-receiver.js';
+import { adminHeaders, adminKey as adminApiKey, loadAdvisories } from './helpers/samples.js';
 import { bearer, createWebhook, eventually, publishIssues, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
 
 const log = createLogger('silent');
@@ -26,7 +27,7 @@ function startWorker(overrides = {}) {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true });
+  t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey });
   receiver = await createReceiver();
   worker = startWorker();
   dispatcher = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
@@ -346,5 +347,56 @@ describe('Subscription.newIssues over SSE', () => {
     expect(message.data.newIssues.issues).toEqual([
       { id: expect.any(String), title: 'sse critical', severity: 'critical', cvssScore: '9.1', publishedAt: '2025-01-01T00:00:00.000Z' },
     ]);
+  });
+});
+
+describe('end to end through the admin ingest route', () => {
+  it('delivers every newly ingested matching issue, and nothing for a re-ingest', async () => {
+    const all = (await registerWebhookRest(t, { url: receiver.url('/ingest-all') })).body.data;
+    const critical = (await registerWebhookRest(t, { url: receiver.url('/ingest-critical'), filters: { severity: 'critical' } })).body.data;
+    await dispatcher.refresh();
+    const ingest = () => t.fetch('/api/v1/admin/ingest', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...adminHeaders },
+      body: JSON.stringify({ items: loadAdvisories() }),
+    });
+    const res = await ingest();
+    expect(res.status).toBe(200);
+    const { data } = await res.json();
+    expect(data.created).toBeGreaterThan(50);
+
+    // What a REST client sees: the served issues among those created, and the critical ones.
+    const served: Record<string, unknown>[] = [];
+    for (const id of data.ids as string[]) {
+      const one = await t.fetch(`/api/v1/issues/${id}`);
+      if (one.status === 200) served.push((await one.json()).data);
+    }
+    const servedIds = served.map((i) => i.id).sort();
+    const criticalIds = served.filter((i) => i.severity === 'critical').map((i) => i.id).sort();
+    expect(criticalIds.length).toBeGreaterThan(0);
+
+    const issuesAt = async (path: string, expected: number) => {
+      const reqs = at(path)(await receiver.waitFor((r) => at(path)(r).flatMap((x) => x.json.issues).length >= expected));
+      return reqs;
+    };
+    const allReqs = await issuesAt('/ingest-all', servedIds.length);
+    const received = allReqs.flatMap((r) => r.json.issues);
+    expect(received.map((i: { id: string }) => i.id).sort()).toEqual(servedIds);
+    // Each exactly as GET /api/v1/issues/:id serves it, and each delivery verifiable.
+    for (const issue of received) expect(issue).toEqual(served.find((s) => s.id === issue.id));
+    for (const req of allReqs) {
+      expect(verifyHexSignature(all.secret, req)).toBe(true);
+      expect(() => new Webhook(all.secret, { format: 'raw' }).verify(req.body.toString(), req.headers as Record<string, string>)).not.toThrow();
+    }
+    const criticalReqs = await issuesAt('/ingest-critical', criticalIds.length);
+    expect(criticalReqs.flatMap((r) => r.json.issues.map((i: { id: string }) => i.id)).sort()).toEqual(criticalIds);
+    expect(criticalReqs.every((r) => verifyHexSignature(critical.secret, r))).toBe(true);
+
+    // Unchanged content publishes nothing, so nothing more is delivered.
+    const again = await (await ingest()).json();
+    expect(again.data.created + again.data.updated).toBe(0);
+    await dispatcher.refresh();
+    await worker.runOnce();
+    expect(at('/ingest-all')(receiver.requests)).toHaveLength(allReqs.length);
   });
 });
