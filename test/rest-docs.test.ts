@@ -88,14 +88,15 @@ describe('GET /api/v1/openapi.json', () => {
     for (const [key, route] of Object.entries(restRoutes)) {
       const op = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')][route.method.toLowerCase()];
       expect(op.description, key).toBeTruthy();
-      if (route.method === 'POST') {
-        expect(op.requestBody?.content?.['application/json']?.schema, key).toBeTruthy();
-        expect((op.parameters ?? []).filter((p: any) => p.in === 'query'), key).toEqual([]);
-      }
+      const bodyFields = Object.keys(op.requestBody?.content?.['application/json']?.schema?.properties ?? {});
+      const paramNames = (op.parameters ?? []).map((p: any) => p.name);
+      expect(bodyFields.filter((f) => paramNames.includes(f)), key).toEqual([]);
+      if (route.method === 'POST') expect((op.parameters ?? []).filter((p: any) => p.in === 'query'), key).toEqual([]);
       expect(Boolean(op.security), key).toBe(Boolean(route.bearer));
       expect('401' in op.responses, key).toBe(Boolean(route.bearer));
     }
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.paths['/scan'].post.requestBody.content['application/json'].schema.properties.packages).toBeTruthy();
   });
 
   describe('real responses match the documented schemas', () => {

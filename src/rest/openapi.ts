@@ -108,8 +108,17 @@ export function buildOpenAPI(
       if (known) operation.description ||= known.description;
       operation.summary ||= operation.description?.split(/(?<=\.)\s/)[0];
       if (known?.route.bearer) operation.security = [{ bearer: [] }];
-      // SOFA lists a body's fields as query parameters too; a JSON body is how they are documented.
-      const bodyFields = Object.keys(operation.requestBody?.content?.['application/json']?.schema?.properties ?? {});
+      // SOFA lists a body's fields as query parameters too, and path parameters as body fields; each
+      // is documented once, where a client sends it.
+      const bodySchema: Json | undefined = operation.requestBody?.content?.['application/json']?.schema;
+      for (const p of (operation.parameters ?? []) as Json[]) {
+        if (p.in !== 'path' || !bodySchema?.properties?.[p.name]) continue;
+        delete bodySchema.properties[p.name];
+        bodySchema.required = (bodySchema.required ?? []).filter((name: string) => name !== p.name);
+        if (!bodySchema.required.length) delete bodySchema.required;
+      }
+      if (bodySchema && !Object.keys(bodySchema.properties ?? {}).length) delete operation.requestBody;
+      const bodyFields = Object.keys(bodySchema?.properties ?? {});
       operation.parameters = (operation.parameters ?? []).filter((p: Json) => !(p.in === 'query' && bodyFields.includes(p.name)));
       if (!operation.parameters.length) delete operation.parameters;
       for (const parameter of operation.parameters ?? []) {
