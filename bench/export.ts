@@ -127,7 +127,8 @@ async function parent() {
   const run = async (kind: string, arg: string): Promise<Figures> => {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, arg],
+      // BENCH_CHILD_FLAGS, e.g. --max-old-space-size=64, shows whether the export fits a small heap.
+      [...(process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? []), '--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, arg],
       { maxBuffer: 16 * 1024 * 1024, timeout: 3 * 3600_000 },
     );
     process.stderr.write(stderr);
