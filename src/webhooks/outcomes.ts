@@ -135,9 +135,10 @@ export interface OutcomeRecorder {
   record(outcome: Outcome): Promise<void>;
 }
 
-export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: OutcomeRules): OutcomeRecorder {
+export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: OutcomeRules, batchWindowMs = 20): OutcomeRecorder {
   let pending: { decided: Decided; done: () => void }[] = [];
   let flushing = false;
+  let timer: NodeJS.Timeout | undefined;
 
   async function flush(): Promise<void> {
     flushing = true;
@@ -161,8 +162,14 @@ export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: 
       if (!decided.ok) log.debug('webhook delivery attempt failed', { deliveryId: outcome.deliveryId, statusCode: outcome.statusCode, error: decided.error, dead: decided.dead });
       return new Promise<void>((done) => {
         pending.push({ decided, done });
-        // Outcomes arriving while a batch is being written join the next one.
-        if (!flushing) setImmediate(() => void (flushing || flush()));
+        // Outcomes arriving within a few milliseconds, or while a batch is being written, are
+        // written together.
+        if (!flushing && !timer) {
+          timer = setTimeout(() => {
+            timer = undefined;
+            if (!flushing) void flush();
+          }, batchWindowMs);
+        }
       });
     },
   };

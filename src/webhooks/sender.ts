@@ -2,7 +2,7 @@
 // hard time limit on the whole exchange, and the SSRF guard inside the agent's DNS lookup so the
 // address dialled is the address checked. Errors become short messages fit for the webhook owner.
 import { Agent, request } from 'node:https';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { checkLiteralTarget, guardedLookup, TargetRefused, type LookupFunction } from './ssrf.js';
 
 export interface SenderOptions {
@@ -36,7 +36,9 @@ export function createSender(options: SenderOptions): Sender {
   const agent = new Agent({
     keepAlive: true,
     maxSockets: options.maxSocketsPerHost ?? 16,
-    ...(extraCa.length ? { ca: [...rootCertificates, ...extraCa] } : {}),
+    // One secure context for every connection: passing `ca` instead would parse the whole root
+    // store again for each new connection.
+    ...(extraCa.length ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...extraCa] }) } : {}),
     ...(options.allowPrivateTargets
       ? options.lookup ? { lookup: options.lookup } : {}
       : { lookup: guardedLookup(options.lookup) }),

@@ -50,6 +50,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
   const timeoutMs = options.timeoutMs ?? 15_000;
   const leaseMs = options.leaseMs ?? timeoutMs + 15_000;
   const concurrency = options.concurrency ?? 16;
+  const claimBatch = Math.max(1, Math.floor(concurrency / 4));
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const deadLimit = options.deadDeliveriesToDeactivate ?? 3;
@@ -142,13 +143,18 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
     while (running) {
       wakeRequested = false;
       const free = concurrency - inFlight.size;
-      const claimed = await claimAndStart();
+      // Claims go in batches: while deliveries are in flight, wait for a quarter of the slots to
+      // free, so one claim statement serves several deliveries (the embedded database runs one
+      // statement at a time).
+      const claiming = free > 0 && (free >= claimBatch || inFlight.size === 0);
+      const claimed = claiming ? await claimAndStart() : 0;
       if (!running) break;
       if (wakeRequested) continue;
-      // A full claim means more may be due: go again as soon as a slot frees. Otherwise sleep
-      // until woken, a slot frees, or the poll interval passes.
+      // Waiting for slots (a full claim, or too few free): a finishing delivery wakes the loop.
+      // Otherwise sleep until woken or the poll interval passes.
+      const waitingForSlots = !claiming || (claimed > 0 && claimed === free);
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(finish, claimed > 0 && claimed === free ? 60_000 : pollIntervalMs);
+        const timer = setTimeout(finish, waitingForSlots ? 60_000 : pollIntervalMs);
         function finish() {
           clearTimeout(timer);
           wakeUp = undefined;

@@ -37,6 +37,9 @@ export default async function setup(project: TestProject) {
     const db = openDatabase({ kind: 'postgres', url: url.toString() });
     await migrate(db.adapterFactory);
     await db.close();
+    // The schema engine's adapter keeps its own idle connection for a while; a template with any
+    // session on it cannot be copied, so end them now.
+    await adminQuery(serverUrl, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`);
     project.provide('testDatabaseTemplate', name);
     return () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }

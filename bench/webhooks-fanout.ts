@@ -1,0 +1,196 @@
+// Webhook fan-out, PGlite and PostgreSQL side by side in one run:
+//   npx tsx bench/webhooks-fanout.ts [--webhooks 1000] [--items 10] [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
+// The real app, dispatcher and worker in-process (production settings: concurrency 16, 15 s
+// timeout), one HTTPS receiver on 127.0.0.1 standing for every webhook (a path each), a fresh
+// database of each kind. Time from POST /api/v1/admin/ingest of a batch to the last webhook
+// receiving it, in two shapes:
+//   - one filter: every webhook without filters (one dispatch group)
+//   - 100 filters: webhooks spread over 100 vendor filters (100 dispatch groups, each running the
+//     subscription's match query per event)
+// Results replace the "Webhook fan-out" section of bench/README.md.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createApp } from '../src/app.js';
+import { testConfig } from '../src/config.js';
+import { openDatabase, type Database } from '../src/db/client.js';
+import type { Prisma } from '../src/generated/prisma/client.js';
+import { migrate } from '../src/db/migrator.js';
+import { sha256Hex } from '../src/http/auth.js';
+import { createLogger } from '../src/log.js';
+import { createIssuePubSub } from '../src/pubsub.js';
+import { createDispatcher } from '../src/webhooks/dispatcher.js';
+import { newSecret } from '../src/webhooks/signing.js';
+import { createDeliveryWorker } from '../src/webhooks/worker.js';
+import { createReceiver, testCertificate } from '../test/helpers/https-receiver.js';
+
+const { values } = parseArgs({
+  options: {
+    webhooks: { type: 'string', default: '1000' },
+    items: { type: 'string', default: '10' },
+    'database-url': { type: 'string', default: 'postgresql://postgres@127.0.0.1:5432/postgres' },
+  },
+});
+const webhookCount = Number(values.webhooks);
+const itemCount = Number(values.items);
+const adminUrl = values['database-url']!;
+const adminKey = 'bench-admin-key';
+const vendorsPerItem = Math.ceil(100 / itemCount);
+
+interface Shape {
+  label: string;
+  filters: (i: number) => Record<string, unknown>;
+}
+const shapes: Shape[] = [
+  { label: 'one filter (none)', filters: () => ({}) },
+  { label: '100 vendor filters', filters: (i) => ({ vendor: `benchvendor-${i % 100}` }) },
+];
+
+/** Relevant native items; between them they name benchvendor-0..99, so every filter matches. */
+function batch(run: string) {
+  return Array.from({ length: itemCount }, (_, k) => ({
+    title: `Prompt injection in an LLM agent framework (${run} #${k})`,
+    url: `https://example.org/bench/${run}/${k}`,
+    publishedAt: '2025-06-01',
+    type: 'vulnerability',
+    summary: 'Crafted content makes the LLM agent call tools it should not.',
+    vendors: Array.from({ length: vendorsPerItem }, (_, j) => `benchvendor-${k * vendorsPerItem + j}`).filter((v) => Number(v.split('-')[1]) < 100),
+  }));
+}
+
+interface Result {
+  ingestMs: number;
+  outboxMs: number;
+  lastMs: number;
+  deliveries: number;
+}
+
+async function runShape(db: Database, shape: Shape): Promise<Result> {
+  const log = createLogger('silent');
+  const config = testConfig({ webhookAllowPrivateTargets: true, adminApiKey: adminKey });
+  const { pubsub, close } = createIssuePubSub();
+  const services = { config, db, log, pubsub };
+  const app = createApp(services);
+  const receiver = await createReceiver(() => 204);
+  await db.prisma.webhook.deleteMany();
+  await db.prisma.webhook.createMany({
+    data: Array.from({ length: webhookCount }, (_, i) => ({
+      url: receiver.url(`/w/${i}`),
+      secret: newSecret(),
+      ownerKeyHash: sha256Hex('bench'),
+      filters: shape.filters(i) as Prisma.InputJsonObject,
+    })),
+  });
+  const worker = createDeliveryWorker({ db, log }, { allowPrivateTargets: true, ca: testCertificate().cert });
+  let written = 0;
+  let outboxAt = 0;
+  const dispatcher = createDispatcher(services, {
+    onDeliveries: (n) => {
+      written += n;
+      if (written >= webhookCount && !outboxAt) outboxAt = performance.now();
+      worker.wake();
+    },
+  });
+  await dispatcher.start();
+  worker.start();
+  try {
+    const start = performance.now();
+    const res = await app.fetch(new Request('http://localhost/api/v1/admin/ingest', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` },
+      body: JSON.stringify(batch(randomBytes(4).toString('hex'))),
+    }));
+    const ingestMs = performance.now() - start;
+    const body = (await res.json()) as { data: { created: number } };
+    if (body.data.created !== itemCount) throw new Error(`ingest created ${body.data.created} of ${itemCount}`);
+    await receiver.waitFor((reqs) => new Set(reqs.map((r) => r.path)).size >= webhookCount, 600_000);
+    const lastMs = performance.now() - start;
+    return { ingestMs, outboxMs: outboxAt - start, lastMs, deliveries: receiver.requests.length };
+  } finally {
+    await dispatcher.stop();
+    await worker.stop();
+    await receiver.close();
+    await close();
+  }
+}
+
+async function scratchPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `secwire_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+async function runAll(db: Database): Promise<Result[]> {
+  await migrate(db.adapterFactory);
+  const results: Result[] = [];
+  for (const shape of shapes) {
+    results.push(await runShape(db, shape));
+    console.log(`${db.kind} ${shape.label}: ${JSON.stringify(results.at(-1))}`);
+  }
+  return results;
+}
+
+const pgliteDir = await mkdtemp(join(tmpdir(), 'secwire-bench-fanout-'));
+const pglite = openDatabase({ kind: 'pglite', dataDir: pgliteDir });
+const pgliteResults = await runAll(pglite);
+await pglite.close();
+await rm(pgliteDir, { recursive: true, force: true });
+
+const scratch = await scratchPostgres();
+const postgres = openDatabase({ kind: 'postgres', url: scratch.url });
+const pgResults = await runAll(postgres);
+await postgres.close();
+await scratch.drop();
+
+const s = (ms: number) => (ms / 1000).toFixed(2);
+const rows = shapes.map((shape, i) => {
+  const a = pgliteResults[i]!;
+  const b = pgResults[i]!;
+  return `| ${shape.label} | ${s(a.ingestMs)} / ${s(a.outboxMs)} / **${s(a.lastMs)}** | ${s(b.ingestMs)} / ${s(b.outboxMs)} / **${s(b.lastMs)}** | ${(b.lastMs / a.lastMs).toFixed(2)} |`;
+});
+const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
+const section = `<!-- webhooks-fanout:begin -->
+## Webhook fan-out (\`npx tsx bench/webhooks-fanout.ts --webhooks ${webhookCount} --items ${itemCount}\`)
+
+Measured ${when} UTC on this machine (2 shared cores, other work running; compare ratios, not
+absolute figures). The real app, dispatcher and worker in one process with production settings
+(16 deliveries in flight, 15 s timeout), a fresh database of each kind (PGlite on disk), one HTTPS
+receiver on 127.0.0.1 answering 204 at a path per webhook. A batch of ${itemCount} relevant items is
+POSTed to \`/api/v1/admin/ingest\`; seconds from the POST to: the ingest answer / every outbox row
+written / **the last of ${webhookCount} webhooks receiving it**:
+
+| webhooks' filters | PGlite s | PostgreSQL s | PostgreSQL / PGlite (last) |
+|---|---|---|---|
+${rows.join('\n')}
+
+"100 vendor filters" spreads the webhooks over 100 dispatch groups (one Subscription.newIssues
+each, so one match query per group per event); "one filter" is a single group whose INSERT ...
+SELECT writes every row at once. Each delivery's attempt is recorded in batches (two statements
+per batch), which is what keeps the embedded database, one statement at a time, within reach of
+PostgreSQL.
+<!-- webhooks-fanout:end -->`;
+
+const readmePath = new URL('./README.md', import.meta.url);
+const readme = await readFile(readmePath, 'utf8').catch(() => '# Benchmarks\n');
+const next = readme.includes('<!-- webhooks-fanout:begin -->')
+  ? readme.replace(/<!-- webhooks-fanout:begin -->[\s\S]*<!-- webhooks-fanout:end -->/, section)
+  : `${readme.trimEnd()}\n\n${section}\n`;
+await writeFile(readmePath, next);
+console.log(section);
+process.exit(0);
