@@ -79,6 +79,10 @@ async function child(kind: 'postgres' | 'pglite', arg: string): Promise<Figures>
     // Warm-up: the first export loads what every later one shares (Prisma's query compiler, the schema).
     await readExport(app, '?since=2999-01-01');
 
+    global.gc?.();
+    const rssBefore = mb(process.memoryUsage.rss());
+    const exported = await watch(() => readExport(app));
+
     const columns = csvColumns.map((c) => `"${c}"`).join(', ');
     const baseline = await watch(async () => {
       let count = 0;
@@ -98,9 +102,6 @@ async function child(kind: 'postgres' | 'pglite', arg: string): Promise<Figures>
     });
     if (baseline.result !== served) throw new Error(`baseline read ${baseline.result} rows, expected ${served}`);
 
-    global.gc?.();
-    const rssBefore = mb(process.memoryUsage.rss());
-    const exported = await watch(() => readExport(app));
     await close();
     if (exported.result.records !== served) throw new Error(`export wrote ${exported.result.records} rows, expected ${served}`);
     return {
@@ -126,7 +127,8 @@ async function parent() {
   const run = async (kind: string, arg: string): Promise<Figures> => {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, arg],
+      // BENCH_CHILD_FLAGS, e.g. --max-old-space-size=64, shows whether the export fits a small heap.
+      [...(process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? []), '--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, arg],
       { maxBuffer: 16 * 1024 * 1024, timeout: 3 * 3600_000 },
     );
     process.stderr.write(stderr);
