@@ -201,6 +201,8 @@ describe('inputs the fuzzer found (each was a 500)', () => {
     const rest = await t.fetch('/api/v1/issues?search=a%00b');
     expect(rest.status).toBe(400);
     expect(await rest.json()).toEqual({ error: { message: 'search must not contain NUL characters', status: 400 } });
+    const scan = await t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages: ['a\u0000b'] }) });
+    expect(await scan.json()).toEqual({ error: { message: 'packages[0] must not contain NUL characters', status: 400 } });
     const { body } = await t.graphql('query ($v: String) { issues(vendor: $v) { meta { total } } }', { v: '\u0000' });
     expect(body.errors?.[0].message).toBe('vendor must not contain NUL characters');
     expect(body.errors?.[0].extensions.code).toBe('BAD_REQUEST');

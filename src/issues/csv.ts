@@ -64,8 +64,16 @@ export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInp
       if (done) return;
       try {
         const page = await prisma.issue.findMany({
+          // The lte bound is implied by the OR, but it is what lets the index scan start at the
+          // previous page's end; without it every page rescans all earlier rows (quadratic).
           where: after
-            ? { AND: [where, { OR: [{ publishedAt: { lt: after.publishedAt } }, { publishedAt: after.publishedAt, id: { lt: after.id } }] }] }
+            ? {
+                AND: [
+                  where,
+                  { publishedAt: { lte: after.publishedAt } },
+                  { OR: [{ publishedAt: { lt: after.publishedAt } }, { publishedAt: after.publishedAt, id: { lt: after.id } }] },
+                ],
+              }
             : where,
           orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
           take: pageSize,

@@ -83,6 +83,8 @@ function checkList(list: unknown, field: string): string[] {
   list.forEach((entry, i) => {
     if (typeof entry !== 'string') throw badRequest(`${field}[${i}] must be a string`);
     if (!entry.trim()) throw badRequest(`${field}[${i}] is empty`);
+    // PostgreSQL text cannot hold NUL: it would answer with an error (a 500) instead of no match.
+    if (entry.includes('\u0000')) throw badRequest(`${field}[${i}] must not contain NUL characters`);
     if (entry.length > MAX_ENTRY_LENGTH) throw badRequest(`${field}[${i}] is longer than ${MAX_ENTRY_LENGTH} characters`);
   });
   return list as string[];

@@ -1,0 +1,23 @@
+// `npm run bench -- [name] [args...]`: runs one benchmark of this folder (all when no name is given).
+// Each benchmark is a script that prints a Markdown table; results are kept in bench/README.md.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const benchmarks: Record<string, string> = {
+  'list-route': 'GET /api/v1/issues latency per filter, PostgreSQL and PGlite side by side',
+  ingest: 'ingest records per second (sample data and synthetic advisories), PostgreSQL and PGlite',
+  'rate-limit': 'rate limiter overhead per request (off, memory, Redis), PostgreSQL and PGlite',
+  scan: 'POST /api/v1/scan latency, 1,000-package stacks against 100k issues, PostgreSQL and PGlite',
+  export: 'CSV export rows per second and peak RSS, 1M issues on PostgreSQL, 100k on PGlite',
+};
+
+const [name, ...args] = process.argv.slice(2);
+if (name && !(name in benchmarks)) {
+  console.error(`unknown benchmark ${name}; known: ${Object.keys(benchmarks).join(', ')}`);
+  process.exit(1);
+}
+for (const bench of name ? [name] : Object.keys(benchmarks)) {
+  console.log(`== ${bench}: ${benchmarks[bench]}`);
+  const script = fileURLToPath(new URL(`./${bench}.ts`, import.meta.url));
+  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit' });
+}

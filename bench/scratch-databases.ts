@@ -1,0 +1,86 @@
+// Scratch databases for benchmarks: an in-memory PGlite and a throw-away PostgreSQL database, both
+// migrated, each with the app's Database shape plus direct driver access for plain-SQL baselines.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { newPGlite, openDatabase, type Database } from '../src/db/client.js';
+import { migrate } from '../src/db/migrator.js';
+import { PrismaClient } from '../src/generated/prisma/client.js';
+
+export const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+export interface BenchDatabase {
+  db: Database;
+  /** The scratch database's URL, on PostgreSQL. */
+  url?: string;
+  /** Runs SQL on the driver directly (no Prisma), returning the rows. */
+  sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+export async function scratchPGlite(): Promise<BenchDatabase> {
+  const pglite = newPGlite();
+  const adapterFactory = new PrismaPGlite(pglite);
+  await migrate(adapterFactory);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const close = async () => {
+    await prisma.$disconnect();
+    await pglite.close();
+  };
+  return {
+    db: { prisma, adapterFactory, kind: 'pglite', close },
+    sql: async <T>(query: string, params: unknown[] = []) => (await pglite.query<T>(query, params)).rows,
+    close,
+  };
+}
+
+/** Opens an existing PostgreSQL database (no migration). */
+export async function connectPostgres(url: string): Promise<BenchDatabase> {
+  const db = openDatabase({ kind: 'postgres', url });
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    db,
+    url,
+    sql: async <T>(query: string, params: unknown[] = []) => (await client.query(query, params)).rows as T[],
+    close: async () => {
+      await client.end();
+      await db.close();
+    },
+  };
+}
+
+/** A new, migrated PostgreSQL database, dropped again by close(). */
+export async function scratchPostgres(): Promise<BenchDatabase> {
+  const name = `secwire_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  const migrator = openDatabase({ kind: 'postgres', url: url.toString() });
+  await migrate(migrator.adapterFactory);
+  await migrator.close();
+  const bench = await connectPostgres(url.toString());
+  return {
+    ...bench,
+    close: async () => {
+      await bench.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+export async function time(iterations: number, run: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < Math.min(5, iterations); i++) await run();
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const t0 = performance.now();
+    await run();
+    samples.push(performance.now() - t0);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+export const median = (samples: number[]) => samples[Math.floor(samples.length / 2)]!;
