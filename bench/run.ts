@@ -9,6 +9,8 @@ const benchmarks: Record<string, string> = {
   'rate-limit': 'rate limiter overhead per request (off, memory, Redis), PostgreSQL and PGlite',
   scan: 'POST /api/v1/scan latency, 1,000-package stacks against 100k issues, PostgreSQL and PGlite',
   export: 'CSV export rows per second and peak RSS, 1M issues on PostgreSQL, 100k on PGlite',
+  'webhooks-fanout': 'seconds from ingesting a batch to the last of 1,000 webhooks receiving it, PostgreSQL and PGlite',
+  'webhooks-crash': 'SIGKILL the server while delivering 1,000 issues to 20 webhooks, restart: lost and duplicate pairs',
 };
 
 const [name, ...args] = process.argv.slice(2);

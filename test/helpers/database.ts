@@ -22,8 +22,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `secwire_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testDatabaseUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('testDatabaseTemplate')}`);
-  await admin.end();
+  try {
+    // Two files copying the template at the same moment can collide ("source database is being
+    // accessed by other users", SQLSTATE 55006): try again shortly.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('testDatabaseTemplate')}`);
+        break;
+      } catch (err) {
+        if ((err as { code?: string }).code !== '55006' || attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
   const db = openDatabase({ kind: 'postgres', url: url.toString() });
