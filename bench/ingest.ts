@@ -102,13 +102,13 @@ const sample = await readSampleRecords();
 const synthetic = await syntheticRecords(syntheticCount);
 
 const pgliteDir = await mkdtemp(join(tmpdir(), 'secwire-bench-'));
-const pglite = openDatabase({ kind: 'pglite', dataDir: pgliteDir });
+const pglite = await openDatabase({ kind: 'pglite', dataDir: pgliteDir });
 await migrate(pglite.adapterFactory);
 const pglitePasses = await runOn(pglite, sample, synthetic);
 await pglite.close();
 
 const pgDb = await scratchPostgres();
-const postgres = openDatabase({ kind: 'postgres', url: pgDb.url });
+const postgres = await openDatabase({ kind: 'postgres', url: pgDb.url });
 await migrate(postgres.adapterFactory);
 const pgPasses = await runOn(postgres, sample, synthetic);
 await postgres.close();

@@ -89,7 +89,7 @@ async function measure(db: Database): Promise<Map<string, number[]>> {
 }
 
 async function main() {
-  const pglite = openDatabase({ kind: 'pglite' });
+  const pglite = await openDatabase({ kind: 'pglite' });
   await migrate(pglite.adapterFactory);
   const onPGlite = await measure(pglite);
   await pglite.close();
@@ -100,7 +100,7 @@ async function main() {
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(postgresUrl);
   url.pathname = `/${name}`;
-  const postgres = openDatabase({ kind: 'postgres', url: url.toString() });
+  const postgres = await openDatabase({ kind: 'postgres', url: url.toString() });
   let onPostgres: Map<string, number[]>;
   try {
     await migrate(postgres.adapterFactory);

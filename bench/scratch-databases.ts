@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { newPGlite, openDatabase, type Database } from '../src/db/client.js';
+import { openDatabase, type Database } from '../src/db/client.js';
+import { newPGlite } from '../src/db/pglite.js';
 import { migrate } from '../src/db/migrator.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
 
@@ -36,7 +37,7 @@ export async function scratchPGlite(): Promise<BenchDatabase> {
 
 /** Opens an existing PostgreSQL database (no migration). */
 export async function connectPostgres(url: string): Promise<BenchDatabase> {
-  const db = openDatabase({ kind: 'postgres', url });
+  const db = await openDatabase({ kind: 'postgres', url });
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   return {
@@ -58,7 +59,7 @@ export async function scratchPostgres(): Promise<BenchDatabase> {
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(postgresUrl);
   url.pathname = `/${name}`;
-  const migrator = openDatabase({ kind: 'postgres', url: url.toString() });
+  const migrator = await openDatabase({ kind: 'postgres', url: url.toString() });
   await migrate(migrator.adapterFactory);
   await migrator.close();
   const bench = await connectPostgres(url.toString());

@@ -226,7 +226,7 @@ started again:
 ${rows.join('\n')}
 
 Duplicates are the deliveries in flight when the process died: their claims expire (30 s lease)
-and they go out again with the same \`webhook-id\` and the same body, so a receiver that remembers
+and they go out again with the same \`webhook-id\` and the same issues (only \`deliveredAt\` differs), so a receiver that remembers
 ids drops them. Restart to last pair, PostgreSQL / PGlite: ${a && b ? (b.recoveredAfterS / a.recoveredAfterS).toFixed(2) : 'n/a'} (it includes the lease wait).
 <!-- webhooks-crash:end -->`;
 

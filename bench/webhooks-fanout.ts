@@ -148,13 +148,13 @@ async function runAll(db: Database): Promise<Result[]> {
 
 const loadAtStart = loadavg()[0]!;
 const pgliteDir = await mkdtemp(join(tmpdir(), 'secwire-bench-fanout-'));
-const pglite = openDatabase({ kind: 'pglite', dataDir: pgliteDir });
+const pglite = await openDatabase({ kind: 'pglite', dataDir: pgliteDir });
 const pgliteResults = await runAll(pglite);
 await pglite.close();
 await rm(pgliteDir, { recursive: true, force: true });
 
 const scratch = await scratchPostgres();
-const postgres = openDatabase({ kind: 'postgres', url: scratch.url });
+const postgres = await openDatabase({ kind: 'postgres', url: scratch.url });
 const pgResults = await runAll(postgres);
 await postgres.close();
 await scratch.drop();

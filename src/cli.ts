@@ -85,7 +85,7 @@ const commands: Record<string, { help: string; run: Command }> = {
     run: async (args) => {
       const name = args[0];
       if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('usage: npm run db:diff -- <name> (lowercase, digits, _)');
-      const scratch = openDatabase({ kind: 'pglite' });
+      const scratch = await openDatabase({ kind: 'pglite' });
       try {
         const sql = await diffSchema(scratch.adapterFactory);
         if (!sql.trim() || /^-- This is an empty migration/.test(sql.trim())) {

@@ -1,6 +1,7 @@
 // Process entry: environment -> config -> database -> app -> listen; graceful shutdown.
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, readEnvironment } from './config.js';
+import { DataDirInUseError } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { seedSampleData } from './db/seed.js';
 import { startDigestSchedule } from './digest/schedule.js';
@@ -22,7 +23,11 @@ try {
 }
 
 const log = createLogger(config.logLevel);
-const db = await openConfiguredDatabase(config, log);
+const db = await openConfiguredDatabase(config, log).catch((err: unknown) => {
+  if (!(err instanceof DataDirInUseError)) throw err;
+  console.error(`secwire: ${err.message}`);
+  process.exit(1);
+});
 const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
 if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log);

@@ -64,7 +64,7 @@ it('ingests a directory, reports a summary and rejections, and is idempotent', a
   expect(digest.code).toBe(0);
   expect(digest.stdout).toContain('[llama-index: SQL Injection (CVE-2024-23751)](https://github.com/advisories/GHSA-2jxw-4hm4-6w87)');
 
-  const db: Database = pg ?? openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR });
+  const db: Database = pg ?? await openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR });
   try {
     expect(await db.prisma.issue.count()).toBe(2);
     // One batch, one event, left for the server's relay to publish.

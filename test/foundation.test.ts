@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
+import { DataDirInUseError, openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrator.js';
 import { schema } from '../src/schema/index.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -40,6 +43,23 @@ describe('migrations', () => {
       SELECT migration_name, count(*) AS n FROM "_prisma_migrations" GROUP BY migration_name`;
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(Number(row.n)).toBe(1);
+  });
+});
+
+describe('embedded database directory', () => {
+  it('is held by one opener at a time and given back on close', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'secwire-lock-'));
+    try {
+      const first = await openDatabase({ kind: 'pglite', dataDir });
+      await expect(openDatabase({ kind: 'pglite', dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
+      await first.close();
+      const second = await openDatabase({ kind: 'pglite', dataDir });
+      await second.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(`${dataDir}.lock`, { recursive: true, force: true });
+      await rm(`${dataDir}.lock-holder`, { force: true });
+    }
   });
 });
 

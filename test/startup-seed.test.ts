@@ -1,9 +1,10 @@
 // `npm start` on an empty data directory: the real server process migrates, loads the sample
 // data and its digests, serves them, and shuts down cleanly on SIGTERM.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 
 let dataDir: string | undefined;
@@ -44,8 +45,28 @@ it('seeds an empty embedded database on first start and serves it', async () => 
     const { data } = await res.json();
     expect(data.stats.data.totalIssues).toBe(146); // 147 sample records, one deliberately out of scope
     expect(data.stats.data.totalDigests).toBeGreaterThan(100);
+
+    // PGlite serves one process: a second server or the CLI on the same DATA_DIR is refused.
+    const second = await run(['src/main.ts'], { PORT: String(port + 1) });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/^secwire: DATA_DIR \S+ is in use by another secwire process/);
+    const cli = await run(['src/cli.ts', 'keys', 'list']);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain('is in use by another secwire process');
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
   } finally {
     child.kill('SIGTERM');
   }
   expect(await exited).toBe(0);
-}, 240_000);
+  // A clean shutdown gives the directory back.
+  const after = await run(['src/cli.ts', 'keys', 'list']);
+  expect(after).toMatchObject({ code: 0, stdout: 'no keys\n' });
+
+  async function run(args: string[], env: Record<string, string> = {}) {
+    const options = { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ...env }, timeout: 90_000 };
+    return promisify(execFile)(process.execPath, ['--import', 'tsx', ...args], options).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+    );
+  }
+}, 300_000);

@@ -313,7 +313,7 @@ describe('keys CLI', () => {
       expect((await cli('list')).stdout).toMatch(new RegExp(`${id}\\s+active .* never used\\s+ci robot`));
       expect((await cli('revoke', id)).stdout).toContain(`revoked key ${id}`);
 
-      const db = testDatabaseUrl ? t.db : openDatabase({ kind: 'pglite', dataDir });
+      const db = testDatabaseUrl ? t.db : await openDatabase({ kind: 'pglite', dataDir });
       try {
         const row = await db.prisma.apiKey.findUniqueOrThrow({ where: { id } });
         expect(row).toMatchObject({ name: 'ci robot', keyHash: sha256Hex(key), revoked: true, scopes: ['webhooks'] });

@@ -79,7 +79,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 }
 
 it('loses nothing when the worker is SIGKILLed mid-delivery and restarted', { timeout: 180_000 }, async () => {
-  const db = openDatabase(target);
+  const db = await openDatabase(target);
   await migrate(db.adapterFactory);
   const deliveryIds = await seed(db);
   expect(deliveryIds).toHaveLength(WEBHOOKS * EVENTS);
@@ -114,7 +114,7 @@ it('loses nothing when the worker is SIGKILLed mid-delivery and restarted', { ti
   expect(duplicates).toBeLessThanOrEqual(8);
   console.log(`crash test: ${deliveryIds.length} deliveries, ${receivedAtKill} received before SIGKILL, lost 0, duplicates ${duplicates}`);
 
-  const check = openDatabase(target);
+  const check = await openDatabase(target);
   try {
     expect(await check.prisma.webhookDelivery.count({ where: { status: 'succeeded' } })).toBe(deliveryIds.length);
   } finally {

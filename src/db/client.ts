@@ -1,10 +1,8 @@
 // One factory for both databases: embedded PGlite in a directory (or in memory) when no URL is
 // given, PostgreSQL through node-postgres when one is. Same Prisma client, same migrations.
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 
 export type DatabaseTarget =
@@ -21,45 +19,22 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
-export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {
-  return new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm } });
-}
-
-/**
- * PGlite's adapter opens shadow databases without extensions, so CREATE EXTENSION pg_trgm would
- * fail there; ours hands out shadow databases that have it.
- */
-function pgliteFactory(client: PGlite): SqlMigrationAwareDriverAdapterFactory {
-  const main = new PrismaPGlite(client);
-  return {
-    provider: main.provider,
-    adapterName: main.adapterName,
-    connect: () => main.connect(),
-    connectToShadowDb: () => new PrismaPGlite(newPGlite()).connect(),
-  } as SqlMigrationAwareDriverAdapterFactory;
-}
-
-export function openDatabase(target: DatabaseTarget): Database {
-  if (target.kind === 'postgres') {
-    const adapterFactory = new PrismaPg(
-      { connectionString: target.url, max: 10 },
-      target.schema ? { schema: target.schema } : undefined,
-    );
-    const prisma = new PrismaClient({ adapter: adapterFactory });
-    return { prisma, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
+/** Another process holds the data directory: PGlite serves one process, a second one would corrupt it. */
+export class DataDirInUseError extends Error {
+  constructor(dataDir: string) {
+    super(`DATA_DIR ${dataDir} is in use by another secwire process; stop it first (with PostgreSQL, several processes can share a database)`);
   }
-  const pglite = newPGlite(target.dataDir, target.loadDataDir);
-  const adapterFactory = pgliteFactory(pglite);
+}
+
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.kind === 'pglite') {
+    const { openPGlite } = await import('./pglite.js');
+    return await openPGlite(target.dataDir, target.loadDataDir);
+  }
+  const adapterFactory = new PrismaPg(
+    { connectionString: target.url, max: 10 },
+    target.schema ? { schema: target.schema } : undefined,
+  );
   const prisma = new PrismaClient({ adapter: adapterFactory });
-  return {
-    prisma,
-    adapterFactory,
-    kind: 'pglite',
-    pglite,
-    close: async () => {
-      await prisma.$disconnect();
-      await pglite.close();
-    },
-  };
+  return { prisma, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
 }

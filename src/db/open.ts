@@ -6,8 +6,8 @@ import { migrate } from './migrator.js';
 
 export async function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
   const db = config.databaseUrl
-    ? openDatabase({ kind: 'postgres', url: config.databaseUrl })
-    : openDatabase({ kind: 'pglite', dataDir: config.dataDir });
+    ? await openDatabase({ kind: 'postgres', url: config.databaseUrl })
+    : await openDatabase({ kind: 'pglite', dataDir: config.dataDir });
   // The embedded database is private to this process, so it is always migrated.
   if (config.migrateOnStart || db.kind === 'pglite') {
     const applied = await migrate(db.adapterFactory);

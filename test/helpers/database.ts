@@ -17,7 +17,7 @@ export interface TestDatabase extends Database {
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
     const template = new Blob([await readFile(inject('testDatabaseTemplate'))]);
-    return openDatabase({ kind: 'pglite', loadDataDir: template });
+    return await openDatabase({ kind: 'pglite', loadDataDir: template });
   }
   const name = `secwire_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testDatabaseUrl });
@@ -39,7 +39,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
-  const db = openDatabase({ kind: 'postgres', url: url.toString() });
+  const db = await openDatabase({ kind: 'postgres', url: url.toString() });
   return {
     ...db,
     url: url.toString(),

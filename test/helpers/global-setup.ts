@@ -34,7 +34,7 @@ export default async function setup(project: TestProject) {
     await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
-    const db = openDatabase({ kind: 'postgres', url: url.toString() });
+    const db = await openDatabase({ kind: 'postgres', url: url.toString() });
     await migrate(db.adapterFactory);
     await db.close();
     // The schema engine's adapter keeps its own idle connection for a while; a template with any
@@ -44,7 +44,7 @@ export default async function setup(project: TestProject) {
     return () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
   const dir = await mkdtemp(join(tmpdir(), 'secwire-template-'));
-  const db = openDatabase({ kind: 'pglite' });
+  const db = await openDatabase({ kind: 'pglite' });
   await migrate(db.adapterFactory);
   const path = join(dir, 'template.tar.gz');
   const dump = await db.pglite!.dumpDataDir('gzip');
