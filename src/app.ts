@@ -5,6 +5,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
+import { requireAdminKey } from './http/admin-auth.js';
 import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { KnownKeys } from './http/client-identity.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
@@ -16,9 +17,10 @@ import { useRateLimit } from './http/rate-limit.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { useAdminIngestBody } from './rest/admin-ingest-body.js';
 import { useCsvExport } from './rest/csv.js';
-import { useApiErrorEnvelope, useRest } from './rest/sofa.js';
+import { useApiErrorEnvelope, useRest, useRestBearer } from './rest/sofa.js';
 import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
+import { webhookOwner } from './webhooks/manage.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
 # Ask for the fields you need; the Docs panel lists them all.
@@ -102,6 +104,13 @@ export function createApp(services: Services) {
       rateLimit,
       useRequestId(),
       useBodyLimit({ config, graphqlEndpoint }),
+      useRestBearer({
+        schema,
+        routes: restRoutes,
+        log,
+        authenticate: (kind, request) =>
+          kind === 'admin' ? requireAdminKey({ config, request }) : webhookOwner({ config, prisma: db.prisma, request }),
+      }),
       useGraphQLLimits(),
       useGraphQLParamErrors(),
       readiness,

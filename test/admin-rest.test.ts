@@ -93,6 +93,9 @@ describe('POST /api/v1/admin/digests', () => {
     expect(await bad.json()).toEqual({ error: { message: 'date must be a calendar date written YYYY-MM-DD', status: 400 } });
     const anonymous = await post('/admin/digests', {}, {});
     expect(anonymous.status).toBe(401);
+    // The key comes first: a bad date without it is a 401 too.
+    const anonymousBad = await post('/admin/digests', { date: '2024-13-01' }, {});
+    expect(await anonymousBad.json()).toEqual({ error: { message: 'Missing or invalid admin bearer key', status: 401 } });
   });
 });
 

@@ -222,6 +222,9 @@ describe('REST /api/v1/webhooks', () => {
   it.each([
     ['no key', { url: publicUrl }, null, 401, 'Missing or invalid bearer key'],
     ['a wrong key', { url: publicUrl }, 'nope', 401, 'Missing or invalid bearer key'],
+    // The key is checked before the body: without one, a bad body says nothing about itself.
+    ['no key and no url', {}, null, 401, 'Missing or invalid bearer key'],
+    ['a wrong key and a bad severity', { url: publicUrl, filters: { severity: 'extreme' } }, 'nope', 401, 'Missing or invalid bearer key'],
     ['no url', {}, webhookKey, 400, 'url is required'],
     ['a url that is not a string', { url: 42 }, webhookKey, 400, 'url must be a string'],
     ['an http url', { url: 'http://93.184.216.34/x' }, webhookKey, 400, 'url must use https'],
@@ -242,6 +245,8 @@ describe('REST /api/v1/webhooks', () => {
     const res = await t.fetch('/api/v1/webhooks', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer() }, body: '{url:' });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: { message: 'The request body must be JSON', status: 400 } });
+    const anonymous = await t.fetch('/api/v1/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{url:' });
+    expect(anonymous.status).toBe(401);
   });
 
   it('lists, reads, pings, pages deliveries, redelivers, rotates and deletes for the owning key only', async () => {

@@ -8,8 +8,8 @@ import type { createSofa } from 'sofa-api';
 export type RestRoute = NonNullable<Parameters<typeof createSofa>[0]['routes']>[string] & {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
-  /** Needs `Authorization: Bearer <key>` (documented in the OpenAPI document, with its 401). */
-  bearer?: boolean;
+  /** Needs `Authorization: Bearer <key>`: the admin key or a webhook key (documented in the OpenAPI document, with its 401). */
+  bearer?: 'admin' | 'webhooks';
 };
 
 export const restBasePath = '/api/v1';
@@ -19,23 +19,23 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Query.issue': { method: 'GET', path: '/issues/:id', tags: ['issues'] },
   'Query.latestDigest': { method: 'GET', path: '/digest/latest', tags: ['digest'] },
   'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'] },
-  'Mutation.ingestItems': { method: 'POST', path: '/admin/ingest', tags: ['admin'], bearer: true },
-  'Mutation.generateDigest': { method: 'POST', path: '/admin/digests', tags: ['admin'], bearer: true },
+  'Mutation.ingestItems': { method: 'POST', path: '/admin/ingest', tags: ['admin'], bearer: 'admin' },
+  'Mutation.generateDigest': { method: 'POST', path: '/admin/digests', tags: ['admin'], bearer: 'admin' },
   // A read, so a Query; POST because the stack is a JSON body of top-level arguments.
   'Query.scan': { method: 'POST', path: '/scan', tags: ['scan'] },
   'Query.stixBundle': { method: 'GET', path: '/issues/stix', tags: ['issues'] },
-  'Mutation.createWebhook': { method: 'POST', path: '/webhooks', responseStatus: 201, tags: ['webhooks'], bearer: true },
-  'Query.webhooks': { method: 'GET', path: '/webhooks', tags: ['webhooks'], bearer: true },
-  'Query.webhook': { method: 'GET', path: '/webhooks/:id', tags: ['webhooks'], bearer: true },
-  'Mutation.deleteWebhook': { method: 'DELETE', path: '/webhooks/:id', tags: ['webhooks'], bearer: true },
-  'Mutation.rotateWebhookSecret': { method: 'POST', path: '/webhooks/:id/rotate-secret', tags: ['webhooks'], bearer: true },
-  'Mutation.pingWebhook': { method: 'POST', path: '/webhooks/:id/ping', responseStatus: 202, tags: ['webhooks'], bearer: true },
-  'Query.webhookDeliveries': { method: 'GET', path: '/webhooks/:webhookId/deliveries', tags: ['webhooks'], bearer: true },
+  'Mutation.createWebhook': { method: 'POST', path: '/webhooks', responseStatus: 201, tags: ['webhooks'], bearer: 'webhooks' },
+  'Query.webhooks': { method: 'GET', path: '/webhooks', tags: ['webhooks'], bearer: 'webhooks' },
+  'Query.webhook': { method: 'GET', path: '/webhooks/:id', tags: ['webhooks'], bearer: 'webhooks' },
+  'Mutation.deleteWebhook': { method: 'DELETE', path: '/webhooks/:id', tags: ['webhooks'], bearer: 'webhooks' },
+  'Mutation.rotateWebhookSecret': { method: 'POST', path: '/webhooks/:id/rotate-secret', tags: ['webhooks'], bearer: 'webhooks' },
+  'Mutation.pingWebhook': { method: 'POST', path: '/webhooks/:id/ping', responseStatus: 202, tags: ['webhooks'], bearer: 'webhooks' },
+  'Query.webhookDeliveries': { method: 'GET', path: '/webhooks/:webhookId/deliveries', tags: ['webhooks'], bearer: 'webhooks' },
   'Mutation.redeliverWebhookDelivery': {
     method: 'POST',
     path: '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
     responseStatus: 202,
     tags: ['webhooks'],
-    bearer: true,
+    bearer: 'webhooks',
   },
 };

@@ -27,6 +27,7 @@ interface CompiledRoute {
   pattern: RegExp;
   paramNames: string[];
   field: GraphQLField<unknown, unknown>;
+  bearer: RestRoute['bearer'];
 }
 
 /** The schema SOFA sees: only the root fields that have a route (and no subscriptions). */
@@ -55,7 +56,14 @@ function compileRoutes(schema: GraphQLSchema, routes: Record<string, RestRoute>)
         return '([^/]+)';
       })
       .join('/');
-    return { key, method: route.method, pattern: new RegExp(`^${source}$`), paramNames, field: field as GraphQLField<unknown, unknown> };
+    return {
+      key,
+      method: route.method,
+      pattern: new RegExp(`^${source}$`),
+      paramNames,
+      field: field as GraphQLField<unknown, unknown>,
+      bearer: route.bearer,
+    };
   });
   // Fixed paths before patterns, as SOFA's router orders them.
   return compiled.sort((a, b) => a.paramNames.length - b.paramNames.length);
@@ -175,6 +183,34 @@ export function useRest({ schema, routes, log, version, graphqlEndpoint }: RestO
         return endResponse(errorResponse(status, message));
       }
       endResponse(await router.handleRequest(request, serverContext as never));
+    },
+  };
+}
+
+/**
+ * Routes that need a bearer key refuse a missing or wrong one before the body is parsed or its
+ * arguments checked, so an anonymous client learns nothing from argument errors. (Only the body
+ * limit comes earlier.) The resolvers check again: GraphQL reaches them without this plugin.
+ */
+export function useRestBearer({ schema, routes, authenticate, log }: {
+  schema: GraphQLSchema;
+  routes: Record<string, RestRoute>;
+  authenticate: (kind: NonNullable<RestRoute['bearer']>, request: Request) => unknown;
+  log: Logger;
+}): Plugin {
+  const compiled = compileRoutes(schema, routes);
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (!url.pathname.startsWith(`${restBasePath}/`)) return;
+      const bearer = matchRoute(compiled, request.method, url.pathname.slice(restBasePath.length))?.route.bearer;
+      if (!bearer) return;
+      try {
+        await authenticate(bearer, request);
+      } catch (err) {
+        const { status, message, unexpected } = envelopeFor([err]);
+        for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
+        endResponse(errorResponse(status, message));
+      }
     },
   };
 }

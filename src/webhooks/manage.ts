@@ -16,7 +16,7 @@ const maxUrlLength = 2048;
  * The owner of the request: the SHA-256 of its bearer key, when that key is the configured
  * WEBHOOK_API_KEY or an issued key with the webhooks scope. Anything else is a 401.
  */
-export async function webhookOwner(ctx: Context): Promise<string> {
+export async function webhookOwner(ctx: Pick<Context, 'config' | 'prisma' | 'request'>): Promise<string> {
   const token = bearerToken(ctx.request);
   if (!token) throw unauthenticated();
   const keyHash = sha256Hex(token);
