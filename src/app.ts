@@ -11,6 +11,7 @@ import { KnownKeys } from './http/client-identity.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
 import { guarded } from './http/guard.js';
+import { useHead } from './http/head.js';
 import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
@@ -103,6 +104,7 @@ export function createApp(services: Services) {
       // /health, CORS preflights and the GraphiQL page before any of these.)
       rateLimit,
       useRequestId(),
+      useHead(),
       useBodyLimit({ config, graphqlEndpoint }),
       useRestBearer({
         schema,

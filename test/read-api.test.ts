@@ -412,6 +412,17 @@ describe('headers', () => {
     const res = await t.fetch('/api/v1/stats', { headers: { 'x-request-id': 'trace-123' } });
     expect(res.headers.get('x-request-id')).toBe('trace-123');
   });
+
+  it('HEAD answers like GET without a body', async () => {
+    for (const path of ['/api/v1/issues?severity=high', '/api/v1/issues/nope', '/api/v1/stats', '/api/issues/export', '/health']) {
+      const [get, head] = [await t.fetch(path), await t.fetch(path, { method: 'HEAD', headers: { 'x-request-id': 'head-1' } })];
+      expect(head.status, path).toBe(get.status);
+      expect(head.headers.get('content-type'), path).toBe(get.headers.get('content-type'));
+      expect(head.headers.get('x-request-id'), path).toBe('head-1');
+      expect(await head.text(), path).toBe('');
+      await get.arrayBuffer();
+    }
+  });
 });
 
 describe('GraphQL', () => {
