@@ -28,7 +28,7 @@ const db = await openConfiguredDatabase(config, log).catch((err: unknown) => {
   console.error(`secwire: ${err.message}`);
   process.exit(1);
 });
-const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
+const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl, log);
 if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
 const services = { config, db, log, pubsub };

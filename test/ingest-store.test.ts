@@ -2,7 +2,7 @@
 // GraphQL mutation on a real database, with a real subscriber on the newIssues topic.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { relayEvents } from '../src/ingest/relay.js';
-import type { NewIssuesEvent } from '../src/pubsub.js';
+import { createIssuePubSub, type NewIssuesEvent } from '../src/pubsub.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, adminKey, ingestMutation, loadAdvisories, loadAdvisory } from './helpers/samples.js';
 
@@ -190,6 +190,21 @@ describe('relevance and publishing', () => {
     expect(await relayEvents(t.db.prisma, t.pubsub)).toBe(0);
     await settle();
     expect(published).toEqual([{ eventId: event.id, issueIds: ['00000000-0000-4000-8000-000000000001'] }]);
+  });
+
+  it('leaves an event whose publish failed to the next run', async () => {
+    const event = await t.db.prisma.issueEvent.create({ data: { issueIds: ['00000000-0000-4000-8000-000000000002'] } });
+    // A real Redis client on a port nothing listens on: the publish fails after its retries.
+    const unreachable = createIssuePubSub('redis://127.0.0.1:1');
+    try {
+      await expect(relayEvents(t.db.prisma, unreachable.pubsub)).rejects.toThrow();
+    } finally {
+      await unreachable.close();
+    }
+    expect(await t.db.prisma.issueEvent.findUniqueOrThrow({ where: { id: event.id } })).toMatchObject({ relayedAt: null });
+    expect(await relayEvents(t.db.prisma, t.pubsub)).toBe(1);
+    await settle();
+    expect(published).toEqual([{ eventId: event.id, issueIds: ['00000000-0000-4000-8000-000000000002'] }]);
   });
 
   it('keeps crossRefCount right as related issues arrive', async () => {

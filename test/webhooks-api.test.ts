@@ -306,11 +306,11 @@ describe('REST /api/v1/webhooks', () => {
 });
 
 describe('keys CLI', () => {
-  it('creates, lists and revokes keys; only the hash is stored', { timeout: 180_000 }, async () => {
+  it('creates, lists and revokes keys; only the hash is stored', { timeout: 360_000 }, async () => {
     // The CLI is its own process, so it needs a database another process can open.
     const dataDir = await mkdtemp(join(tmpdir(), 'secwire-keys-'));
     const env = { ...process.env, LOG_LEVEL: 'silent', SEED_SAMPLE_DATA: 'false', DATA_DIR: dataDir, DATABASE_URL: t.db.kind === 'postgres' ? (t.db as TestDatabase).url : '' };
-    const cli = (...args: string[]) => run('node_modules/.bin/tsx', ['src/cli.ts', 'keys', ...args], { env, timeout: 60_000 });
+    const cli = (...args: string[]) => run('node_modules/.bin/tsx', ['src/cli.ts', 'keys', ...args], { env, timeout: 120_000 });
     try {
       const created = await cli('create', '--name', 'ci robot');
       const key = /key: (swk_\S+)/.exec(created.stdout)![1]!;

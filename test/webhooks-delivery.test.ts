@@ -4,9 +4,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.js';
+import { createIssuePubSub } from '../src/pubsub.js';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { makeIssue } from './helpers/issues.js';
 import { createReceiver, testCertificate, type Receiver, type ReceivedRequest } from './helpers/https-receiver.js';
 import { adminHeaders, adminKey as adminApiKey, loadAdvisories } from './helpers/samples.js';
 import { bearer, createWebhook, eventually, publishIssues, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
@@ -247,9 +249,32 @@ describe('delivery', () => {
     expect(verifyHexSignature(hook.secret, req!)).toBe(true);
   });
 
+  it('picks up in its periodic sweep an event the live subscription never heard', async () => {
+    const hook = await createWebhook(t, receiver.url('/swept'), { vendor: 'swept-vendor' });
+    // A second dispatcher on a pub/sub that never carries anything: only its sweep can find the event.
+    const deaf = createIssuePubSub();
+    const sweeping = createDispatcher({ config: t.config, db: t.db, log, pubsub: deaf.pubsub }, { onDeliveries: () => worker.wake(), sweepIntervalMs: 100 });
+    await sweeping.start();
+    await dispatcher.refresh(); // the group is live here too, its start-up replay done
+    try {
+      // Committed like an ingest, but the publish is lost (Redis drops messages during a reconnect).
+      const rows = await t.db.prisma.issue.createManyAndReturn({ data: [makeIssue({ title: 'swept', vendorKeys: ['swept-vendor'] })], select: { id: true } });
+      await t.db.prisma.issueEvent.create({ data: { issueIds: rows.map((r) => r.id) } });
+      const [req] = at('/swept')(await receiver.waitFor((r) => at('/swept')(r).length >= 1, 10_000));
+      expect(req!.json.issues.map((i: { id: string }) => i.id)).toEqual(rows.map((r) => r.id));
+      expect(verifyHexSignature(hook.secret, req!)).toBe(true);
+    } finally {
+      await sweeping.stop();
+      await deaf.close();
+    }
+  });
+
   it('lets several workers share the outbox without sending anything twice', async () => {
     await worker.stop();
-    const workers = [startWorker({ concurrency: 3 }), startWorker({ concurrency: 3 }), startWorker({ concurrency: 3 })];
+    // A timeout longer than any request takes here: a receiver that answers after the sender gave
+    // up gets the retry too (at-least-once), and this test is about claims, not timeouts.
+    const sharing = { concurrency: 3, timeoutMs: 10_000 };
+    const workers = [startWorker(sharing), startWorker(sharing), startWorker(sharing)];
     try {
       const hooks = [];
       for (let i = 0; i < 6; i++) hooks.push(await createWebhook(t, receiver.url(`/shared-${i}`), { vendor: 'shared' }));

@@ -13,7 +13,8 @@ export async function relayEvents(prisma: PrismaClient, pubsub: IssuePubSub, log
       const rows = await tx.$queryRaw<{ id: string; issueIds: string[] }[]>`
         SELECT id::text AS id, "issueIds" FROM "IssueEvent"
         WHERE "relayedAt" IS NULL ORDER BY "createdAt", id LIMIT 100 FOR UPDATE SKIP LOCKED`;
-      for (const row of rows) pubsub.publish('newIssues', { eventId: row.id, issueIds: row.issueIds });
+      // A publish that fails throws here and rolls the marks back: the next run tries again.
+      for (const row of rows) await pubsub.publishNewIssues({ eventId: row.id, issueIds: row.issueIds });
       if (rows.length) {
         await tx.issueEvent.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { relayedAt: new Date() } });
       }

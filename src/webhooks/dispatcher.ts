@@ -8,7 +8,8 @@
 // Nothing is lost between publish and outbox: each group replays recent events that still lack
 // a row for one of its webhooks (IssueEvent rows are the durable record of what was published)
 // through the same subscription, fed from the database instead of the pub/sub, when it starts,
-// after an error, and at process start-up.
+// after an error, at process start-up, and every minute (Redis pub/sub drops what is published
+// while a subscriber reconnects).
 import { randomUUID } from 'node:crypto';
 import { parse, subscribe, type ExecutionResult, type GraphQLObjectType } from 'graphql';
 import type { Context, Services } from '../context.js';
@@ -21,6 +22,8 @@ export interface DispatcherOptions {
   refreshIntervalMs?: number;
   /** How far back a replay looks for events without delivery rows. */
   catchUpWindowMs?: number;
+  /** How often every group replays what it is still missing. */
+  sweepIntervalMs?: number;
   /** Pause before a failed group subscription is started again. */
   restartDelayMs?: number;
   /** Called after deliveries were written (the worker's wake-up). */
@@ -62,11 +65,12 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
   const prisma = db.prisma;
   const refreshIntervalMs = options.refreshIntervalMs ?? 5_000;
   const catchUpWindowMs = options.catchUpWindowMs ?? 24 * 3600_000;
+  const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
   const restartDelayMs = options.restartDelayMs ?? 1_000;
   const document = dispatchDocument();
   const groups = new Map<string, Group>();
   let running = false;
-  let timer: NodeJS.Timeout | undefined;
+  let timers: NodeJS.Timeout[] = [];
   let refreshing: Promise<void> = Promise.resolve();
 
   function context(pubsub: IssuePubSub): Context {
@@ -187,18 +191,30 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
     return refreshing;
   }
 
+  /** Replays for every live group, in the same queue as refreshes (rows already written are kept). */
+  function sweep(): Promise<void> {
+    if (!running) return Promise.resolve();
+    const live = () => [...groups.values()].filter((g) => g.iterator && !g.stopped);
+    refreshing = refreshing
+      .then(async () => {
+        for (const group of live()) await replay(group);
+      })
+      .catch((err) => log.error('could not replay webhook events', { err }));
+    return refreshing;
+  }
+
   return {
     async start() {
       if (running) return;
       running = true;
       await refresh();
-      timer = setInterval(() => void refresh(), refreshIntervalMs);
-      timer.unref();
+      timers = [setInterval(() => void refresh(), refreshIntervalMs), setInterval(() => void sweep(), sweepIntervalMs)];
+      for (const timer of timers) timer.unref();
     },
     refresh,
     async stop() {
       running = false;
-      clearInterval(timer);
+      for (const timer of timers) clearInterval(timer);
       await refreshing;
       await Promise.all([...groups.values()].map(stopGroup));
     },
