@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { adminHeaders, adminKey, loadAdvisory } from './helpers/samples.js';
+import { openSubscription } from './helpers/sse.js';
 
 const redisUrl = process.env.TEST_REDIS_URL || undefined;
 
@@ -29,26 +30,8 @@ describe.skipIf(!redisUrl)('pub/sub through Redis', () => {
 
   it('streams an issue ingested on one instance to a subscriber on another', async () => {
     const subscribersBefore = await newIssuesSubscribers();
-    const controller = new AbortController();
-    const res = await subscribing.fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: 'subscription { newIssues { eventId issues { id title cveId } } }' }),
-      signal: controller.signal,
-    });
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const messages = (async () => {
-      const decoder = new TextDecoder();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error('stream ended without a newIssues message');
-        buffer += decoder.decode(value, { stream: true });
-        const data = buffer.split('\n').find((line) => line.startsWith('data: ') && line.includes('newIssues'));
-        if (data) return JSON.parse(data.slice(6));
-      }
-    })();
+    const subscription = await openSubscription(subscribing, 'subscription { newIssues { eventId issues { id title cveId } } }');
+    expect(subscription.response.status).toBe(200);
     try {
       // Ingest once the other instance's subscription has reached Redis.
       while ((await newIssuesSubscribers()) <= subscribersBefore) await new Promise((r) => setTimeout(r, 20));
@@ -58,15 +41,14 @@ describe.skipIf(!redisUrl)('pub/sub through Redis', () => {
         body: JSON.stringify(loadAdvisory('GHSA-57fc-8q82-gfp3')),
       });
       expect(ingest.status).toBe(200);
-      const message = await messages;
+      const message = await subscription.first('newIssues');
       const event = await db.prisma.issueEvent.findFirstOrThrow();
       expect(message.data.newIssues).toEqual({
         eventId: event.id,
         issues: [{ id: event.issueIds[0], title: 'langchain vulnerable to arbitrary code execution', cveId: 'CVE-2023-36188' }],
       });
     } finally {
-      controller.abort();
-      await reader.cancel().catch(() => {});
+      await subscription.close();
     }
   });
 

@@ -9,6 +9,7 @@ import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.js
 import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { makeIssue } from './helpers/issues.js';
+import { openSubscription } from './helpers/sse.js';
 import { createReceiver, testCertificate, type Receiver, type ReceivedRequest } from './helpers/https-receiver.js';
 import { adminHeaders, adminKey as adminApiKey, loadAdvisories } from './helpers/samples.js';
 import { bearer, createWebhook, eventually, publishIssues, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
@@ -342,33 +343,18 @@ describe('ping and redelivery', () => {
 
 describe('Subscription.newIssues over SSE', () => {
   it('streams matching new issues to a GraphQL client', async () => {
-    const controller = new AbortController();
-    const res = await t.fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: 'subscription { newIssues(filter: {severity: critical}) { eventId issues { id title severity cvssScore publishedAt } } }' }),
-      signal: controller.signal,
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
+    const subscription = await openSubscription(
+      t,
+      'subscription { newIssues(filter: {severity: critical}) { eventId issues { id title severity cvssScore publishedAt } } }',
+    );
+    expect(subscription.response.status).toBe(200);
+    expect(subscription.response.headers.get('content-type')).toMatch(/text\/event-stream/);
     // Publish once the subscription is listening; a batch with no critical issue is skipped.
     setTimeout(async () => {
       await publishIssues(t, [{ title: 'sse low', severity: 'low' }]);
       await publishIssues(t, [{ title: 'sse critical', severity: 'critical', cvssScore: 9.1 }, { title: 'sse medium', severity: 'medium' }]);
     }, 100);
-    let message: any;
-    while (!message) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      const data = buffer.split('\n').find((line) => line.startsWith('data: ') && line.includes('newIssues'));
-      if (data) message = JSON.parse(data.slice(6));
-    }
-    controller.abort();
-    await reader.cancel().catch(() => {});
+    const message = await subscription.first('newIssues').finally(() => subscription.close());
     expect(message.data.newIssues.issues).toEqual([
       { id: expect.any(String), title: 'sse critical', severity: 'critical', cvssScore: '9.1', publishedAt: '2025-01-01T00:00:00.000Z' },
     ]);
