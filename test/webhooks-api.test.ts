@@ -249,6 +249,41 @@ describe('REST /api/v1/webhooks', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it('changes url, filters and state with PATCH, for the owning key only', async () => {
+    const hook = (await registerWebhookRest(t, { url: 'https://93.184.216.34/patch', filters: { severity: 'high' } })).body.data;
+    const patch = async (body: unknown, key: string | null = webhookKey, id = hook.id) => {
+      const headers = { 'content-type': 'application/json', ...(key === null ? {} : bearer(key)) };
+      const res = await t.fetch(`/api/v1/webhooks/${id}`, { method: 'PATCH', headers, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const changed = await patch({ url: 'https://93.184.216.34/patched', filters: { vendor: 'OpenAI', llmSpecific: true } });
+    expect(changed).toEqual({
+      status: 200,
+      body: {
+        data: {
+          id: hook.id, url: 'https://93.184.216.34/patched', active: true, deactivatedReason: null, consecutiveFailures: 0,
+          filters: { severity: null, issueType: null, vendor: 'OpenAI', llmSpecific: true }, createdAt: expect.stringMatching(/Z$/),
+        },
+      },
+    });
+    expect(JSON.stringify(changed.body)).not.toMatch(/secret/);
+    // New filters replace the old ones entirely; {} matches everything.
+    expect((await patch({ filters: {} })).body.data.filters).toEqual({ severity: null, issueType: null, vendor: null, llmSpecific: null });
+
+    const before = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    for (const [body, status, message] of [
+      [{}, 400, 'Give at least one of url, filters, active'],
+      [{ url: 'https://10.0.0.1/x' }, 400, 'url must not point to a private, loopback or otherwise non-public address'],
+      [{ filters: { severity: 'extreme' } }, 400, 'filters.severity must be one of: critical, high, medium, low, info'],
+      [{ active: 'yes' }, 400, 'active must be true or false'],
+    ] as const) {
+      expect(await patch(body), JSON.stringify(body)).toEqual({ status, body: { error: { message, status } } });
+    }
+    expect(await patch({ active: false }, null)).toMatchObject({ status: 401 });
+    expect(await patch({ active: false }, otherKey)).toEqual({ status: 404, body: { error: { message: 'Webhook not found', status: 404 } } });
+    expect(await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).toEqual(before);
+  });
+
   it('lists, reads, pings, pages deliveries, redelivers, rotates and deletes for the owning key only', async () => {
     const hook = (await registerWebhookRest(t, { url: 'https://93.184.216.34/rest-manage' })).body.data;
     const theirs = (await registerWebhookRest(t, { url: 'https://93.184.216.34/rest-theirs' }, otherKey)).body.data;

@@ -195,6 +195,26 @@ describe('delivery', () => {
     expect(at('/gone')(receiver.requests)).toHaveLength(1);
   });
 
+  it('pauses and re-activates through PATCH: nothing while paused, then only what is published after', async () => {
+    const hook = await createWebhook(t, receiver.url('/resume'), { vendor: 'resume-vendor' });
+    await dispatcher.refresh();
+    const patch = async (body: object) => {
+      const res = await t.fetch(`/api/v1/webhooks/${hook.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer() }, body: JSON.stringify(body) });
+      return { status: res.status, data: (await res.json()).data };
+    };
+    expect(await patch({ active: false })).toMatchObject({ status: 200, data: { active: false, deactivatedReason: 'paused by its owner' } });
+    await publishIssues(t, [{ title: 'while paused', vendorKeys: ['resume-vendor'] }]);
+    expect(await patch({ active: true })).toMatchObject({ status: 200, data: { active: true, deactivatedReason: null, consecutiveFailures: 0 } });
+    await publishIssues(t, [{ title: 'after resume', vendorKeys: ['resume-vendor'] }]);
+    await receiver.waitFor((r) => at('/resume')(r).length >= 1);
+    // A start-up replay does not bring back what was published while it was paused either.
+    const replaying = createDispatcher({ config: t.config, db: t.db, log, pubsub: createIssuePubSub().pubsub }, { onDeliveries: () => worker.wake() });
+    await replaying.start();
+    await replaying.stop();
+    await worker.runOnce();
+    expect(at('/resume')(receiver.requests).map((r) => r.json.issues.map((i: { title: string }) => i.title))).toEqual([['after resume']]);
+  });
+
   it('never follows redirects: 3xx is a failure and the Location is never fetched', async () => {
     receiver.on('/redirect', () => ({ status: 302, headers: { location: receiver.url('/redirect-target') } }));
     const hook = await createWebhook(t, receiver.url('/redirect'));

@@ -27,6 +27,7 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Mutation.createWebhook': { method: 'POST', path: '/webhooks', responseStatus: 201, tags: ['webhooks'], bearer: 'webhooks' },
   'Query.webhooks': { method: 'GET', path: '/webhooks', tags: ['webhooks'], bearer: 'webhooks' },
   'Query.webhook': { method: 'GET', path: '/webhooks/:id', tags: ['webhooks'], bearer: 'webhooks' },
+  'Mutation.updateWebhook': { method: 'PATCH', path: '/webhooks/:id', tags: ['webhooks'], bearer: 'webhooks' },
   'Mutation.deleteWebhook': { method: 'DELETE', path: '/webhooks/:id', tags: ['webhooks'], bearer: 'webhooks' },
   'Mutation.rotateWebhookSecret': { method: 'POST', path: '/webhooks/:id/rotate-secret', tags: ['webhooks'], bearer: 'webhooks' },
   'Mutation.pingWebhook': { method: 'POST', path: '/webhooks/:id/ping', responseStatus: 202, tags: ['webhooks'], bearer: 'webhooks' },

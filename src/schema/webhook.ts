@@ -11,6 +11,7 @@ import {
   requireOwnedWebhook,
   uuidPattern,
   validateRegistration,
+  validateUpdate,
   webhookOwner,
 } from '../webhooks/manage.js';
 import { builder } from './builder.js';
@@ -240,6 +241,35 @@ builder.mutationField('createWebhook', (t) =>
       const data = await ctx.prisma.webhook.create({
         ...queryFromInfo({ context: ctx, info, path: ['data'] }),
         data: createWebhookData(ownerKeyHash, valid),
+      });
+      return { data };
+    },
+  }),
+);
+
+builder.mutationField('updateWebhook', (t) =>
+  t.field({
+    type: WebhookEnvelope,
+    description:
+      'Changes a webhook of the bearer key: its url (checked like a registration), its filters (replaced entirely; {} ' +
+      'matches everything), or active ' +
+      '(false pauses it; true re-activates it with a clean failure count). New filters and a re-activation apply to issues ' +
+      'published from then on.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Webhook id.' }),
+      url: t.arg.string({ description: 'New https URL.' }),
+      filters: t.arg({ type: WebhookFiltersInput, description: 'New filters, replacing the old ones; {} (or null) matches everything.' }),
+      active: t.arg.boolean({ description: 'false pauses deliveries, true resumes them.' }),
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const ownerKeyHash = await webhookOwner(ctx);
+      const where = ownedWebhook(String(args.id), ownerKeyHash);
+      const current = await ctx.prisma.webhook.findFirst({ where, select: { id: true, url: true, filters: true, active: true } });
+      if (!current) throw notFound('Webhook not found');
+      const data = await ctx.prisma.webhook.update({
+        ...queryFromInfo({ context: ctx, info, path: ['data'] }),
+        where: { id: current.id },
+        data: await validateUpdate(ctx, current, args),
       });
       return { data };
     },

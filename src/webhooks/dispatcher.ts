@@ -83,7 +83,7 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
     };
   }
 
-  /** One outbox row per active webhook of the group registered before the event. */
+  /** One outbox row per active webhook of the group that subscribed before the event. */
   async function writeDeliveries(group: Group, batch: DispatchData['newIssues']): Promise<void> {
     const payload = Buffer.from(JSON.stringify({ event: 'new_issues', issues: batch.issues }));
     const written = await prisma.$executeRaw`
@@ -91,7 +91,7 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
       SELECT gen_random_uuid(), w."id", e."id", 'new_issues', ${payload}, 'pending', 0, now(), now()
         FROM "Webhook" AS w
         JOIN "IssueEvent" AS e ON e."id" = ${batch.eventId}::uuid
-       WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."createdAt" <= e."createdAt"
+       WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
       ON CONFLICT ("webhookId", "eventId") DO NOTHING`;
     if (written > 0) options.onDeliveries?.(written);
   }
@@ -120,7 +120,7 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
        WHERE e."createdAt" >= ${since}
          AND EXISTS (
            SELECT 1 FROM "Webhook" AS w
-            WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."createdAt" <= e."createdAt"
+            WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
               AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" AS d WHERE d."webhookId" = w."id" AND d."eventId" = e."id"))
        ORDER BY e."createdAt", e."id"`;
   }

@@ -50,6 +50,32 @@ export async function validateRegistration(ctx: Context, input: { url: string; f
   return { url: url.href, filters: normaliseFilters(input.filters) };
 }
 
+/** What updateWebhook changes: a new url (checked like a registration), new filters, or the state. */
+export async function validateUpdate(
+  ctx: Context,
+  current: { url: string; filters: Prisma.JsonValue; active: boolean },
+  input: { url?: string | null; filters?: IssueFiltersInput | null; active?: boolean | null },
+): Promise<Prisma.WebhookUpdateInput> {
+  if (input.url == null && input.filters === undefined && input.active == null) {
+    throw badRequest('Give at least one of url, filters, active');
+  }
+  const data: Prisma.WebhookUpdateInput = {};
+  if (input.url != null) data.url = (await validateRegistration(ctx, { url: input.url })).url;
+  const now = new Date();
+  if (input.filters !== undefined) {
+    const filters = normaliseFilters(input.filters);
+    // New filters apply to what is published from now on, not to the past day's events.
+    if (JSON.stringify(filters) !== JSON.stringify(current.filters)) Object.assign(data, { filters, subscribedAt: now });
+  }
+  if (input.active === true && !current.active) {
+    // A fresh start: no failure history, and nothing from the time it was off.
+    Object.assign(data, { active: true, consecutiveFailures: 0, deadDeliveries: 0, deactivatedReason: null, subscribedAt: now });
+  } else if (input.active === false && current.active) {
+    Object.assign(data, { active: false, deactivatedReason: 'paused by its owner' });
+  }
+  return data;
+}
+
 export function createWebhookData(ownerKeyHash: string, valid: { url: string; filters: object }): Prisma.WebhookCreateInput {
   return { url: valid.url, filters: valid.filters, ownerKeyHash, secret: newSecret() };
 }
