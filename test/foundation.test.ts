@@ -7,7 +7,7 @@ import { buildSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
 import { DataDirInUseError, openDatabase } from '../src/db/client.js';
-import { migrate } from '../src/db/migrator.js';
+import { diffSchema, migrate } from '../src/db/migrator.js';
 import { schema } from '../src/schema/index.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 
@@ -37,6 +37,15 @@ describe('health and readiness', () => {
 });
 
 describe('migrations', () => {
+  it('take the database exactly to prisma/schema.prisma (db:diff finds nothing to write)', async () => {
+    const scratch = await openDatabase({ kind: 'pglite' });
+    try {
+      expect((await diffSchema(scratch.adapterFactory)).trim()).toBe('');
+    } finally {
+      await scratch.close();
+    }
+  }, 120_000);
+
   it('applies nothing twice', async () => {
     expect(await migrate(t.db.adapterFactory)).toEqual([]);
     const rows = await t.db.prisma.$queryRaw<{ migration_name: string; n: bigint }[]>`

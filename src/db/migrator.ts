@@ -84,7 +84,9 @@ export async function diffSchema(shadowFactory: SqlMigrationAwareDriverAdapterFa
       exitCode: null,
       filters,
     });
-    return result.stdout ?? '';
+    // The engine emits CREATE EXTENSION pg_trgm on every diff (it does not see the extension the
+    // init migration created); without it a schema that matches the migrations diffs to nothing.
+    return (result.stdout ?? '').replace(/-- CreateExtension\nCREATE EXTENSION IF NOT EXISTS "pg_trgm";\n*/, '');
   } finally {
     engine.free();
   }
