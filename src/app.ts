@@ -76,7 +76,7 @@ export function createApp(services: Services) {
     cors: {
       origin: '*',
       credentials: false,
-      methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+      methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
       exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'X-Request-Id'],
       // Browsers may reuse a preflight answer for a day instead of asking before every request.
       maxAge: 86400,

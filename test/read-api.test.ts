@@ -389,7 +389,7 @@ describe('headers', () => {
   });
 
   it('answers preflight requests on REST and GraphQL routes', async () => {
-    for (const [path, method] of [['/api/v1/issues', 'GET'], ['/api/v1/issues/x', 'GET'], ['/graphql', 'POST']] as const) {
+    for (const [path, method] of [['/api/v1/issues', 'GET'], ['/api/v1/issues/x', 'GET'], ['/graphql', 'POST'], ['/api/v1/webhooks/x', 'PATCH']] as const) {
       const res = await t.fetch(path, {
         method: 'OPTIONS',
         headers: { origin: 'https://app.example', 'access-control-request-method': method, 'access-control-request-headers': 'content-type' },
