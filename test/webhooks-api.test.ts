@@ -267,6 +267,12 @@ describe('REST /api/v1/webhooks', () => {
       },
     });
     expect(JSON.stringify(changed.body)).not.toMatch(/secret/);
+    // The same filters again (jsonb stores its keys in another order) are no change: the
+    // subscription keeps its start, so nothing published meanwhile is skipped.
+    await patch({ filters: { severity: 'high', vendor: 'OpenAI' } });
+    const subscribed = (await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).subscribedAt;
+    await patch({ url: 'https://93.184.216.34/patched-again', filters: { vendor: 'OpenAI', severity: 'high' } });
+    expect((await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).subscribedAt).toEqual(subscribed);
     // New filters replace the old ones entirely; {} matches everything.
     expect((await patch({ filters: {} })).body.data.filters).toEqual({ severity: null, issueType: null, vendor: null, llmSpecific: null });
 

@@ -215,6 +215,32 @@ describe('delivery', () => {
     expect(at('/resume')(receiver.requests).map((r) => r.json.issues.map((i: { title: string }) => i.title))).toEqual([['after resume']]);
   });
 
+  it('records the other outcomes of a batch when a webhook is deleted while its delivery is in flight', async () => {
+    const doomed = await createWebhook(t, receiver.url('/doomed'), { vendor: 'doomed-vendor' });
+    const kept = await createWebhook(t, receiver.url('/kept'), { vendor: 'doomed-vendor' });
+    // Once both requests are in, one webhook is deleted; then both answer at once, so both
+    // outcomes are written in one batch.
+    let arrived = 0;
+    let release!: () => void;
+    const bothIn = new Promise<void>((resolve) => (release = resolve));
+    const answer = async () => {
+      if (++arrived === 2) {
+        await t.graphql(`mutation ($id: ID!) { deleteWebhook(id: $id) { data { id } } }`, { id: doomed.id }, bearer());
+        release();
+      }
+      await bothIn;
+      return 204;
+    };
+    receiver.on('/doomed', answer);
+    receiver.on('/kept', answer);
+    await dispatcher.refresh();
+    await publishIssues(t, [{ title: 'doomed', vendorKeys: ['doomed-vendor'] }]);
+    const delivery = await eventually(() => t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: kept.id, status: 'succeeded' }, include: { attemptLog: true } }), 10_000);
+    expect(delivery.attemptLog).toHaveLength(1);
+    expect(await t.db.prisma.webhook.count({ where: { id: doomed.id } })).toBe(0);
+    expect(at('/kept')(receiver.requests)).toHaveLength(1);
+  });
+
   it('never follows redirects: 3xx is a failure and the Location is never fetched', async () => {
     receiver.on('/redirect', () => ({ status: 302, headers: { location: receiver.url('/redirect-target') } }));
     const hook = await createWebhook(t, receiver.url('/redirect'));

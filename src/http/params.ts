@@ -53,3 +53,10 @@ export function text(name: string, value: unknown, maxLength: number): string {
   if (value.length > maxLength) throw badRequest(`${name} must be at most ${maxLength} characters`);
   return value;
 }
+
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are UUIDs: anything else names nothing (and must not reach a uuid column, whose error would leak). */
+export function isUuid(value: string): boolean {
+  return uuidShape.test(value);
+}

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { sha256Hex } from '../http/auth.js';
+import { isUuid } from '../http/params.js';
 
 /** Scope an issued key needs to register and manage webhooks. */
 export const webhookScope = 'webhooks';
@@ -31,7 +32,7 @@ export function listKeys(prisma: PrismaClient) {
 
 /** Revokes a key; false when no such key exists. */
 export async function revokeKey(prisma: PrismaClient, id: string): Promise<boolean> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return false;
+  if (!isUuid(id)) return false;
   const { count } = await prisma.apiKey.updateMany({ where: { id }, data: { revoked: true } });
   return count > 0;
 }

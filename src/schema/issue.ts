@@ -1,6 +1,7 @@
 // Reading issues: the list with its page metadata (GET /api/v1/issues) and one issue by id
 // (GET /api/v1/issues/:id). The Issue type itself is in issue-type.ts.
 import { notFound } from '../errors.js';
+import { isUuid } from '../http/params.js';
 import type { Issue } from '../generated/prisma/client.js';
 import { filterDescriptions, issueOrder, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';
@@ -43,7 +44,6 @@ const IssueEnvelopeRef = builder.objectRef<{ data: Issue }>('IssueEnvelope').imp
 });
 
 // Postgres rejects a malformed uuid with an error; a malformed id is simply not found.
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 builder.queryFields((t) => ({
   issues: t.field({
@@ -84,7 +84,7 @@ builder.queryFields((t) => ({
       'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404). REST: GET /api/v1/issues/:id.',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
     resolve: async (_root, { id }, context, info) => {
-      if (!uuidShape.test(String(id))) throw notFound('Issue not found');
+      if (!isUuid(String(id))) throw notFound('Issue not found');
       const issue = await context.prisma.issue.findFirst({
         ...selectionUnder('data', context, info),
         where: { ...servedIssue, id: String(id) },

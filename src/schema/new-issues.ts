@@ -3,6 +3,7 @@
 // webhook filter, so a webhook receives exactly what a subscriber with its filters would.
 import { filter, map, pipe } from 'graphql-yoga';
 import type { Context } from '../context.js';
+import { isUuid } from '../http/params.js';
 import { servedIssue } from '../issues/served.js';
 import type { NewIssuesEvent } from '../pubsub.js';
 import { filtersWhere, normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
@@ -14,7 +15,6 @@ interface MatchedBatch {
   issueIds: string[];
 }
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // ---- types
 
@@ -37,7 +37,7 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
 
 /** The ids of the event's issues that are served and match; one small indexed query per event. */
 async function matchEvent(ctx: Context, filters: IssueFilters, event: NewIssuesEvent): Promise<MatchedBatch | null> {
-  const ids = event.issueIds.filter((id) => uuid.test(id));
+  const ids = event.issueIds.filter(isUuid);
   if (ids.length === 0) return null;
   const rows = await ctx.prisma.issue.findMany({
     where: { ...servedIssue, ...filtersWhere(filters), id: { in: ids } },

@@ -3,17 +3,17 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { badRequest, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { isUuid } from '../http/params.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import {
   createWebhookData,
-  newSecret,
   ownedWebhook,
   requireOwnedWebhook,
-  uuidPattern,
   validateRegistration,
   validateUpdate,
   webhookOwner,
 } from '../webhooks/manage.js';
+import { newSecret } from '../webhooks/signing.js';
 import { builder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
@@ -322,7 +322,7 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
       const webhook = await requireOwnedWebhook(ctx, String(args.webhookId), ownerKeyHash);
       if (!webhook.active) throw badRequest('Webhook is inactive');
       const deliveryId = String(args.deliveryId);
-      if (!uuidPattern.test(deliveryId)) throw notFound('Delivery not found');
+      if (!isUuid(deliveryId)) throw notFound('Delivery not found');
       const delivery = await ctx.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, webhookId: webhook.id }, select: { status: true } });
       if (!delivery) throw notFound('Delivery not found');
       if (delivery.status === 'delivering') throw badRequest('Delivery is in flight');

@@ -45,6 +45,11 @@ interface Group {
   iterator?: AsyncIterator<ExecutionResult>;
   loop?: Promise<void>;
   stopped: boolean;
+  /**
+   * Events a replay has run through this group, with their creation time: one that matched none
+   * of the group's issues leaves no row behind and would otherwise be replayed on every sweep.
+   */
+  replayed: Map<string, number>;
 }
 
 interface DispatchData {
@@ -84,7 +89,7 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
   }
 
   /** One outbox row per active webhook of the group that subscribed before the event. */
-  async function writeDeliveries(group: Group, batch: DispatchData['newIssues']): Promise<void> {
+  async function writeDeliveries(group: Group, batch: DispatchData['newIssues']): Promise<number> {
     const payload = Buffer.from(JSON.stringify({ event: 'new_issues', issues: batch.issues }));
     const written = await prisma.$executeRaw`
       INSERT INTO "WebhookDelivery" ("id", "webhookId", "eventId", "kind", "payload", "status", "attempts", "nextAttemptAt", "createdAt")
@@ -94,15 +99,18 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
        WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
       ON CONFLICT ("webhookId", "eventId") DO NOTHING`;
     if (written > 0) options.onDeliveries?.(written);
+    return written;
   }
 
-  async function consume(group: Group, iterator: AsyncIterator<ExecutionResult>): Promise<void> {
+  /** Writes what the subscription yields until it ends; answers the number of rows written. */
+  async function consume(group: Group, iterator: AsyncIterator<ExecutionResult>): Promise<number> {
+    let written = 0;
     for (;;) {
       const step = await iterator.next();
-      if (step.done) return;
+      if (step.done) return written;
       const result = step.value;
       if (result.errors?.length || !result.data) throw new Error(result.errors?.[0]?.message ?? 'empty subscription result');
-      await writeDeliveries(group, (result.data as unknown as DispatchData).newIssues);
+      written += await writeDeliveries(group, (result.data as unknown as DispatchData).newIssues);
     }
   }
 
@@ -113,28 +121,31 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
   }
 
   /** Events still missing a row for one of the group's webhooks, oldest first. */
-  function eventsToReplay(group: Group): Promise<{ id: string; issueIds: string[] }[]> {
-    const since = new Date(Date.now() - catchUpWindowMs);
-    return prisma.$queryRaw`
-      SELECT e."id", e."issueIds" FROM "IssueEvent" AS e
+  async function eventsToReplay(group: Group, since: Date): Promise<{ id: string; issueIds: string[]; createdAt: Date }[]> {
+    const events = await prisma.$queryRaw<{ id: string; issueIds: string[]; createdAt: Date }[]>`
+      SELECT e."id", e."issueIds", e."createdAt" FROM "IssueEvent" AS e
        WHERE e."createdAt" >= ${since}
          AND EXISTS (
            SELECT 1 FROM "Webhook" AS w
             WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
               AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" AS d WHERE d."webhookId" = w."id" AND d."eventId" = e."id"))
        ORDER BY e."createdAt", e."id"`;
+    return events.filter((e) => !group.replayed.has(e.id));
   }
 
   /** Runs missed events through the same subscription, fed from the database. */
   async function replay(group: Group): Promise<void> {
-    const events = await eventsToReplay(group);
+    const since = Date.now() - catchUpWindowMs;
+    for (const [id, createdAt] of group.replayed) if (createdAt < since) group.replayed.delete(id);
+    const events = await eventsToReplay(group, new Date(since));
     if (events.length === 0) return;
     const source = (async function* () {
       for (const e of events) yield { eventId: e.id, issueIds: e.issueIds } satisfies NewIssuesEvent;
     })();
     const replayPubSub = { publish: () => {}, subscribe: () => source } as unknown as IssuePubSub;
-    await consume(group, await open(group, replayPubSub));
-    log.info('webhook events replayed', { filters: group.filters, events: events.length });
+    const written = await consume(group, await open(group, replayPubSub));
+    for (const e of events) group.replayed.set(e.id, e.createdAt.getTime());
+    if (written > 0) log.info('webhook events replayed', { filters: group.filters, events: events.length, deliveries: written });
   }
 
   async function startGroup(group: Group): Promise<void> {
@@ -177,7 +188,7 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
     const starting: Promise<void>[] = [];
     for (const [key, filters] of wanted) {
       if (groups.has(key)) continue;
-      const group: Group = { key, filters, stopped: false };
+      const group: Group = { key, filters, stopped: false, replayed: new Map() };
       groups.set(key, group);
       starting.push(startGroup(group));
     }

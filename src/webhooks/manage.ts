@@ -1,15 +1,16 @@
 // Registration and management of webhooks, always scoped to the bearer key that owns them: a key
 // never sees, changes or learns of another key's webhooks (someone else's id is a plain 404).
+import { isDeepStrictEqual } from 'node:util';
 import type { Context } from '../context.js';
 import { badRequest, notFound, unauthenticated } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { bearerToken, secretsEqual, sha256Hex } from '../http/auth.js';
+import { isUuid } from '../http/params.js';
 import { findActiveKey, webhookScope } from '../keys/api-keys.js';
-import { normaliseFilters, type IssueFiltersInput } from './filters.js';
+import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
 import { checkTargetUrl, TargetRefused } from './ssrf.js';
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const maxUrlLength = 2048;
 
 /**
@@ -27,7 +28,7 @@ export async function webhookOwner(ctx: Pick<Context, 'config' | 'prisma' | 'req
 
 /** The where for one webhook of this owner; malformed ids are simply not found. */
 export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWhereInput & { id: string } {
-  if (!uuid.test(id)) throw notFound('Webhook not found');
+  if (!isUuid(id)) throw notFound('Webhook not found');
   return { id, ownerKeyHash };
 }
 
@@ -65,7 +66,8 @@ export async function validateUpdate(
   if (input.filters !== undefined) {
     const filters = normaliseFilters(input.filters);
     // New filters apply to what is published from now on, not to the past day's events.
-    if (JSON.stringify(filters) !== JSON.stringify(current.filters)) Object.assign(data, { filters, subscribedAt: now });
+    // jsonb keeps its own key order, so compare values, not serialisations.
+    if (!isDeepStrictEqual(filters, storedFilters(current.filters))) Object.assign(data, { filters, subscribedAt: now });
   }
   if (input.active === true && !current.active) {
     // A fresh start: no failure history, and nothing from the time it was off.
@@ -80,4 +82,3 @@ export function createWebhookData(ownerKeyHash: string, valid: { url: string; fi
   return { url: valid.url, filters: valid.filters, ownerKeyHash, secret: newSecret() };
 }
 
-export { newSecret, uuid as uuidPattern };

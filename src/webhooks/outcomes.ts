@@ -61,6 +61,8 @@ async function write(prisma: PrismaClient, batch: Decided[], deadLimit: number):
     next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
     status_code: d.outcome.statusCode ?? null,
     error: d.error,
+    attempted_at: d.outcome.attemptedAt.toISOString(),
+    duration_ms: d.outcome.durationMs,
     webhook_id: d.outcome.webhookId,
     seq,
     ok: d.ok,
@@ -71,18 +73,17 @@ async function write(prisma: PrismaClient, batch: Decided[], deadLimit: number):
   }));
   const deadReason = `${deadLimit} deliveries in a row failed every retry`;
   await prisma.$transaction([
-    prisma.deliveryAttempt.createMany({
-      data: batch.map((d) => ({
-        deliveryId: d.outcome.deliveryId,
-        attemptedAt: d.outcome.attemptedAt,
-        statusCode: d.outcome.statusCode ?? null,
-        error: d.error,
-        durationMs: d.outcome.durationMs,
-      })),
-    }),
+    // Every attempt is recorded, even one whose claim expired meanwhile, unless its delivery is
+    // gone (the webhook was deleted while it was in flight).
+    prisma.$executeRaw`
+      INSERT INTO "DeliveryAttempt" ("id", "deliveryId", "attemptedAt", "statusCode", "error", "durationMs")
+      SELECT gen_random_uuid(), a."id", a."attempted_at", a."status_code", a."error", a."duration_ms"
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+             AS a("id" uuid, "attempted_at" timestamptz, "status_code" int, "error" text, "duration_ms" int)
+       WHERE EXISTS (SELECT 1 FROM "WebhookDelivery" AS d WHERE d."id" = a."id")`,
     // One statement: the delivery rows, then the health of their webhooks from the rows that were
     // actually updated. The claim guards both: a row deleted meanwhile, or claimed again after this
-    // claim expired, is left alone and counts for nothing (the attempt itself stays on record).
+    // claim expired, is left alone and counts for nothing.
     // Health follows the order of the outcomes: a success resets the counters, and only failures
     // after the last success of the batch add to them.
     prisma.$executeRaw`
@@ -140,17 +141,23 @@ export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: 
   let flushing = false;
   let timer: NodeJS.Timeout | undefined;
 
+  /** Writes a batch; if it fails, each outcome alone, so one cannot cost the others theirs. */
+  async function writeOrSplit(batch: Decided[]): Promise<void> {
+    try {
+      await write(prisma, batch, rules.deadLimit);
+    } catch (err) {
+      // What still fails stays claimed until its lease ends, then goes out again with the same webhook-id.
+      if (batch.length === 1) log.error('could not record a webhook delivery attempt', { deliveryId: batch[0]!.outcome.deliveryId, err });
+      else for (const one of batch) await writeOrSplit([one]);
+    }
+  }
+
   async function flush(): Promise<void> {
     flushing = true;
     while (pending.length) {
       const batch = pending;
       pending = [];
-      try {
-        await write(prisma, batch.map((p) => p.decided), rules.deadLimit);
-      } catch (err) {
-        // The rows stay claimed until their lease ends, then go out again with the same webhook-id.
-        log.error('could not record webhook delivery attempts', { deliveries: batch.length, err });
-      }
+      await writeOrSplit(batch.map((p) => p.decided));
       for (const p of batch) p.done();
     }
     flushing = false;

@@ -90,11 +90,12 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
     return Buffer.from(JSON.stringify({ ...message, deliveredAt: now.toISOString() }));
   }
 
-  async function deliver(row: ClaimedRow): Promise<void> {
+  /** `claimEnds`: when the claim runs out, on this process's monotonic clock (the database's may differ). */
+  async function deliver(row: ClaimedRow, claimEnds: number): Promise<void> {
     const attemptedAt = new Date();
     // A claim that is nearly spent (the database was slow to answer) is not used: another claim
     // may take the row before this attempt could be recorded, and the receiver would get it twice.
-    if (row.lockedUntil.getTime() - attemptedAt.getTime() < timeoutMs) {
+    if (claimEnds - performance.now() < timeoutMs) {
       log.warn('webhook delivery claim expired before sending; leaving it to be claimed again', { deliveryId: row.id });
       return;
     }
@@ -129,13 +130,15 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
     const free = concurrency - inFlight.size;
     if (free <= 0) return 0;
     let rows: ClaimedRow[];
+    // The lease starts no earlier than the claim statement is sent.
+    const claimEnds = performance.now() + leaseMs;
     try {
       rows = await claim(free);
     } catch (err) {
       log.error('could not claim webhook deliveries', { err });
       return 0;
     }
-    for (const row of rows) track(deliver(row));
+    for (const row of rows) track(deliver(row, claimEnds));
     return rows.length;
   }
 

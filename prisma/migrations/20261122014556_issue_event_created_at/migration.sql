@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "IssueEvent_createdAt_idx" ON "IssueEvent"("createdAt");
