@@ -147,10 +147,11 @@ describe('rejection', () => {
       { title: 'Bad CVSS', url: 'https://example.org/d', publishedAt: '2024-01-01', cvssVector: 'CVSS:3.1/AV:Q' },
       { ...noModified, schema_version: '1.4.0' },
       { title: 'A fine native item about LLM jailbreaks', url: 'https://example.org/e', publishedAt: '2024-03-01T10:00:00Z' },
+      { title: 'Null byte injection in an LLM gateway', url: 'https://example.org/f', publishedAt: '2024-01-01', summary: 'path\u0000.txt' },
     ]);
-    expect(result.received).toBe(10);
+    expect(result.received).toBe(11);
     expect(result.created).toBe(2);
-    expect(result.rejected.map((r) => r.index)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(result.rejected.map((r) => r.index)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 10]);
     const message = (i: number) => result.rejected.find((r) => r.index === i)!.message;
     expect(message(1)).toMatch(/must be a JSON object/);
     expect(message(2)).toMatch(/^invalid OSV record: modified: /);
@@ -160,6 +161,7 @@ describe('rejection', () => {
     expect(message(6)).toMatch(/atlasIds\.0: must be an ATLAS technique id/);
     expect(message(7)).toMatch(/cvssVector/);
     expect(message(8)).toMatch(/modified/);
+    expect(message(10)).toBe('must not contain NUL characters (U+0000)');
     expect(await t.db.prisma.issue.count()).toBe(2);
   });
 

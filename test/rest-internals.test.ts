@@ -72,6 +72,7 @@ describe('unexpected errors', () => {
     const app = await createTestApp({ logLevel: 'error' }, broken);
     await broken.prisma.$executeRawUnsafe('DROP TABLE "Issue" CASCADE');
     const lines: string[] = [];
+    let generated = '';
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
       lines.push(String(chunk));
       return true;
@@ -91,13 +92,19 @@ describe('unexpected errors', () => {
       const body = await gql.json();
       expect(body.errors[0].extensions.code).toBe('INTERNAL_SERVER_ERROR');
       expect(JSON.stringify(body)).not.toMatch(/relation|SQL|prisma|stack/i);
+
+      // Without an X-Request-Id the service makes one up; the log line carries the one answered,
+      // also on a route whose body is re-read on the way (the body limit replaces the request).
+      const scan = await app.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages": ["langchain"]}' });
+      expect(scan.status).toBe(500);
+      generated = scan.headers.get('x-request-id')!;
     } finally {
       spy.mockRestore();
       await app.close();
       await broken.close();
     }
     const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 'error');
-    expect(logged.map((l) => l.requestId)).toEqual(expect.arrayContaining(['req-broken-1', 'req-broken-2']));
+    expect(logged.map((l) => l.requestId)).toEqual(expect.arrayContaining(['req-broken-1', 'req-broken-2', generated]));
     expect(logged[0].err.message).toMatch(/Issue/);
   });
 });

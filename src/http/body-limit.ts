@@ -6,6 +6,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { bearerToken, secretsEqual } from './auth.js';
 import { refusal } from './refusal.js';
+import { replacingRequest } from './request-id.js';
 
 export const MB = 1024 * 1024;
 
@@ -71,12 +72,10 @@ export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; gra
         return;
       }
       setRequest(
-        new fetchAPI.Request(request.url, {
-          method: request.method,
-          headers: request.headers,
-          body: Buffer.concat(chunks),
-          signal: request.signal,
-        }),
+        replacingRequest(
+          request,
+          new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body: Buffer.concat(chunks), signal: request.signal }),
+        ),
       );
     },
   };

@@ -1,16 +1,14 @@
 // HEAD is GET without the body (RFC 9110, 9.3.2): every GET route answers it with the GET's status
 // and headers. The GET runs as usual (a streamed CSV export is cancelled at its first page).
 import type { Plugin } from 'graphql-yoga';
-import { requestIdOf } from './request-id.js';
+import { replacingRequest } from './request-id.js';
 
 export function useHead(): Plugin {
   const heads = new WeakSet<Request>();
   return {
     onRequest({ request, setRequest }) {
       if (request.method !== 'HEAD') return;
-      const headers = new Headers(request.headers);
-      headers.set('x-request-id', requestIdOf(request));
-      const get = new Request(request.url, { method: 'GET', headers });
+      const get = replacingRequest(request, new Request(request.url, { method: 'GET', headers: request.headers }));
       heads.add(get);
       setRequest(get);
     },

@@ -19,6 +19,12 @@ export function requestIdOf(request: Request): string {
   return id;
 }
 
+/** `next` replaces `old` in the pipeline (a re-read body, HEAD as GET): it keeps old's id. */
+export function replacingRequest(old: Request, next: Request): Request {
+  ids.set(next, requestIdOf(old));
+  return next;
+}
+
 /** The id of the request being handled, if any. */
 export function currentRequestId(): string | undefined {
   return current.getStore();

@@ -34,10 +34,31 @@ function describe(error: z.ZodError): string {
   return parts.join('; ') + more;
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000, and the batch goes to the database as one jsonb value, so
+ * one such record would fail its whole chunk. Iterative: ingest bodies may be deeply nested.
+ */
+function containsNul(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return true;
+    } else if (v && typeof v === 'object') {
+      for (const [key, item] of Object.entries(v)) {
+        if (key.includes('\u0000')) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
+}
+
 export function parseEntry(entry: unknown): { item: Item } | { message: string } {
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
     return { message: 'must be a JSON object (an OSV record or a native item)' };
   }
+  if (containsNul(entry)) return { message: 'must not contain NUL characters (U+0000)' };
   if (looksLikeOsv(entry as Record<string, unknown>)) {
     const result = osvRecord.safeParse(entry);
     return result.success ? { item: osvToItem(result.data) } : { message: `invalid OSV record: ${describe(result.error)}` };

@@ -3,6 +3,7 @@
 // Mutation.ingestItems(items) as it is; the other two are wrapped as {items: body} here, before the
 // REST router reads the body. Bodies that are not JSON pass untouched and get the router's 400.
 import type { Plugin } from 'graphql-yoga';
+import { replacingRequest } from '../http/request-id.js';
 import { restBasePath } from './routes.js';
 
 export const adminIngestPath = `${restBasePath}/admin/ingest`;
@@ -24,7 +25,7 @@ export function useAdminIngestBody(): Plugin {
       if (isItemsEnvelope(value)) return;
       // Wrapped as text: the body already parsed, and re-serialising a deeply nested one would
       // overflow the stack (a 500 for anyone, key or not).
-      setRequest(new Request(request.url, { method: 'POST', headers: request.headers, body: `{"items":${text}}` }));
+      setRequest(replacingRequest(request, new Request(request.url, { method: 'POST', headers: request.headers, body: `{"items":${text}}` })));
     },
   };
 }
