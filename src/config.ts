@@ -2,11 +2,29 @@
 // typed Config. parseConfig reports every problem at once, one line each, naming the variable.
 import { z } from 'zod';
 
+// An empty value counts as unset: compose files and shell scripts write `VAR=` for "not given".
+const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
 const bool = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
-    .default(fallback ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  );
+
+/** Decimal digits only: Number() would also take "0x10", "1e3" or " ". */
+const wholeNumber = (fallback: number, message: string, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .default(String(fallback))
+      .transform((v) => v.trim())
+      .pipe(z.string().regex(/^\d+$/, message).transform(Number))
+      .refine((n) => n <= max, message),
+  );
 
 const optionalString = z
   .string()
@@ -14,7 +32,7 @@ const optionalString = z
   .transform((v) => (v === undefined || v === '' ? undefined : v));
 
 const schema = z.object({
-  PORT: z.coerce.number({ message: 'must be a port number' }).int('must be a port number').min(0).max(65535).default(3000),
+  PORT: wholeNumber(3000, 'must be a port number (0 to 65535)', 65535),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
     message: 'must be a postgres:// or postgresql:// URL (unset it to use the embedded database)',
@@ -26,7 +44,7 @@ const schema = z.object({
   }),
   WEBHOOK_API_KEY: optionalString,
   ADMIN_API_KEY: optionalString,
-  RATE_LIMIT_PER_MINUTE: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(0).default(60),
+  RATE_LIMIT_PER_MINUTE: wholeNumber(60, 'must be a whole number'),
   TRUST_PROXY: bool(false),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   MIGRATE_ON_START: bool(true),
@@ -59,7 +77,13 @@ export class ConfigError extends Error {
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const result = schema.safeParse(env);
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${String(i.path[0])}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`));
+    throw new ConfigError(
+      result.error.issues.map((i) => {
+        const name = String(i.path[0]);
+        // URLs and keys may hold credentials: their values stay out of the message (and the logs).
+        return /_URL$|_KEY$/.test(name) ? `${name}: ${i.message}` : `${name}: ${i.message} (got ${JSON.stringify(env[name])})`;
+      }),
+    );
   }
   const e = result.data;
   return {

@@ -118,6 +118,23 @@ describe('configuration', () => {
     }
   });
 
+  it('takes an empty value as unset and only plain digits as a number', () => {
+    expect(parseConfig({ PORT: '', RATE_LIMIT_PER_MINUTE: ' ', TRUST_PROXY: '' })).toMatchObject({ port: 3000, rateLimitPerMinute: 60, trustProxy: false });
+    for (const [name, value] of [['PORT', '0x10'], ['PORT', '1e3'], ['PORT', '65536'], ['RATE_LIMIT_PER_MINUTE', '-1'], ['RATE_LIMIT_PER_MINUTE', '2.5']]) {
+      expect(() => parseConfig({ [name!]: value }), `${name}=${value}`).toThrow(ConfigError);
+    }
+  });
+
+  it('never repeats the value of a URL or key it refuses (it may hold a password)', () => {
+    try {
+      parseConfig({ DATABASE_URL: 'mysql://app:hunter2@db/prod', REDIS_URL: 'http://:hunter2@cache' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ConfigError).problems).toHaveLength(2);
+      expect((err as ConfigError).message).not.toContain('hunter2');
+    }
+  });
+
   it('the server exits 1 with a one-line message and no stack trace', async () => {
     const run = promisify(execFile);
     const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
