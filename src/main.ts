@@ -34,6 +34,24 @@ const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
 const services = { config, db, log, pubsub };
 const app = createApp({ ...services, rateLimitStore });
 
+// Listen before starting background work: a taken port ends the process before it sends anything.
+const server = createHttpServer(app);
+try {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+} catch (err) {
+  console.error(`secwire: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+  await Promise.all([closePubSub(), rateLimitStore.close()]);
+  await db.close();
+  process.exit(1);
+}
+log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, database: db.kind });
+
 // Webhooks: the worker sends what is due (left over from before a restart too); the dispatcher
 // turns published batches into deliveries (replaying what a crash left undispatched) and wakes the
 // worker when it writes some. It subscribes before the relay starts publishing.
@@ -45,11 +63,6 @@ await dispatcher.start();
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
-
-const server = createHttpServer(app);
-server.listen(config.port, config.host, () => {
-  log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, database: db.kind });
-});
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +136,23 @@ describe('configuration', () => {
       expect((err as ConfigError).message).not.toContain('hunter2');
     }
   });
+
+  it('a port already taken ends the server with exit 1 and one line, and frees the data directory', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const dataDir = await mkdtemp(join(tmpdir(), 'secwire-port-'));
+    try {
+      const env = { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, SEED_SAMPLE_DATA: 'false', HOST: '127.0.0.1', PORT: String((taken.address() as AddressInfo).port) };
+      const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, timeout: 90_000 }).catch((e) => e);
+      expect(err.code).toBe(1);
+      expect(String(err.stderr).trim()).toMatch(/^secwire: cannot listen on 127\.0\.0\.1:\d+: listen EADDRINUSE[^\n]*$/);
+      const db = await openDatabase({ kind: 'pglite', dataDir });
+      await db.close();
+    } finally {
+      taken.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('the server exits 1 with a one-line message and no stack trace', async () => {
     const run = promisify(execFile);
