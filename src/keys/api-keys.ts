@@ -37,10 +37,11 @@ export async function revokeKey(prisma: PrismaClient, id: string): Promise<boole
   return count > 0;
 }
 
-/** The active issued key with this hash and scope, marking it used; null when there is none. */
-export async function findActiveKey(prisma: PrismaClient, keyHash: string, scope: string) {
-  const key = await prisma.apiKey.findUnique({ where: { keyHash }, select: { id: true, revoked: true, scopes: true } });
-  if (!key || key.revoked || !key.scopes.includes(scope)) return null;
-  await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date() } });
-  return key;
+/** Whether an active issued key has this hash and scope; marks it used (one statement). */
+export async function useActiveKey(prisma: PrismaClient, keyHash: string, scope: string): Promise<boolean> {
+  const { count } = await prisma.apiKey.updateMany({
+    where: { keyHash, revoked: false, scopes: { has: scope } },
+    data: { lastUsedAt: new Date() },
+  });
+  return count > 0;
 }

@@ -6,7 +6,7 @@ import { badRequest, notFound, unauthenticated } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { bearerToken, secretsEqual, sha256Hex } from '../http/auth.js';
 import { isUuid } from '../http/params.js';
-import { findActiveKey, webhookScope } from '../keys/api-keys.js';
+import { useActiveKey, webhookScope } from '../keys/api-keys.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
 import { checkTargetUrl, TargetRefused } from './ssrf.js';
@@ -17,12 +17,24 @@ const maxUrlLength = 2048;
  * The owner of the request: the SHA-256 of its bearer key, when that key is the configured
  * WEBHOOK_API_KEY or an issued key with the webhooks scope. Anything else is a 401.
  */
-export async function webhookOwner(ctx: Pick<Context, 'config' | 'prisma' | 'request'>): Promise<string> {
+export function webhookOwner(ctx: Pick<Context, 'config' | 'prisma' | 'request'>): Promise<string> {
+  // REST routes check the key before their arguments, then the resolver asks again: once per request.
+  let owner = owners.get(ctx.request);
+  if (!owner) {
+    owner = findOwner(ctx);
+    owners.set(ctx.request, owner);
+  }
+  return owner;
+}
+
+const owners = new WeakMap<Request, Promise<string>>();
+
+async function findOwner(ctx: Pick<Context, 'config' | 'prisma' | 'request'>): Promise<string> {
   const token = bearerToken(ctx.request);
   if (!token) throw unauthenticated();
   const keyHash = sha256Hex(token);
   if (ctx.config.webhookApiKey && secretsEqual(token, ctx.config.webhookApiKey)) return keyHash;
-  if (await findActiveKey(ctx.prisma, keyHash, webhookScope)) return keyHash;
+  if (await useActiveKey(ctx.prisma, keyHash, webhookScope)) return keyHash;
   throw unauthenticated();
 }
 
