@@ -29,9 +29,12 @@ export async function relayEvents(prisma: PrismaClient, pubsub: IssuePubSub, log
 
 /** Relays now and then every `intervalMs`, to retry anything a failed publish left behind. */
 export function startRelay(prisma: PrismaClient, pubsub: IssuePubSub, log: Logger, intervalMs = 30_000): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
+  // One run at a time: a slow run (Redis reconnecting) is not joined by the next tick.
+  let running: Promise<unknown> | undefined;
   const tick = () => {
-    running = relayEvents(prisma, pubsub, log).catch((err) => log.error('issue event relay failed', { err }));
+    running ??= relayEvents(prisma, pubsub, log)
+      .catch((err) => log.error('issue event relay failed', { err }))
+      .finally(() => (running = undefined));
   };
   tick();
   const timer = setInterval(tick, intervalMs);

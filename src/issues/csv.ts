@@ -6,6 +6,7 @@
 // desc, id desc) and written one page at a time, so memory stays flat whatever the size.
 import { stringify } from 'csv-stringify/sync';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { formatCvssScore } from './served.js';
 
 const columns = [
   'id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'severity', 'cvssSeverity', 'cvssScore', 'labels',
@@ -31,7 +32,7 @@ function cell(value: unknown): string {
 }
 
 function toRecord(issue: CsvIssue): string[] {
-  return columns.map((column) => (column === 'cvssScore' ? (issue.cvssScore === null ? '' : issue.cvssScore.toFixed(1)) : cell(issue[column])));
+  return columns.map((column) => (column === 'cvssScore' ? (formatCvssScore(issue.cvssScore) ?? '') : cell(issue[column])));
 }
 
 const csvOptions = { record_delimiter: 'windows', escape_formulas: true } as const;
@@ -79,6 +80,8 @@ export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInp
           take: pageSize,
           select,
         });
+        // Cancelled while the page was read: the stream takes nothing more.
+        if (done) return;
         if (page.length > 0) {
           const last = page[page.length - 1]!;
           after = { publishedAt: last.publishedAt, id: last.id };

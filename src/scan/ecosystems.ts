@@ -68,7 +68,7 @@ export const purlTypeToEcosystem: Record<string, string> = {
   pub: 'pub',
   swift: 'swifturl',
   cocoapods: 'cocoapods',
-  conan: 'conan',
+  conan: 'conancenter',
   hackage: 'hackage',
   cran: 'cran',
 };

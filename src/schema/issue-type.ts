@@ -1,5 +1,6 @@
 // The Issue GraphQL type: every field of the spec's table, with the spec's types. Internal columns
 // (naturalKey, contentHash, relevance, source, ...) are deliberately not exposed.
+import { formatCvssScore } from '../issues/served.js';
 import { builder } from './builder.js';
 
 export const SeverityEnum = builder.enumType('Severity', {
@@ -29,7 +30,7 @@ export const IssueRef = builder.prismaObject('Issue', {
       nullable: true,
       description: 'CVSS base score as a decimal string, e.g. "9.8".',
       select: { cvssScore: true },
-      resolve: (issue) => (issue.cvssScore === null ? null : issue.cvssScore.toFixed(1)),
+      resolve: (issue) => formatCvssScore(issue.cvssScore),
     }),
     labels: t.exposeStringList('labels', { description: 'Labels: security, research, industry, policy, privacy, safety.' }),
     issueType: t.expose('issueType', { type: IssueTypeEnum, description: 'One of vulnerability, incident, news, regulatory, research.' }),

@@ -40,7 +40,8 @@ async function matchEvent(ctx: Context, filters: IssueFilters, event: NewIssuesE
   const ids = event.issueIds.filter(isUuid);
   if (ids.length === 0) return null;
   const rows = await ctx.prisma.issue.findMany({
-    where: { ...servedIssue, ...filtersWhere(filters), id: { in: ids } },
+    // filtersWhere already keeps to served issues.
+    where: { AND: [filtersWhere(filters), { id: { in: ids } }] },
     select: { id: true },
   });
   return rows.length ? { eventId: event.eventId, issueIds: rows.map((r) => r.id) } : null;

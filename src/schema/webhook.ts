@@ -4,6 +4,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { badRequest, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { isUuid } from '../http/params.js';
+import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import {
   createWebhookData,
@@ -190,10 +191,7 @@ builder.queryField('webhookDeliveries', (t) =>
     },
     resolve: async (_root, args, ctx, info) => {
       const ownerKeyHash = await webhookOwner(ctx);
-      const limit = Math.min(args.limit ?? 20, 100);
-      const offset = args.offset ?? 0;
-      if (limit < 1) throw badRequest('limit must be a whole number of at least 1');
-      if (offset < 0) throw badRequest('offset must be a whole number of at least 0');
+      const { limit, offset } = parsePage(args);
       const webhook = await requireOwnedWebhook(ctx, String(args.webhookId), ownerKeyHash);
       const where: Prisma.WebhookDeliveryWhereInput = { webhookId: webhook.id, ...(args.status ? { status: args.status } : {}) };
       const [data, total] = await Promise.all([
