@@ -10,6 +10,7 @@ import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { KnownKeys } from './http/client-identity.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
+import { useGraphiQLPage } from './http/graphiql.js';
 import { guarded } from './http/guard.js';
 import { useHead } from './http/head.js';
 import { useLicenseLink } from './http/license.js';
@@ -45,7 +46,6 @@ const graphqlEndpoint = '/graphql';
 
 export function createApp(services: Services) {
   const { config, db, log } = services;
-  let graphiqlPage: Promise<string> | undefined;
   const rateLimit = useRateLimit({
     limit: config.rateLimitPerMinute,
     store: services.rateLimitStore ?? new MemoryRateLimitStore(),
@@ -69,10 +69,8 @@ export function createApp(services: Services) {
     graphqlEndpoint,
     healthCheckEndpoint: '/health',
     landingPage: false,
-    graphiql: { title: 'secwire GraphiQL', defaultQuery: exampleQuery },
-    // GraphiQL's assets are served inline rather than from a CDN: it works offline and behind a CSP.
-    // They are 9 MB of script, so they load on the first visit, not at start-up.
-    renderGraphiQL: (options) => (graphiqlPage ??= import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options))),
+    // Served by useGraphiQLPage, behind the rate limit.
+    graphiql: false,
     cors: {
       origin: '*',
       credentials: false,
@@ -101,10 +99,11 @@ export function createApp(services: Services) {
     maxRequestBodySize: bodyLimits.default,
     plugins: [
       // First: a refused request costs no body reading, parsing or database work. (Yoga answers
-      // /health, CORS preflights and the GraphiQL page before any of these.)
+      // /health and CORS preflights before any of these.)
       rateLimit,
       useRequestId(),
       useHead(),
+      useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
       useBodyLimit({ config, graphqlEndpoint }),
       useRestBearer({
         schema,

@@ -118,6 +118,19 @@ describe('the budget', () => {
     }
   });
 
+  it('counts the GraphiQL page (9 MB) like any request', async () => {
+    const { t } = await limitedApp(2);
+    const page = () => t.fetch('/graphql', { headers: { accept: 'text/html' } });
+    for (let i = 0; i < 2; i++) {
+      const res = await page();
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit')).toMatch(/^"default";r=\d;t=60$/);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+      await res.arrayBuffer();
+    }
+    expect((await page()).status).toBe(429);
+  });
+
   it('never limits /health and /ready, and sends them no rate-limit headers', async () => {
     const { t } = await limitedApp(1);
     await gql(t);
