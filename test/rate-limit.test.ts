@@ -198,10 +198,12 @@ describe('client identity', () => {
 
   it('gives a real bearer key its own budget, and ignores made-up keys', async () => {
     const { t } = await limitedApp(1, { trustProxy: true, webhookApiKey: 'configured-webhook-key', adminApiKey: 'configured-admin-key' });
+    // Issued keys have the shape the CLI gives them (anything else is never looked up).
+    const [issued, revoked, invented] = ['i', 'r', 'x'].map((c) => `swk_${c.repeat(43)}`) as [string, string, string];
     await db.prisma.apiKey.createMany({
       data: [
-        { name: 'issued', keyHash: sha256Hex('issued-key'), scopes: ['webhooks'] },
-        { name: 'revoked', keyHash: sha256Hex('revoked-key'), scopes: ['webhooks'], revoked: true },
+        { name: 'issued', keyHash: sha256Hex(issued), scopes: ['webhooks'] },
+        { name: 'revoked', keyHash: sha256Hex(revoked), scopes: ['webhooks'], revoked: true },
       ],
     });
     const from = (address: string, key?: string) => gql(t, { 'x-forwarded-for': address, ...(key ? { authorization: `Bearer ${key}` } : {}) });
@@ -210,11 +212,12 @@ describe('client identity', () => {
     // Same address, real keys: each its own budget.
     expect((await from('198.51.100.7', 'configured-webhook-key')).status).toBe(200);
     expect((await from('198.51.100.7', 'configured-admin-key')).status).toBe(200);
-    expect((await from('198.51.100.7', 'issued-key')).status).toBe(200);
-    expect((await from('198.51.100.8', 'issued-key')).status).toBe(429); // the key, wherever it comes from
+    expect((await from('198.51.100.7', issued)).status).toBe(200);
+    expect((await from('198.51.100.8', issued)).status).toBe(429); // the key, wherever it comes from
     // Invented and revoked keys do not buy a fresh budget: they count as the address.
     expect((await from('198.51.100.7', 'invented-key-1')).status).toBe(429);
-    expect((await from('198.51.100.7', 'revoked-key')).status).toBe(429);
+    expect((await from('198.51.100.7', invented)).status).toBe(429);
+    expect((await from('198.51.100.7', revoked)).status).toBe(429);
     expect((await from('198.51.100.9', 'invented-key-2')).status).toBe(200);
   });
 

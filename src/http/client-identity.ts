@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { issuedKeyShape } from '../keys/api-keys.js';
 import { bearerToken, secretsEqual, sha256Hex } from './auth.js';
 
 /**
@@ -61,6 +62,8 @@ export class KnownKeys {
     for (const configured of [this.config.webhookApiKey, this.config.adminApiKey]) {
       if (configured && secretsEqual(token, configured)) return true;
     }
+    // Made-up tokens of any other shape cost no lookup and no cache entry (they would evict real keys).
+    if (!issuedKeyShape.test(token)) return false;
     const keyHash = sha256Hex(token);
     const cached = this.cache.get(keyHash);
     const now = Date.now();

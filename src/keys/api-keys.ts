@@ -8,6 +8,9 @@ import { isUuid } from '../http/params.js';
 /** Scope an issued key needs to register and manage webhooks. */
 export const webhookScope = 'webhooks';
 
+/** The shape of an issued key (see issueKey): anything else cannot be one, and needs no lookup. */
+export const issuedKeyShape = /^swk_[A-Za-z0-9_-]{43}$/;
+
 export interface IssuedKey {
   id: string;
   name: string;

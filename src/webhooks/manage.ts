@@ -6,7 +6,7 @@ import { badRequest, notFound, unauthenticated } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { bearerToken, secretsEqual, sha256Hex } from '../http/auth.js';
 import { isUuid } from '../http/params.js';
-import { useActiveKey, webhookScope } from '../keys/api-keys.js';
+import { issuedKeyShape, useActiveKey, webhookScope } from '../keys/api-keys.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
 import { checkTargetUrl, TargetRefused } from './ssrf.js';
@@ -34,7 +34,7 @@ async function findOwner(ctx: Pick<Context, 'config' | 'prisma' | 'request'>): P
   if (!token) throw unauthenticated();
   const keyHash = sha256Hex(token);
   if (ctx.config.webhookApiKey && secretsEqual(token, ctx.config.webhookApiKey)) return keyHash;
-  if (await useActiveKey(ctx.prisma, keyHash, webhookScope)) return keyHash;
+  if (issuedKeyShape.test(token) && (await useActiveKey(ctx.prisma, keyHash, webhookScope))) return keyHash;
   throw unauthenticated();
 }
 
