@@ -2,9 +2,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
-import { ConfigError, parseConfig, readEnvironment, type Config } from './config.js';
+import { loadConfigOrExit, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
-import { openConfiguredDatabase } from './db/open.js';
+import { configuredTarget, openConfiguredDatabase } from './db/open.js';
 import { diffSchema, migrate, migrationsDir } from './db/migrator.js';
 import { generateDigest, isCalendarDate, yesterdayUtc } from './digest/generate.js';
 import { readRecordFiles } from './ingest/files.js';
@@ -19,7 +19,8 @@ const commands: Record<string, { help: string; run: Command }> = {
   migrate: {
     help: 'apply pending migrations to the configured database',
     run: async (_args, config) => {
-      const db = await openConfiguredDatabase({ ...config, migrateOnStart: false }, createLogger('silent'));
+      // Opened without migrating (the embedded database would otherwise be migrated on open).
+      const db = await openDatabase(configuredTarget(config));
       try {
         const applied = await migrate(db.adapterFactory);
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
@@ -146,14 +147,7 @@ async function main() {
     for (const [n, c] of Object.entries(commands)) console.log(`  ${n.padEnd(10)} ${c.help}`);
     process.exit(name ? 1 : 0);
   }
-  let config: Config;
-  try {
-    config = parseConfig(readEnvironment());
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    for (const problem of err.problems) console.error(`secwire: invalid configuration: ${problem}`);
-    process.exit(1);
-  }
+  const config = loadConfigOrExit();
   try {
     await command.run(rest, config);
   } catch (err) {

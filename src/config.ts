@@ -115,3 +115,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export function readEnvironment(): Record<string, string | undefined> {
   return process.env;
 }
+
+/** The process's config; on a bad environment, one line per problem on stderr and exit code 1. */
+export function loadConfigOrExit(): Config {
+  try {
+    return parseConfig(readEnvironment());
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    for (const problem of err.problems) console.error(`secwire: invalid configuration: ${problem}`);
+    process.exit(1);
+  }
+}

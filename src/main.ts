@@ -1,6 +1,6 @@
 // Process entry: environment -> config -> database -> app -> listen; graceful shutdown.
 import { createApp } from './app.js';
-import { ConfigError, parseConfig, readEnvironment } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { DataDirInUseError } from './db/client.js';
 import { openConfiguredDatabase } from './db/open.js';
 import { seedSampleData } from './db/seed.js';
@@ -13,14 +13,7 @@ import { createIssuePubSub } from './pubsub.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { createDeliveryWorker } from './webhooks/worker.js';
 
-let config;
-try {
-  config = parseConfig(readEnvironment());
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  for (const problem of err.problems) console.error(`secwire: invalid configuration: ${problem}`);
-  process.exit(1);
-}
+const config = loadConfigOrExit();
 
 const log = createLogger(config.logLevel);
 const db = await openConfiguredDatabase(config, log).catch((err: unknown) => {

@@ -274,7 +274,7 @@ describe('GET /api/v1/issues', () => {
       ['limit=abc', 'limit must be an integer'],
       ['limit=1.5', 'limit must be an integer'],
       ['limit=0x10', 'limit must be an integer'],
-      ['limit=99999999999', 'limit must be an integer'],
+      ['limit=99999999999', 'limit must be at most 2147483647'],
       ['limit=0', 'limit must be at least 1'],
       ['limit=-3', 'limit must be at least 1'],
       ['limit=5&limit=6', 'limit must be given at most once'],

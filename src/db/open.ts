@@ -1,13 +1,16 @@
 // Opens the configured database and brings it to the current migration.
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { openDatabase, type Database } from './client.js';
+import { openDatabase, type Database, type DatabaseTarget } from './client.js';
 import { migrate } from './migrator.js';
 
+/** The configured database: PostgreSQL at DATABASE_URL, else the embedded one in DATA_DIR. */
+export function configuredTarget(config: Config): DatabaseTarget {
+  return config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: config.dataDir };
+}
+
 export async function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
-  const db = config.databaseUrl
-    ? await openDatabase({ kind: 'postgres', url: config.databaseUrl })
-    : await openDatabase({ kind: 'pglite', dataDir: config.dataDir });
+  const db = await openDatabase(configuredTarget(config));
   // The embedded database is private to this process, so it is always migrated.
   if (config.migrateOnStart || db.kind === 'pglite') {
     const applied = await migrate(db.adapterFactory);

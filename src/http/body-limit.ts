@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { bearerToken, secretsEqual } from './auth.js';
 import { refusal } from './refusal.js';
 import { replacingRequest } from './request-id.js';
+import { adminIngestPath } from '../rest/admin-ingest-body.js';
 
 export const MB = 1024 * 1024;
 
@@ -16,8 +17,6 @@ export const bodyLimits = {
   /** POST /api/v1/admin/ingest with the admin key: batches of a few thousand OSV records. Larger imports: the CLI. */
   adminIngest: 32 * MB,
 };
-
-const adminIngestPath = '/api/v1/admin/ingest';
 
 const sizeText = (bytes: number) => `${bytes / MB} MB`;
 

@@ -23,7 +23,10 @@ const numberText = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 /** An integer that fits a GraphQL Int (32-bit signed), given as a number or as decimal text. */
 export function integer(name: string, value: unknown): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && integerText.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(n) || n > 2_147_483_647 || n < -2_147_483_648) throw badRequest(`${name} must be an integer`);
+  if (!Number.isInteger(n)) throw badRequest(`${name} must be an integer`);
+  // A GraphQL Int cannot carry more.
+  if (n > 2_147_483_647) throw badRequest(`${name} must be at most 2147483647`);
+  if (n < -2_147_483_648) throw badRequest(`${name} must be at least -2147483648`);
   return n;
 }
 

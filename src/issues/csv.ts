@@ -6,6 +6,7 @@
 // desc, id desc) and written one page at a time, so memory stays flat whatever the size.
 import { stringify } from 'csv-stringify/sync';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { issueOrder } from './filters.js';
 import { formatCvssScore } from './served.js';
 
 const columns = [
@@ -76,7 +77,7 @@ export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInp
                 ],
               }
             : where,
-          orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+          orderBy: issueOrder,
           take: pageSize,
           select,
         });

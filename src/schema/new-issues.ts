@@ -4,6 +4,7 @@
 import { filter, map, pipe } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { isUuid } from '../http/params.js';
+import { issueOrder } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';
 import type { NewIssuesEvent } from '../pubsub.js';
 import { filtersWhere, normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
@@ -29,7 +30,7 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
         prisma.issue.findMany({
           ...query,
           where: { ...servedIssue, id: { in: batch.issueIds } },
-          orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+          orderBy: issueOrder,
         }),
     }),
   }),

@@ -1,3 +1,4 @@
+// Statistics: GET /api/v1/stats.
 import { servedIssue } from '../issues/served.js';
 import { builder } from './builder.js';
 
