@@ -51,7 +51,9 @@ export async function generateDigestsForAllDays(prisma: PrismaClient): Promise<n
   const byDay = new Map<string, DigestIssue[]>();
   for (const issue of issues) {
     const day = utcDay(issue.publishedAt);
-    byDay.set(day, [...(byDay.get(day) ?? []), issue]);
+    const ofDay = byDay.get(day);
+    if (ofDay) ofDay.push(issue);
+    else byDay.set(day, [issue]);
   }
   for (const [day, ofDay] of byDay) await saveDigest(prisma, day, renderDigest(day, ofDay), ofDay.length);
   return byDay.size;

@@ -110,7 +110,9 @@ export class RuleClassifier implements Classifier {
     const codeExec = codeExecution.cwes.some((c) => item.cweIds.includes(c)) || codeExecution.text.test(text);
     const attackTypes: AttackType[] =
       attacks.types.length > 0 ? attacks.types : type.type === 'vulnerability' || type.type === 'incident' || item.atlasHints.length > 0 ? ['other'] : [];
-    const exploited = item.knownExploited || item.kevDateAdded !== undefined || textSignals.exploited.test(text) || type.type === 'incident';
+    const knownExploited = item.knownExploited || item.kevDateAdded !== undefined || textSignals.exploited.test(text);
+    // exploitMaturity counts an incident as exploitation; severity weighs the issue type on its own.
+    const exploited = knownExploited || type.type === 'incident';
     const remote = facts.cvss ? facts.cvss.attackVector === 'network' : textSignals.remote.test(text);
     const concreteFlaw = facts.cveId !== null || item.affected.length > 0 || textSignals.concreteFlaw.test(text);
     const severity = decideSeverity({
@@ -120,7 +122,7 @@ export class RuleClassifier implements Classifier {
       concreteFlaw,
       codeExecution: codeExec,
       attackTypes,
-      exploited: item.knownExploited || item.kevDateAdded !== undefined || textSignals.exploited.test(text),
+      exploited: knownExploited,
       remote,
     });
     const llmSpecific = knownPackagesOf(item).some((p) => p.category === 'llm') || llmTerms.test(text);
