@@ -56,8 +56,13 @@ describe('generateDigest', () => {
     expect(c).not.toContain('## Medium');
   });
 
-  it('regenerates a day in place', async () => {
+  it('brings an existing digest up to date when an issue of its day arrives late, and regenerates a day in place', async () => {
     await t.graphql(ingestMutation, { items: [{ title: 'Late LLM agent incident', url: 'https://example.org/late', publishedAt: '2024-01-22T12:00:00Z', type: 'incident', summary: 'An AI agent deleted files.' }] }, adminHeaders);
+    const refreshed = await t.db.prisma.digest.findUniqueOrThrow({ where: { date: '2024-01-22' } });
+    expect(refreshed.issueCount).toBe(4);
+    expect(refreshed.content).toContain('Late LLM agent incident');
+    // A day that has no digest does not get one from an ingest.
+    expect(await t.db.prisma.digest.count({ where: { date: '2024-01-23' } })).toBe(0);
     const { data } = await digest('2024-01-22');
     expect(data.issueCount).toBe(4);
     expect(data.content).toContain('Late LLM agent incident');
