@@ -4,10 +4,10 @@
 // refused as soon as it passes it, then handed on in memory so no later reader can exceed it.
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
+import { adminIngestPath } from '../rest/admin-ingest-body.js';
 import { bearerToken, secretsEqual } from './auth.js';
 import { refusal } from './refusal.js';
 import { replacingRequest } from './request-id.js';
-import { adminIngestPath } from '../rest/admin-ingest-body.js';
 
 export const MB = 1024 * 1024;
 

@@ -249,10 +249,9 @@ builder.mutationField('updateWebhook', (t) =>
   t.field({
     type: WebhookEnvelope,
     description:
-      'Changes a webhook of the bearer key: its url (checked like a registration), its filters (replaced entirely; {} ' +
-      'matches everything), or active ' +
-      '(false pauses it; true re-activates it with a clean failure count). New filters and a re-activation apply to issues ' +
-      'published from then on.',
+      'Changes a webhook of the bearer key: its url (checked like a registration), its filters (replaced entirely; ' +
+      '{} matches everything), or active (false pauses it; true re-activates it with a clean failure count). ' +
+      'New filters and a re-activation apply to issues published from then on.',
     args: {
       id: t.arg.id({ required: true, description: 'Webhook id.' }),
       url: t.arg.string({ description: 'New https URL.' }),
