@@ -366,6 +366,45 @@ describe('ping and redelivery', () => {
     expect(list.data[0].attempts[0].attemptedAt).toMatch(isoMs);
   });
 
+  it('signs with the old secret too for the overlap after a rotation, and only with the new one after overlapHours 0', async () => {
+    const hook = await createWebhook(t, receiver.url('/rotated'));
+    const rotate = async (overlapHours?: number) => {
+      const res = await t.fetch(`/api/v1/webhooks/${hook.id}/rotate-secret`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer() },
+        body: JSON.stringify(overlapHours === undefined ? {} : { overlapHours }),
+      });
+      return (await res.json()).data.secret as string;
+    };
+    const ping = async () => {
+      const before = at('/rotated')(receiver.requests).length;
+      await t.graphql(`mutation ($id: ID!) { pingWebhook(id: $id) { data { id } } }`, { id: hook.id }, bearer());
+      return at('/rotated')(await receiver.waitFor((r) => at('/rotated')(r).length > before)).at(-1)!;
+    };
+    const verifies = (secret: string, req: ReceivedRequest) => {
+      try {
+        new Webhook(secret, { format: 'raw' }).verify(req.body.toString('utf8'), req.headers as Record<string, string>);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    const second = await rotate();
+    const overlapping = await ping();
+    expect(String(overlapping.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect([verifies(second, overlapping), verifies(hook.secret, overlapping)]).toEqual([true, true]);
+    expect([verifyHexSignature(second, overlapping), verifyHexSignature(hook.secret, overlapping)]).toEqual([true, false]);
+
+    const third = await rotate(0);
+    const after = await ping();
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect([verifies(third, after), verifies(second, after), verifies(hook.secret, after)]).toEqual([true, false, false]);
+
+    const bad = await t.fetch(`/api/v1/webhooks/${hook.id}/rotate-secret`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer() }, body: '{"overlapHours": 169}' });
+    expect(await bad.json()).toEqual({ error: { message: 'overlapHours must be between 0 and 168', status: 400 } });
+  });
+
   it('redelivers a delivery with the same webhook-id', async () => {
     const hook = await createWebhook(t, receiver.url('/again'), { vendor: 'again' });
     await dispatcher.refresh();

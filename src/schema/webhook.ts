@@ -223,6 +223,9 @@ export const WebhookFiltersInput = builder.inputType('WebhookFiltersInput', {
 
 // ---- mutations
 
+/** A week: long enough for any receiver's deploy, short enough that an old secret does not linger. */
+const maxOverlapHours = 168;
+
 builder.mutationField('createWebhook', (t) =>
   t.field({
     type: WebhookSecretEnvelope,
@@ -290,15 +293,28 @@ builder.mutationField('deleteWebhook', (t) =>
 builder.mutationField('rotateWebhookSecret', (t) =>
   t.field({
     type: WebhookSecretEnvelope,
-    description: 'Replaces the signing secret and answers the new one once; every later attempt is signed with it.',
-    args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
+    description:
+      'Replaces the signing secret and answers the new one once; every later attempt is signed with it. For overlapHours ' +
+      '(default 24) the old secret signs too, as a second v1 signature in webhook-signature, so a receiver can switch ' +
+      'without dropping deliveries; 0 drops it at once (a leaked secret).',
+    args: {
+      id: t.arg.id({ required: true, description: 'Webhook id.' }),
+      overlapHours: t.arg.int({ description: `Hours the old secret keeps signing too: 0 to ${maxOverlapHours}, default 24.` }),
+    },
     resolve: async (_root, args, ctx, info) => {
       const ownerKeyHash = await webhookOwner(ctx);
-      const webhook = await requireOwnedWebhook(ctx, String(args.id), ownerKeyHash);
+      const overlapHours = args.overlapHours ?? 24;
+      if (overlapHours < 0 || overlapHours > maxOverlapHours) throw badRequest(`overlapHours must be between 0 and ${maxOverlapHours}`);
+      const current = await ctx.prisma.webhook.findFirst({ where: ownedWebhook(String(args.id), ownerKeyHash), select: { id: true, secret: true } });
+      if (!current) throw notFound('Webhook not found');
       const data = await ctx.prisma.webhook.update({
         ...queryFromInfo({ context: ctx, info, path: ['data'] }),
-        where: { id: webhook.id },
-        data: { secret: newSecret() },
+        where: { id: current.id },
+        data: {
+          secret: newSecret(),
+          previousSecret: overlapHours > 0 ? current.secret : null,
+          previousSecretExpiresAt: overlapHours > 0 ? new Date(Date.now() + overlapHours * 3600_000) : null,
+        },
       });
       return { data };
     },

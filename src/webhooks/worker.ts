@@ -41,6 +41,8 @@ interface ClaimedRow {
   attempts: number;
   url: string;
   secret: string;
+  /** The secret before the last rotation, while it still signs too. */
+  previousSecret: string | null;
   /** The claim's expiry, which doubles as its token: only the current claim may record an outcome. */
   lockedUntil: Date;
 }
@@ -81,7 +83,8 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
             ORDER BY q."nextAttemptAt"
             LIMIT ${limit}
               FOR UPDATE OF q SKIP LOCKED)
-      RETURNING d."id", d."webhookId", d."kind", d."payload", d."attempts", d."lockedUntil", w."url", w."secret"`;
+      RETURNING d."id", d."webhookId", d."kind", d."payload", d."attempts", d."lockedUntil", w."url", w."secret",
+                CASE WHEN w."previousSecretExpiresAt" > now() THEN w."previousSecret" END AS "previousSecret"`;
   }
 
   /** The exact bytes sent: the stored message plus the time of this attempt. */
@@ -102,7 +105,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
     let result: SendResult;
     try {
       const body = bodyFor(row, attemptedAt);
-      result = await sender.send(row.url, signatureHeaders(row.secret, row.id, attemptedAt, body), body);
+      result = await sender.send(row.url, signatureHeaders(row, row.id, attemptedAt, body), body);
     } catch (err) {
       log.error('webhook delivery failed unexpectedly', { deliveryId: row.id, err });
       result = { error: 'internal error', durationMs: 0 };

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Webhook" ADD COLUMN     "previousSecret" TEXT,
+ADD COLUMN     "previousSecretExpiresAt" TIMESTAMPTZ(3);
