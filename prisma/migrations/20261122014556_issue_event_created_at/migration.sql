@@ -1,2 +1,0 @@
--- CreateIndex
-CREATE INDEX "IssueEvent_createdAt_idx" ON "IssueEvent"("createdAt");

@@ -1,3 +1,0 @@
--- AlterTable
-ALTER TABLE "Webhook" ADD COLUMN     "previousSecret" TEXT,
-ADD COLUMN     "previousSecretExpiresAt" TIMESTAMPTZ(3);
