@@ -16,6 +16,17 @@ import { createDeliveryWorker } from './webhooks/worker.js';
 const config = loadConfigOrExit();
 
 const log = createLogger(config.logLevel);
+
+// A stop asked for during start-up (migrations, the first seed) waits for start-up to finish, so
+// neither is cut in half; a second signal ends the process at once.
+let stopAsked: string | undefined;
+let shutdown = (signal: string) => {
+  if (stopAsked) process.exit(1);
+  stopAsked = signal;
+  log.info('stopping once start-up has finished', { signal });
+};
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
 const db = await openConfiguredDatabase(config, log).catch((err: unknown) => {
   if (!(err instanceof DataDirInUseError)) throw err;
   console.error(`secwire: ${err.message}`);
@@ -58,7 +69,7 @@ const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
 
 let stopping = false;
-async function shutdown(signal: string) {
+async function stop(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info('shutting down', { signal });
@@ -76,5 +87,5 @@ async function shutdown(signal: string) {
   await db.close();
   process.exit(0);
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+shutdown = (signal) => void stop(signal);
+if (stopAsked) shutdown(stopAsked);

@@ -70,3 +70,26 @@ it('seeds an empty embedded database on first start and serves it', async () => 
     );
   }
 }, 300_000);
+
+it('a SIGTERM during start-up lets the first seed finish, then stops cleanly', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'secwire-seed-stop-'));
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Migrations are done and the seed is starting: the moment a cut would leave half the sample.
+    while (!output.includes('"msg":"migrations checked"')) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const order = ['"msg":"stopping once start-up has finished"', '"msg":"sample data loaded"', '"msg":"shutting down"'].map((m) => output.indexOf(m));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 240_000);
