@@ -261,7 +261,7 @@ describe('REST /api/v1/webhooks', () => {
       status: 200,
       body: {
         data: {
-          id: hook.id, url: 'https://93.184.216.34/patched', active: true, deactivatedReason: null, consecutiveFailures: 0,
+          id: hook.id, url: 'https://93.184.216.34/patched', active: true, deactivatedReason: null, consecutiveFailures: 0, previousSecretExpiresAt: null,
           filters: { severity: null, issueType: null, vendor: 'OpenAI', llmSpecific: true }, createdAt: expect.stringMatching(/Z$/),
         },
       },
@@ -304,7 +304,7 @@ describe('REST /api/v1/webhooks', () => {
     const one = await rest('GET', `/webhooks/${hook.id}`);
     expect(one.body.data).toEqual({
       id: hook.id, url: hook.url, active: true, filters: { severity: null, issueType: null, vendor: null, llmSpecific: null },
-      deactivatedReason: null, consecutiveFailures: 0, createdAt: expect.stringMatching(/Z$/),
+      deactivatedReason: null, consecutiveFailures: 0, previousSecretExpiresAt: null, createdAt: expect.stringMatching(/Z$/),
     });
     for (const [method, path] of [
       ['GET', `/webhooks/${theirs.id}`], ['DELETE', `/webhooks/${theirs.id}`], ['POST', `/webhooks/${theirs.id}/ping`],
@@ -339,6 +339,10 @@ describe('REST /api/v1/webhooks', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.data.secret).toMatch(/^[0-9a-f]{64}$/);
     expect(rotated.body.data.secret).not.toBe(hook.secret);
+    // The old secret signs too for the default overlap of a day.
+    const overlapEnds = Date.parse((await rest('GET', `/webhooks/${hook.id}`)).body.data.previousSecretExpiresAt);
+    expect(overlapEnds - Date.now()).toBeGreaterThan(23 * 3600_000);
+    expect(overlapEnds - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
 
     expect(await rest('DELETE', `/webhooks/${hook.id}`)).toEqual({ status: 200, body: { data: { id: hook.id } } });
     expect((await rest('GET', `/webhooks/${hook.id}`)).status).toBe(404);

@@ -38,6 +38,13 @@ const WebhookRef = builder.prismaObject('Webhook', {
     active: t.exposeBoolean('active', { description: 'False once the receiver answered 410 or deliveries kept dying.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
     deactivatedReason: t.exposeString('deactivatedReason', { nullable: true, description: 'Why the webhook became inactive.' }),
+    previousSecretExpiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'Until when the secret before the last rotation also signs deliveries; null when it no longer does.',
+      select: { previousSecretExpiresAt: true },
+      resolve: (w) => (w.previousSecretExpiresAt && w.previousSecretExpiresAt > new Date() ? w.previousSecretExpiresAt : null),
+    }),
     consecutiveFailures: t.exposeInt('consecutiveFailures', { description: 'Failed attempts since the last success.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Registration time.' }),
   }),
