@@ -1,4 +1,5 @@
 // Process entry: environment -> config -> database -> app -> listen; graceful shutdown.
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { loadConfigOrExit } from './config.js';
 import { DataDirInUseError } from './db/client.js';
@@ -54,7 +55,9 @@ try {
   await db.close();
   process.exit(1);
 }
-log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`, database: db.kind });
+// The port actually bound (PORT=0 picks a free one).
+const { port } = server.address() as AddressInfo;
+log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`, database: db.kind });
 
 // Webhooks: the worker sends what is due (left over from before a restart too); the dispatcher
 // turns published batches into deliveries (replaying what a crash left undispatched) and wakes the

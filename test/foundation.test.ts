@@ -25,10 +25,20 @@ describe('health and readiness', () => {
     expect(res.status).toBe(200);
   });
 
-  it('GET /ready answers 200 once migrated', async () => {
+  it('GET /ready answers 200 once migrated, and 503 before', async () => {
     const res = await t.fetch('/ready');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ready' });
+    const unmigrated = await openDatabase({ kind: 'pglite' });
+    const early = await createTestApp({}, unmigrated);
+    try {
+      const notReady = await early.fetch('/ready');
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toEqual({ status: 'not ready' });
+    } finally {
+      await early.close();
+      await unmigrated.close();
+    }
   });
 
   it('serves GraphiQL to browsers on GET /graphql', async () => {

@@ -41,7 +41,7 @@ describe.skipIf(!redisUrl)('pub/sub through Redis', () => {
         body: JSON.stringify(loadAdvisory('GHSA-57fc-8q82-gfp3')),
       });
       expect(ingest.status).toBe(200);
-      const message = await subscription.first('newIssues');
+      const message = await subscription.next('newIssues');
       const event = await db.prisma.issueEvent.findFirstOrThrow();
       expect(message.data.newIssues).toEqual({
         eventId: event.id,

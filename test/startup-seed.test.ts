@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client.js';
 
 let dataDir: string | undefined;
 afterAll(async () => {
@@ -14,9 +15,8 @@ afterAll(async () => {
 
 it('seeds an empty embedded database on first start and serves it', async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'secwire-seed-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -37,7 +37,8 @@ it('seeds an empty embedded database on first start and serves it', async () => 
       });
     });
     expect(output).toContain('"msg":"sample data loaded"');
-    const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+    const base = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output)![1]!;
+    const res = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ stats { data { totalIssues totalDigests } } }' }),
@@ -47,13 +48,13 @@ it('seeds an empty embedded database on first start and serves it', async () => 
     expect(data.stats.data.totalDigests).toBeGreaterThan(100);
 
     // PGlite serves one process: a second server or the CLI on the same DATA_DIR is refused.
-    const second = await run(['src/main.ts'], { PORT: String(port + 1) });
+    const second = await run(['src/main.ts'], { PORT: '0' });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/^secwire: DATA_DIR \S+ is in use by another secwire process/);
     const cli = await run(['src/cli.ts', 'keys', 'list']);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('is in use by another secwire process');
-    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
   } finally {
     child.kill('SIGTERM');
   }
@@ -81,14 +82,29 @@ it('a SIGTERM during start-up lets the first seed finish, then stops cleanly', a
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    // Migrations are done and the seed is starting: the moment a cut would leave half the sample.
-    while (!output.includes('"msg":"migrations checked"')) await new Promise((r) => setTimeout(r, 20));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    let exitCode: number | null | undefined;
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve((exitCode = code))));
+    try {
+      // Migrations are done and the seed is starting: the moment a cut would leave half the sample.
+      while (!output.includes('"msg":"migrations checked"')) {
+        if (exitCode !== undefined) throw new Error(`server exited with ${exitCode}: ${output}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
     const order = ['"msg":"stopping once start-up has finished"', '"msg":"sample data loaded"', '"msg":"shutting down"'].map((m) => output.indexOf(m));
     expect(order.every((i) => i >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
+    // The whole sample is there, and the directory was given back.
+    const db = await openDatabase({ kind: 'pglite', dataDir: dir });
+    try {
+      expect(await db.prisma.issue.count({ where: { relevant: true, processed: true, withdrawn: false } })).toBe(146);
+    } finally {
+      await db.close();
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,17 +1,20 @@
 // Webhook registration and management: bearer keys (configured and CLI-issued), validation,
 // ownership, secrets shown only on creation and rotation.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
-import { sha256Hex } from '../src/http/auth.js';
 import { issueKey } from '../src/keys/api-keys.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { testDatabaseUrl, type TestDatabase } from './helpers/database.js';
 import { bearer, createWebhook, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
+
+/** Computed here, not with the service's own helper. */
+const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
 
 const run = promisify(execFile);
 
@@ -196,6 +199,15 @@ describe('management', () => {
     const res = await t.graphql('mutation ($id: ID!) { pingWebhook(id: $id) { data { id } } }', { id: hook.id }, bearer());
     expect(res.status).toBe(400);
     expect(res.body.errors![0].message).toBe('Webhook is inactive');
+    const dead = await t.db.prisma.webhookDelivery.create({ data: { webhookId: hook.id, payload: Buffer.from('{}'), status: 'dead' } });
+    const redeliver = await t.graphql(
+      'mutation ($w: ID!, $d: ID!) { redeliverWebhookDelivery(webhookId: $w, deliveryId: $d) { data { id } } }',
+      { w: hook.id, d: dead.id },
+      bearer(),
+    );
+    expect(redeliver.status).toBe(400);
+    expect(redeliver.body.errors![0].message).toBe('Webhook is inactive');
+    expect(await t.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: dead.id } })).toEqual(dead);
   });
 });
 

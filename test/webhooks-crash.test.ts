@@ -92,6 +92,13 @@ it('loses nothing when the worker is SIGKILLed mid-delivery and restarted', { ti
   expect(await firstExit).toBeNull(); // killed, not finished
   const receivedAtKill = receiver.requests.length;
   expect(receivedAtKill).toBeLessThan(deliveryIds.length);
+  // The kill landed mid-delivery: rows are left claimed, which only their lease's expiry frees.
+  const afterKill = await openDatabase(target);
+  try {
+    expect(await afterKill.prisma.webhookDelivery.count({ where: { status: 'delivering' } })).toBeGreaterThan(0);
+  } finally {
+    await afterKill.close();
+  }
 
   const second = startWorker();
   expect(await exited(second)).toBe(0);

@@ -144,12 +144,12 @@ describe('delivery', () => {
     expect(await idsAt('/f-vendor', 1)).toEqual([c]);
     expect(await idsAt('/f-llm', 1)).toEqual([b]);
 
-    // A batch matching none of the research webhook's filter produces no delivery row at all.
-    const before = await t.db.prisma.webhookDelivery.count({ where: { webhookId: research.id } });
+    // A batch matching none of the research webhook's filter produces no delivery row at all. Its
+    // group handles events in order, so once a later matching batch has arrived, e was handled.
     await publishIssues(t, [{ title: 'e', severity: 'critical', llmSpecific: false }]);
-    await receiver.waitFor((r) => at('/f-critical')(r).length >= 2);
-    await dispatcher.refresh();
-    expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: research.id } })).toBe(before);
+    const { issueIds: [f] } = await publishIssues(t, [{ title: 'f', severity: 'info', issueType: 'research' }]);
+    expect(await idsAt('/f-research', 2)).toEqual([b, f]);
+    expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: research.id } })).toBe(2);
     expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: vendor.id } })).toBe(1);
     expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: llm.id } })).toBe(1);
   });
@@ -171,6 +171,10 @@ describe('delivery', () => {
     );
     expect(delivery.attemptLog.map((a) => a.statusCode)).toEqual([500, 500, 200]);
     expect(delivery.attemptLog.map((a) => a.error)).toEqual(['HTTP 500', 'HTTP 500', null]);
+    // Backoff without jitter: at least 20 ms, then at least 40 ms between attempts (lower bounds only).
+    const [first, second, third] = delivery.attemptLog.map((a) => a.attemptedAt.getTime()) as [number, number, number];
+    expect(second - first).toBeGreaterThanOrEqual(fastRetry.baseDelayMs);
+    expect(third - second).toBeGreaterThanOrEqual(fastRetry.baseDelayMs * fastRetry.factor);
     expect(delivery.attempts).toBe(3);
     const webhook = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
     expect(webhook).toMatchObject({ active: true, consecutiveFailures: 0 });
@@ -434,15 +438,30 @@ describe('Subscription.newIssues over SSE', () => {
     );
     expect(subscription.response.status).toBe(200);
     expect(subscription.response.headers.get('content-type')).toMatch(/text\/event-stream/);
-    // Publish once the subscription is listening; a batch with no critical issue is skipped.
-    setTimeout(async () => {
+    try {
+      // What is published before the subscription listens is not seen: send critical sentinels
+      // until one arrives, then the batches under test, which events reach in order.
+      let listening = false;
+      const sentinels = (async () => {
+        while (!listening) {
+          await publishIssues(t, [{ title: 'sse sentinel', severity: 'critical' }]);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      await subscription.next('newIssues');
+      listening = true;
+      await sentinels;
       await publishIssues(t, [{ title: 'sse low', severity: 'low' }]);
       await publishIssues(t, [{ title: 'sse critical', severity: 'critical', cvssScore: 9.1 }, { title: 'sse medium', severity: 'medium' }]);
-    }, 100);
-    const message = await subscription.first('newIssues').finally(() => subscription.close());
-    expect(message.data.newIssues.issues).toEqual([
-      { id: expect.any(String), title: 'sse critical', severity: 'critical', cvssScore: '9.1', publishedAt: '2025-01-01T00:00:00.000Z' },
-    ]);
+      let message = await subscription.next('newIssues');
+      while (message.data.newIssues.issues[0].title === 'sse sentinel') message = await subscription.next('newIssues');
+      // The batch with no critical issue was skipped; of the next, only the critical issue came.
+      expect(message.data.newIssues.issues).toEqual([
+        { id: expect.any(String), title: 'sse critical', severity: 'critical', cvssScore: '9.1', publishedAt: '2025-01-01T00:00:00.000Z' },
+      ]);
+    } finally {
+      await subscription.close();
+    }
   });
 });
 
@@ -488,9 +507,12 @@ describe('end to end through the admin ingest route', () => {
     expect(criticalReqs.flatMap((r) => r.json.issues.map((i: { id: string }) => i.id)).sort()).toEqual(criticalIds);
     expect(criticalReqs.every((r) => verifyHexSignature(critical.secret, r))).toBe(true);
 
-    // Unchanged content publishes nothing, so nothing more is delivered.
+    // Unchanged content publishes nothing (no event row: ingest writes it with the issues), so
+    // nothing more is delivered.
+    const events = await t.db.prisma.issueEvent.count();
     const again = await (await ingest()).json();
     expect(again.data.created + again.data.updated).toBe(0);
+    expect(await t.db.prisma.issueEvent.count()).toBe(events);
     await dispatcher.refresh();
     await worker.runOnce();
     expect(at('/ingest-all')(receiver.requests)).toHaveLength(allReqs.length);

@@ -25,14 +25,17 @@ export async function openSubscription(t: Pick<TestApp, 'fetch'>, query: string)
     ended = true;
     changed();
   })();
+  let read = 0;
   return {
     response,
-    /** The first `data:` message whose text contains `field`, parsed. */
-    async first(field: string): Promise<any> {
+    /** The next `data:` message (after those already returned) whose text contains `field`, parsed. */
+    async next(field: string): Promise<any> {
       for (;;) {
-        const data = buffer.split('\n').find((line) => line.startsWith('data: ') && line.includes(field));
-        if (data) return JSON.parse(data.slice(6));
-        if (ended) throw new Error(`stream ended without a message containing ${field}`);
+        const lines = buffer.split('\n').filter((line) => line.startsWith('data: ') && line.includes(field));
+        // The last line may still be arriving; a complete one ends with the blank line after it.
+        const complete = buffer.endsWith('\n\n') ? lines.length : lines.length - 1;
+        if (complete > read) return JSON.parse(lines[read++]!.slice(6));
+        if (ended) throw new Error(`stream ended without another message containing ${field}`);
         await new Promise<void>((resolve) => (changed = resolve));
       }
     },
