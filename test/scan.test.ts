@@ -246,6 +246,8 @@ describe('POST /api/v1/scan', () => {
       [{ packages: Array.from({ length: 1001 }, (_, i) => `p${i}`) }, /at most 1000/],
       [{ packages: ['x'.repeat(201)] }, /longer than 200 characters/],
       [{ packages: ['a'], severityMin: 'severe' }, /severityMin must be one of: critical, high, medium, low, info/],
+      // An empty string is a value to check, not an absent one (GraphQL would word the refusal).
+      [{ packages: ['a'], severityMin: '' }, /^severityMin must be one of: critical, high, medium, low, info$/],
       [{ packages: ['a'], since: 'yesterday' }, /since must be a date/],
       [{ packages: ['pkg:npm/'] }, /not a valid package URL/],
     ];

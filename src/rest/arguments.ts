@@ -18,7 +18,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { badRequest } from '../errors.js';
-import { boolean, integer, isAbsent, number, oneOf } from '../http/params.js';
+import { boolean, integer, number, oneOf } from '../http/params.js';
 
 function checkValue(name: string, type: GraphQLInputType, value: unknown): void {
   const named = getNamedType(type);
@@ -37,7 +37,7 @@ function checkObject(name: string, fields: Record<string, { type: GraphQLInputTy
   for (const [key, item] of Object.entries(value)) {
     const field = fields[key];
     if (!field) throw badRequest(`${name}.${key} is not a known key (expected: ${Object.keys(fields).join(', ')})`);
-    if (!isAbsent(item)) checkValue(`${name}.${key}`, field.type, item);
+    if (item !== undefined && item !== null) checkValue(`${name}.${key}`, field.type, item);
   }
 }
 
@@ -71,10 +71,11 @@ export function checkRestArguments(
   }
   for (const arg of field.args) {
     if (arg.name in params) continue;
-    // Like SOFA: an empty or missing query value falls back to the body.
+    // Like SOFA: an empty or missing query value falls back to the body. There only null or a
+    // missing key is absent: SOFA hands an empty string on to GraphQL, which would word the error.
     const fromQuery = query.getAll(arg.name);
     const value = fromQuery.length > 1 ? fromQuery : fromQuery[0] || body[arg.name];
-    if (isAbsent(value)) {
+    if (value === undefined || value === null) {
       if (isNonNullType(arg.type) && arg.defaultValue === undefined) throw badRequest(`${arg.name} is required`);
       continue;
     }
