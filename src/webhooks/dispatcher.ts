@@ -50,7 +50,15 @@ interface Group {
    * of the group's issues leaves no row behind and would otherwise be replayed on every sweep.
    */
   replayed: Map<string, number>;
+  /** When the last replay started: the next one looks back from there (less an overlap), not a whole day. */
+  lastReplayAt?: number;
 }
+
+/**
+ * How far before the previous replay a sweep looks again: an event row's createdAt is its
+ * transaction's start, so a long ingest transaction commits rows that are already minutes old.
+ */
+const replayOverlapMs = 5 * 60_000;
 
 interface DispatchData {
   newIssues: { eventId: string; issues: unknown[] };
@@ -135,15 +143,21 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
 
   /** Runs missed events through the same subscription, fed from the database. */
   async function replay(group: Group): Promise<void> {
-    const since = Date.now() - catchUpWindowMs;
+    const started = Date.now();
+    const since = Math.max(started - catchUpWindowMs, (group.lastReplayAt ?? 0) - replayOverlapMs);
     for (const [id, createdAt] of group.replayed) if (createdAt < since) group.replayed.delete(id);
     const events = await eventsToReplay(group, new Date(since));
-    if (events.length === 0) return;
+    if (events.length === 0) {
+      group.lastReplayAt = started;
+      return;
+    }
     const source = (async function* () {
       for (const e of events) yield { eventId: e.id, issueIds: e.issueIds } satisfies NewIssuesEvent;
     })();
     const replayPubSub = { publish: () => {}, subscribe: () => source } as unknown as IssuePubSub;
     const written = await consume(group, await open(group, replayPubSub));
+    // Only a replay that went through moves the window on.
+    group.lastReplayAt = started;
     for (const e of events) group.replayed.set(e.id, e.createdAt.getTime());
     if (written > 0) log.info('webhook events replayed', { filters: group.filters, events: events.length, deliveries: written });
   }
