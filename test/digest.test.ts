@@ -69,6 +69,20 @@ describe('generateDigest', () => {
     expect(await t.db.prisma.digest.count({ where: { date: '2024-01-22' } })).toBe(1);
   });
 
+  it('moves an issue between existing digests when a re-ingest changes its date', async () => {
+    await digest('2024-01-23');
+    const item = { title: 'Moving LLM advisory', url: 'https://example.org/moving', type: 'research', summary: 'A jailbreak of large language models.' };
+    const ingestAt = (publishedAt: string) => t.graphql(ingestMutation, { items: [{ ...item, publishedAt }] }, adminHeaders);
+    const contentOf = async (date: string) => (await t.db.prisma.digest.findUniqueOrThrow({ where: { date } })).content;
+    await ingestAt('2024-01-22T08:00:00Z');
+    expect(await contentOf('2024-01-22')).toContain('Moving LLM advisory');
+    expect(await contentOf('2024-01-23')).not.toContain('Moving LLM advisory');
+    const moved = await ingestAt('2024-01-23T08:00:00Z');
+    expect(moved.body.data.ingestItems.data.updated).toBe(1);
+    expect(await contentOf('2024-01-22')).not.toContain('Moving LLM advisory');
+    expect(await contentOf('2024-01-23')).toContain('Moving LLM advisory');
+  });
+
   it('writes an empty digest for a quiet day and defaults to yesterday', async () => {
     const { data } = await digest();
     expect(data).toMatchObject({ date: yesterdayUtc(), issueCount: 0 });

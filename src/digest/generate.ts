@@ -46,18 +46,15 @@ export async function generateDigest(prisma: PrismaClient, date: string): Promis
 }
 
 /**
- * Regenerates the digests already written for the days these issues were published on: an
- * advisory that arrives days late, or one withdrawn, would otherwise leave its day's digest wrong
- * for good (the schedule only writes the day that just ended). Days without a digest stay so.
+ * Regenerates the digests already written for these days: an advisory that arrives days late, one
+ * withdrawn, or one whose date moved would otherwise leave a digest wrong for good (the schedule
+ * only writes the day that just ended). Days without a digest stay without one.
  */
-export async function refreshDigestsOf(prisma: PrismaClient, issueIds: string[]): Promise<string[]> {
-  if (issueIds.length === 0) return [];
-  const days = await prisma.$queryRaw<{ date: string }[]>`
-    SELECT d."date" FROM "Digest" AS d
-     WHERE d."date" IN (SELECT to_char(i."publishedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM "Issue" AS i WHERE i."id" = ANY(${issueIds}::uuid[]))
-     ORDER BY d."date"`;
-  for (const { date } of days) await generateDigest(prisma, date);
-  return days.map((d) => d.date);
+export async function refreshDigests(prisma: PrismaClient, days: string[]): Promise<string[]> {
+  if (days.length === 0) return [];
+  const existing = await prisma.digest.findMany({ where: { date: { in: days } }, select: { date: true }, orderBy: { date: 'asc' } });
+  for (const { date } of existing) await generateDigest(prisma, date);
+  return existing.map((d) => d.date);
 }
 
 /** Digests for every day that has served issues (the sample data's days at seed time). */

@@ -1,6 +1,6 @@
 // The ingest pipeline: parse -> facts -> classify -> row -> store (one transaction per chunk,
 // each with its event row) -> relay to the newIssues topic.
-import { refreshDigestsOf } from '../digest/generate.js';
+import { refreshDigests } from '../digest/generate.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
 import type { IssuePubSub } from '../pubsub.js';
@@ -48,7 +48,7 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
   const parsed = parseBatch(body);
   const result: IngestResult = { received: parsed.received, created: 0, updated: 0, unchanged: 0, rejected: [...parsed.rejected], ids: [] };
   const ids = new Set<string>();
-  const changed: string[] = [];
+  const days = new Set<string>();
   let done = parsed.rejected.length;
   for (let start = 0; start < parsed.items.length; start += chunkSize) {
     const prepared: PreparedItem[] = [];
@@ -67,8 +67,8 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
     for (const { id, outcome } of stored.outcomes) {
       result[outcome] += 1;
       ids.add(id);
-      if (outcome !== 'unchanged') changed.push(id);
     }
+    for (const day of stored.days) days.add(day);
     done += chunk.length;
     options.onProgress?.(done, parsed.received);
   }
@@ -76,7 +76,7 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
   result.ids = [...ids];
   // The issues are stored whatever happens here; a digest left stale is fixed by the next ingest
   // of its day, or by regenerating it.
-  await refreshDigestsOf(deps.prisma, changed).catch((err) => deps.log.error('digest refresh after ingest failed', { err }));
+  await refreshDigests(deps.prisma, [...days]).catch((err) => deps.log.error('digest refresh after ingest failed', { err }));
   // The events are committed: a failed publish is retried by the relay timer, not reported here.
   if (options.relay !== false && result.created + result.updated > 0) {
     await relayEvents(deps.prisma, deps.pubsub, deps.log).catch((err) => deps.log.error('issue event relay failed', { err }));

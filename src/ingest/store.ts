@@ -1,6 +1,7 @@
 // Idempotent upsert of one batch, in one transaction: issues, their cross-reference counts and
 // the IssueEvent row naming the batch's newly served issues commit together or not at all.
 import { randomUUID } from 'node:crypto';
+import { utcDay } from '../digest/generate.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { IssueRow } from './row.js';
 import type { SourceRecord } from './item.js';
@@ -16,6 +17,8 @@ export interface StoredBatch {
   outcomes: { id: string; outcome: ItemOutcome }[];
   /** Issues this batch made servable for the first time (created, or newly relevant). */
   newIssueIds: string[];
+  /** UTC days (YYYY-MM-DD) whose digest the batch may have changed: of created and changed issues, before and after. */
+  days: string[];
   eventId: string | null;
 }
 
@@ -26,6 +29,7 @@ interface Existing {
   id: string;
   naturalKey: string;
   identifiers: string[];
+  publishedAt: Date | string;
   packageNames: string[];
   contentHash: string;
   classifierModel: string;
@@ -45,6 +49,7 @@ const existingSelect = {
   classifierPromptVersion: true,
   relevant: true,
   withdrawn: true,
+  publishedAt: true,
   source: true,
 } as const;
 
@@ -74,6 +79,7 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
       const touchedKeys = { identifiers: new Set<string>(), packages: new Set<string>() };
       const outcomes: StoredBatch['outcomes'] = [];
       const newIssueIds = new Set<string>();
+      const days = new Set<string>();
 
       // Cross-references change only around issues that are created or changed: their keys
       // before and after.
@@ -91,6 +97,7 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           creates.set(id, { ...row, id });
           known.push({ ...row, id, source, withdrawn: row.withdrawn ?? false } as Existing);
           outcomes.push({ id, outcome: 'created' });
+          days.add(utcDay(new Date(row.publishedAt)));
           if (served(row)) newIssueIds.add(id);
           continue;
         }
@@ -119,7 +126,9 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         const wasServed = served(match);
         touch(match);
         touch(row);
+        days.add(utcDay(new Date(match.publishedAt)));
         Object.assign(match, change);
+        days.add(utcDay(new Date(match.publishedAt)));
         if (change.source) match.source = source;
         if (!wasServed && served(match)) newIssueIds.add(match.id);
         const pending = creates.get(match.id);
@@ -137,7 +146,7 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         const event = await tx.issueEvent.create({ data: { issueIds: [...newIssueIds] }, select: { id: true } });
         eventId = event.id;
       }
-      return { outcomes, newIssueIds: [...newIssueIds], eventId };
+      return { outcomes, newIssueIds: [...newIssueIds], days: [...days], eventId };
     },
     { maxWait: 30_000, timeout: 300_000 },
   );
