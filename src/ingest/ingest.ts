@@ -1,5 +1,6 @@
 // The ingest pipeline: parse -> facts -> classify -> row -> store (one transaction per chunk,
-// each with its event row) -> relay to the newIssues topic.
+// each with its event row) -> rewrite the existing digests of the days touched -> relay to the
+// newIssues topic.
 import { refreshDigests } from '../digest/generate.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
