@@ -5,20 +5,17 @@
 //   npx tsx bench/list-route.ts [rows=20000] [iterations=30]
 // PostgreSQL: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); a scratch
 // database is created and dropped. Prints a Markdown table for bench/README.md.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/client.js';
-import { migrate } from '../src/db/migrator.js';
+import type { Database } from '../src/db/client.js';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { makeIssue } from '../test/helpers/issues.js';
+import { median, scratchPGlite, scratchPostgres, time } from './scratch-databases.js';
 
 const rows = Number(process.argv[2] ?? 20_000);
 const iterations = Number(process.argv[3] ?? 30);
-const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
 const types = ['vulnerability', 'incident', 'news', 'regulatory', 'research'] as const;
@@ -72,17 +69,6 @@ const filters: [string, string][] = [
   ['offset 5000', 'offset=5000'],
 ];
 
-async function time(run: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < 5; i++) await run();
-  const samples: number[] = [];
-  for (let i = 0; i < iterations; i++) {
-    const t0 = performance.now();
-    await run();
-    samples.push(performance.now() - t0);
-  }
-  return samples.sort((a, b) => a - b);
-}
-const median = (s: number[]) => s[Math.floor(s.length / 2)]!;
 
 async function measure(db: Database) {
   const data = dataset();
@@ -106,9 +92,9 @@ async function measure(db: Database) {
     if (params.has('offset')) variables.offset = Number(params.get('offset'));
     if (params.has('confidenceMin')) variables.confidenceMin = Number(params.get('confidenceMin'));
     results.set(name, {
-      page: median(await time(() => get(`/api/v1/issues${query ? `?${query}` : ''}`))),
-      rows: median(await time(() => gql(listQuery('data { id title severity publishedAt cvssScore labels }'), variables))),
-      total: median(await time(() => gql(listQuery('meta { total }'), variables))),
+      page: median(await time(iterations, () => get(`/api/v1/issues${query ? `?${query}` : ''}`))),
+      rows: median(await time(iterations, () => gql(listQuery('data { id title severity publishedAt cvssScore labels }'), variables))),
+      total: median(await time(iterations, () => gql(listQuery('meta { total }'), variables))),
     });
   }
   await close();
@@ -116,27 +102,10 @@ async function measure(db: Database) {
 }
 
 async function main() {
-  const pglite = await openDatabase({ kind: 'pglite' });
-  await migrate(pglite.adapterFactory);
-  const onPGlite = await measure(pglite);
-  await pglite.close();
-
-  const name = `secwire_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  const postgres = await openDatabase({ kind: 'postgres', url: url.toString() });
-  let onPostgres;
-  try {
-    await migrate(postgres.adapterFactory);
-    onPostgres = await measure(postgres);
-  } finally {
-    await postgres.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+  const pglite = await scratchPGlite();
+  const onPGlite = await measure(pglite.db).finally(() => pglite.close());
+  const postgres = await scratchPostgres();
+  const onPostgres = await measure(postgres.db).finally(() => postgres.close());
 
   const ms = (v: number) => v.toFixed(1);
   console.log(`GET /api/v1/issues, ${rows} rows (90% served), median of ${iterations} in-process requests, milliseconds\n`);

@@ -11,20 +11,18 @@
 // database created and dropped; Redis: BENCH_REDIS_URL (default redis://127.0.0.1:6379), keys under
 // a unique prefix. Prints a Markdown table for bench/README.md.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createApp, type App } from '../src/app.js';
 import { testConfig } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/client.js';
-import { migrate } from '../src/db/migrator.js';
+import type { Database } from '../src/db/client.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../src/http/rate-limit-store.js';
 import { createRateLimitStore } from '../src/http/redis-rate-limit-store.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { makeIssue } from '../test/helpers/issues.js';
+import { scratchPGlite, scratchPostgres } from './scratch-databases.js';
 
 const perRound = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 5);
-const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const log = createLogger('silent');
 const clients = 20;
@@ -89,27 +87,10 @@ async function measure(db: Database): Promise<Map<string, number[]>> {
 }
 
 async function main() {
-  const pglite = await openDatabase({ kind: 'pglite' });
-  await migrate(pglite.adapterFactory);
-  const onPGlite = await measure(pglite);
-  await pglite.close();
-
-  const name = `secwire_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  const postgres = await openDatabase({ kind: 'postgres', url: url.toString() });
-  let onPostgres: Map<string, number[]>;
-  try {
-    await migrate(postgres.adapterFactory);
-    onPostgres = await measure(postgres);
-  } finally {
-    await postgres.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+  const pglite = await scratchPGlite();
+  const onPGlite = await measure(pglite.db).finally(() => pglite.close());
+  const postgres = await scratchPostgres();
+  const onPostgres = await measure(postgres.db).finally(() => postgres.close());
 
   const f = (ms: number) => ms.toFixed(2);
   console.log(`${rounds} rounds x ${perRound} requests per configuration, median (p95) ms per request, overhead = median minus median with the limit off\n`);
