@@ -11,13 +11,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrator.js';
 import { readSampleRecords } from '../src/db/seed.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
+import { emptyPostgres } from './scratch-databases.js';
 
 const { values } = parseArgs({
   options: {
@@ -79,25 +79,6 @@ function cliSeconds(env: Record<string, string>): { seconds: number; line: strin
   return { seconds: (performance.now() - start) / 1000, line: out.trim().split('\n').find((l) => l.startsWith('received')) ?? '' };
 }
 
-async function scratchPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `secwire_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 const sample = await readSampleRecords();
 const synthetic = await syntheticRecords(syntheticCount);
 
@@ -107,7 +88,7 @@ await migrate(pglite.adapterFactory);
 const pglitePasses = await runOn(pglite, sample, synthetic);
 await pglite.close();
 
-const pgDb = await scratchPostgres();
+const pgDb = await emptyPostgres(adminUrl);
 const postgres = await openDatabase({ kind: 'postgres', url: pgDb.url });
 await migrate(postgres.adapterFactory);
 const pgPasses = await runOn(postgres, sample, synthetic);
@@ -117,7 +98,7 @@ await pgDb.drop();
 // The real CLI, end to end (process start, migrations, reading files, progress bar), on fresh databases.
 const cliDir = await mkdtemp(join(tmpdir(), 'secwire-bench-cli-'));
 const cliPglite = cliSeconds({ DATA_DIR: cliDir, DATABASE_URL: '' });
-const cliPg = await scratchPostgres();
+const cliPg = await emptyPostgres(adminUrl);
 const cliPostgres = cliSeconds({ DATABASE_URL: cliPg.url });
 await cliPg.drop();
 await rm(pgliteDir, { recursive: true, force: true });

@@ -51,24 +51,32 @@ export async function connectPostgres(url: string): Promise<BenchDatabase> {
   };
 }
 
+/** A new, empty PostgreSQL database beside `adminUrl`'s (not migrated); drop() removes it. */
+export async function emptyPostgres(adminUrl = postgresUrl): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `secwire_bench_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 /** A new, migrated PostgreSQL database, dropped again by close(). */
 export async function scratchPostgres(): Promise<BenchDatabase> {
-  const name = `secwire_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  const migrator = await openDatabase({ kind: 'postgres', url: url.toString() });
+  const empty = await emptyPostgres();
+  const migrator = await openDatabase({ kind: 'postgres', url: empty.url });
   await migrate(migrator.adapterFactory);
   await migrator.close();
-  const bench = await connectPostgres(url.toString());
+  const bench = await connectPostgres(empty.url);
   return {
     ...bench,
     close: async () => {
       await bench.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await empty.drop();
     },
   };
 }

@@ -13,7 +13,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
@@ -26,6 +25,7 @@ import { createDispatcher } from '../src/webhooks/dispatcher.js';
 import { newSecret } from '../src/webhooks/signing.js';
 import { createDeliveryWorker } from '../src/webhooks/worker.js';
 import { createReceiver, testCertificate } from '../test/helpers/https-receiver.js';
+import { emptyPostgres } from './scratch-databases.js';
 
 const { values } = parseArgs({
   options: {
@@ -117,25 +117,6 @@ async function runShape(db: Database, shape: Shape): Promise<Result> {
   }
 }
 
-async function scratchPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `secwire_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 async function runAll(db: Database): Promise<Result[]> {
   await migrate(db.adapterFactory);
   const results: Result[] = [];
@@ -153,7 +134,7 @@ const pgliteResults = await runAll(pglite);
 await pglite.close();
 await rm(pgliteDir, { recursive: true, force: true });
 
-const scratch = await scratchPostgres();
+const scratch = await emptyPostgres(adminUrl);
 const postgres = await openDatabase({ kind: 'postgres', url: scratch.url });
 const pgResults = await runAll(postgres);
 await postgres.close();
