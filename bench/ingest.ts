@@ -7,7 +7,7 @@
 // bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +18,7 @@ import { ingest } from '../src/ingest/ingest.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { emptyPostgres } from './scratch-databases.js';
+import { writeReadmeSection } from './readme.js';
 
 const { values } = parseArgs({
   options: {
@@ -130,10 +131,5 @@ database; wall time includes process start and migrations, the rate is the CLI's
 | PostgreSQL | ${cliPostgres.seconds.toFixed(1)} s | ${cliPostgres.line} |
 <!-- ingest:end -->`;
 
-const readmePath = new URL('./README.md', import.meta.url);
-const readme = await readFile(readmePath, 'utf8').catch(() => '# Benchmarks\n');
-const next = readme.includes('<!-- ingest:begin -->')
-  ? readme.replace(/<!-- ingest:begin -->[\s\S]*<!-- ingest:end -->/, section)
-  : `${readme.trimEnd()}\n\n${section}\n`;
-await writeFile(readmePath, next);
+await writeReadmeSection('ingest', section);
 console.log(section);

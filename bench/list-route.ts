@@ -12,7 +12,7 @@ import type { Prisma } from '../src/generated/prisma/client.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { makeIssue } from '../test/helpers/issues.js';
-import { median, scratchPGlite, scratchPostgres, time } from './scratch-databases.js';
+import { median, onBothDatabases, time } from './scratch-databases.js';
 
 const rows = Number(process.argv[2] ?? 20_000);
 const iterations = Number(process.argv[3] ?? 30);
@@ -102,10 +102,7 @@ async function measure(db: Database) {
 }
 
 async function main() {
-  const pglite = await scratchPGlite();
-  const onPGlite = await measure(pglite.db).finally(() => pglite.close());
-  const postgres = await scratchPostgres();
-  const onPostgres = await measure(postgres.db).finally(() => postgres.close());
+  const { onPGlite, onPostgres } = await onBothDatabases(measure);
 
   const ms = (v: number) => v.toFixed(1);
   console.log(`GET /api/v1/issues, ${rows} rows (90% served), median of ${iterations} in-process requests, milliseconds\n`);

@@ -19,7 +19,7 @@ import { createRateLimitStore } from '../src/http/redis-rate-limit-store.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { makeIssue } from '../test/helpers/issues.js';
-import { scratchPGlite, scratchPostgres } from './scratch-databases.js';
+import { onBothDatabases } from './scratch-databases.js';
 
 const perRound = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 5);
@@ -87,10 +87,7 @@ async function measure(db: Database): Promise<Map<string, number[]>> {
 }
 
 async function main() {
-  const pglite = await scratchPGlite();
-  const onPGlite = await measure(pglite.db).finally(() => pglite.close());
-  const postgres = await scratchPostgres();
-  const onPostgres = await measure(postgres.db).finally(() => postgres.close());
+  const { onPGlite, onPostgres } = await onBothDatabases(measure);
 
   const f = (ms: number) => ms.toFixed(2);
   console.log(`${rounds} rounds x ${perRound} requests per configuration, median (p95) ms per request, overhead = median minus median with the limit off\n`);

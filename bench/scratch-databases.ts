@@ -81,6 +81,15 @@ export async function scratchPostgres(): Promise<BenchDatabase> {
   };
 }
 
+/** Runs `measure` on a fresh PGlite, then on a fresh PostgreSQL database, closing each after. */
+export async function onBothDatabases<T>(measure: (db: Database) => Promise<T>): Promise<{ onPGlite: T; onPostgres: T }> {
+  const pglite = await scratchPGlite();
+  const onPGlite = await measure(pglite.db).finally(() => pglite.close());
+  const postgres = await scratchPostgres();
+  const onPostgres = await measure(postgres.db).finally(() => postgres.close());
+  return { onPGlite, onPostgres };
+}
+
 export async function time(iterations: number, run: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < Math.min(5, iterations); i++) await run();
   const samples: number[] = [];

@@ -10,13 +10,14 @@
 // across SIGKILL" section of bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createReceiver, testCertificate, type Receiver } from '../test/helpers/https-receiver.js';
+import { writeReadmeSection } from './readme.js';
 
 const { values } = parseArgs({
   options: {
@@ -230,11 +231,6 @@ and they go out again with the same \`webhook-id\` and the same issues (only \`d
 ids drops them. Restart to last pair, PostgreSQL / PGlite: ${a && b ? (b.recoveredAfterS / a.recoveredAfterS).toFixed(2) : 'n/a'} (it includes the lease wait).
 <!-- webhooks-crash:end -->`;
 
-const readmePath = new URL('./README.md', import.meta.url);
-const readme = await readFile(readmePath, 'utf8').catch(() => '# Benchmarks\n');
-const next = readme.includes('<!-- webhooks-crash:begin -->')
-  ? readme.replace(/<!-- webhooks-crash:begin -->[\s\S]*<!-- webhooks-crash:end -->/, section)
-  : `${readme.trimEnd()}\n\n${section}\n`;
-await writeFile(readmePath, next);
+await writeReadmeSection('webhooks-crash', section);
 console.log(section);
 process.exit(results.some((r) => r.lost > 0) ? 1 : 0);

@@ -9,7 +9,7 @@
 //     subscription's match query per event)
 // Results replace the "Webhook fan-out" section of bench/README.md.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,7 @@ import { newSecret } from '../src/webhooks/signing.js';
 import { createDeliveryWorker } from '../src/webhooks/worker.js';
 import { createReceiver, testCertificate } from '../test/helpers/https-receiver.js';
 import { emptyPostgres } from './scratch-databases.js';
+import { writeReadmeSection } from './readme.js';
 
 const { values } = parseArgs({
   options: {
@@ -172,11 +173,6 @@ load average was ${loadAtStart.toFixed(0)} at the start of this run and ${loadav
 the process's warm-up.
 <!-- webhooks-fanout:end -->`;
 
-const readmePath = new URL('./README.md', import.meta.url);
-const readme = await readFile(readmePath, 'utf8').catch(() => '# Benchmarks\n');
-const next = readme.includes('<!-- webhooks-fanout:begin -->')
-  ? readme.replace(/<!-- webhooks-fanout:begin -->[\s\S]*<!-- webhooks-fanout:end -->/, section)
-  : `${readme.trimEnd()}\n\n${section}\n`;
-await writeFile(readmePath, next);
+await writeReadmeSection('webhooks-fanout', section);
 console.log(section);
 process.exit(0);
