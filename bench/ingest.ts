@@ -6,7 +6,6 @@
 // per database for the end-to-end figure it prints. Results replace the "Ingest" section of
 // bench/README.md.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { emptyPostgres } from './scratch-databases.js';
 import { writeReadmeSection } from './readme.js';
+import { cloneAdvisory } from './synthetic.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,15 +32,7 @@ const adminUrl = values['database-url']!;
 /** Advisories cloned under fresh GHSA/CVE ids, so each one is a new issue. */
 async function syntheticRecords(n: number): Promise<unknown[]> {
   const base = (await readSampleRecords()).filter((r) => (r as { id?: string }).id?.startsWith('GHSA-')) as Record<string, unknown>[];
-  return Array.from({ length: n }, (_, i) => {
-    const record = structuredClone(base[i % base.length]!);
-    const suffix = randomBytes(6).toString('hex');
-    record.id = `GHSA-${suffix.slice(0, 4)}-${suffix.slice(4, 8)}-${suffix.slice(8, 12)}`;
-    record.aliases = [`CVE-2099-${String(100000 + i)}`];
-    // References name PYSEC ids, which would merge the clones back into one issue.
-    record.references = [];
-    return record;
-  });
+  return Array.from({ length: n }, (_, i) => cloneAdvisory(base[i % base.length]!, i));
 }
 
 interface Pass {

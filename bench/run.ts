@@ -8,8 +8,11 @@ const benchmarks: Record<string, string> = {
   ingest: 'ingest records per second (sample data and synthetic advisories), PostgreSQL and PGlite',
   'rate-limit': 'rate limiter overhead per request (off, memory, Redis), PostgreSQL and PGlite',
   scan: 'POST /api/v1/scan latency, 1,000-package stacks against 100k issues, PostgreSQL and PGlite',
+  'scan-versions': 'POST /api/v1/scan with 1,000 versions of one package against 5,000 issues of it (target < 2 s)',
   export: 'CSV export rows per second and peak RSS, 1M issues on PostgreSQL, 100k on PGlite',
   'webhooks-fanout': 'seconds from ingesting a batch to the last of 1,000 webhooks receiving it, PostgreSQL and PGlite',
+  sources: 'osv-zip sync of 250,000 generated OSV records: records/s, peak RSS, an unchanged second sync, PostgreSQL and PGlite',
+  reclassify: 'reclassify 10,000 stored issues with the CLI progress bar: time, and each newly relevant issue announced once',
   'webhooks-crash': 'SIGKILL the server while delivering 1,000 issues to 20 webhooks, restart: lost and duplicate pairs',
 };
 

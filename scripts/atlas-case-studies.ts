@@ -19,7 +19,12 @@ interface CaseStudy {
   references?: { title?: string; url?: string }[] | null;
 }
 
-const path = process.argv[2] ?? '../shared/data/atlas/ATLAS.yaml';
+// MITRE ATLAS's ATLAS.yaml (Apache-2.0), from a checkout of mitre-atlas/atlas-data.
+const path = process.argv[2];
+if (!path) {
+  console.error('usage: npx tsx scripts/atlas-case-studies.ts <path to ATLAS.yaml>');
+  process.exit(1);
+}
 const atlas = parse(readFileSync(path, 'utf8')) as { version: string; 'case-studies': CaseStudy[] };
 
 const flatten = (markdown: string) =>

@@ -5,23 +5,32 @@ import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from './db/unavailable.js';
+import { useAtomFeeds } from './feeds/routes.js';
 import { requireAdminKey } from './http/admin-auth.js';
 import { bodyLimits, useBodyLimit } from './http/body-limit.js';
-import { KnownKeys } from './http/client-identity.js';
+import { clientIdentity, KnownKeys, type NodeServerContext } from './http/client-identity.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
 import { useGraphiQLPage } from './http/graphiql.js';
 import { guarded } from './http/guard.js';
+import { readMethods, useFixedPaths } from './http/methods.js';
 import { useHead } from './http/head.js';
 import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
+import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
+import { useOsvExport } from './osv-output/export.js';
+import { usePagingLinks } from './paging/links.js';
 import { useAdminIngestBody } from './rest/admin-ingest-body.js';
-import { useCsvExport } from './rest/csv.js';
-import { useApiErrorEnvelope, useRest, useRestBearer } from './rest/sofa.js';
+import { CSV_EXPORT_PATH, useCsvExport } from './rest/csv.js';
+import { useErrorEnvelope, useRest, useRestBearer } from './rest/sofa.js';
 import { restRoutes } from './rest/routes.js';
+import { useSbomScan } from './sbom/route.js';
 import { schema } from './schema/index.js';
+import { useTaxii } from './taxii/server.js';
+import { sourceStatuses } from './sources/status.js';
 import { webhookOwner } from './webhooks/manage.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
@@ -44,30 +53,50 @@ query LatestIssues {
 
 const graphqlEndpoint = '/graphql';
 
+/** How long GET /ready waits for the database before answering 503. */
+export const READY_TIMEOUT_MS = 1000;
+
 export function createApp(services: Services) {
   const { config, db, log } = services;
+  const keys = new KnownKeys(config, db.prisma);
+  const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
   const rateLimit = useRateLimit({
     limit: config.rateLimitPerMinute,
     store: services.rateLimitStore ?? new MemoryRateLimitStore(),
-    keys: new KnownKeys(config, db.prisma),
+    keys,
     trustProxy: config.trustProxy,
     graphqlEndpoint,
     log,
   });
 
-  /** GET /ready: the database answers and every migration is applied. */
+  /**
+   * GET /ready: the database answers within a second and every migration is applied. A database
+   * that hangs (a lost network, a full pool) counts as down as soon as one that refuses. With
+   * sources configured it also says when each last synced and why it last failed (a failing source
+   * does not make the instance unready: it keeps serving what it has).
+   */
   const readiness: Plugin = {
     async onRequest({ url, endResponse, fetchAPI }) {
       if (url.pathname !== '/ready') return;
-      const ready = await isMigrated(db).catch(() => false);
-      endResponse(fetchAPI.Response.json({ status: ready ? 'ready' : 'not ready' }, { status: ready ? 200 : 503 }));
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, READY_TIMEOUT_MS, false)));
+      const ready = await Promise.race([isMigrated(db).catch(() => false), late]).finally(() => clearTimeout(timer));
+      const headers: Record<string, string> = ready ? {} : { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+      const sources = ready && config.sources.length ? await sourceStatuses(db.prisma, config.sources).catch(() => undefined) : undefined;
+      const body = {
+        status: ready ? 'ready' : 'not ready',
+        ...(sources ? { sources: sources.map(({ name, kind, lastSuccessAt, lastError }) => ({ name, kind, lastSuccessAt, lastError })) } : {}),
+      };
+      endResponse(fetchAPI.Response.json(body, { status: ready ? 200 : 503, headers }));
     },
   };
 
   return createYoga<{ requestId?: string }, Context>({
     schema,
     graphqlEndpoint,
-    healthCheckEndpoint: '/health',
+    // Yoga's health check answers any URL that ends with its endpoint, with any method; useFixedPaths
+    // serves /health instead. A serialised URL never ends with a raw NUL, so Yoga's never fires.
+    healthCheckEndpoint: '\u0000',
     landingPage: false,
     // Served by useGraphiQLPage, behind the rate limit.
     graphiql: false,
@@ -84,6 +113,12 @@ export function createApp(services: Services) {
       maskError(error, message) {
         if ((error as GraphQLError).extensions?.http) return error as Error;
         const cause = (error as GraphQLError).originalError ?? error;
+        if (isDatabaseUnavailable(cause)) {
+          log.warn('database unavailable', { requestId: currentRequestId(), err: cause });
+          const unavailable = serviceUnavailable();
+          const path = (error as GraphQLError).path;
+          return path ? new GraphQLError(unavailable.message, { path, extensions: unavailable.extensions }) : unavailable;
+        }
         if (cause instanceof GraphQLError && !cause.originalError && cause.extensions?.http === undefined && !(error as GraphQLError).path) {
           return error as Error; // request-level GraphQL errors (validation, parsing) are the client's
         }
@@ -105,6 +140,7 @@ export function createApp(services: Services) {
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
       useBodyLimit({ config, graphqlEndpoint }),
+      useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }),
       useRestBearer({
         schema,
         routes: restRoutes,
@@ -116,17 +152,26 @@ export function createApp(services: Services) {
       useGraphQLParamErrors(),
       readiness,
       useLicenseLink(graphqlEndpoint),
+      // After the licence link, which it adds to.
+      usePagingLinks(),
       useAdminIngestBody(),
+      // Before the REST plugin, which answers 404 for any other path under /api/v1.
+      useOsvExport(services),
+      useAtomFeeds(services),
+      useTaxii(services),
+      useSbomScan(services),
       useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint }),
       useCsvExport(services),
-      // Last: whatever else under /api failed without the envelope gets it.
-      useApiErrorEnvelope(),
+      // Last: whatever else failed without the envelope gets it.
+      useErrorEnvelope(),
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
-    context: ({ request }): Context => ({
+    context: ({ request, ...serverContext }): Context => ({
       ...services,
       prisma: db.prisma,
       request,
       requestId: requestIdOf(request),
+      takeSubscriptionSlot: async () =>
+        subscriptionSlots.take(await clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys })),
     }),
   });
 }

@@ -9,9 +9,11 @@ import { diffSchema, migrate, migrationsDir } from './db/migrator.js';
 import { generateDigest, isCalendarDate, yesterdayUtc } from './digest/generate.js';
 import { readRecordFiles } from './ingest/files.js';
 import { ingest } from './ingest/ingest.js';
+import { reclassify } from './ingest/reclassify.js';
 import { issueKey, listKeys, revokeKey } from './keys/api-keys.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
+import { syncSource } from './sources/sync.js';
 
 type Command = (args: string[], config: Config) => Promise<void>;
 
@@ -22,7 +24,7 @@ const commands: Record<string, { help: string; run: Command }> = {
       // Opened without migrating (the embedded database would otherwise be migrated on open).
       const db = await openDatabase(configuredTarget(config));
       try {
-        const applied = await migrate(db.adapterFactory);
+        const applied = await migrate(db.adapterFactory, { releaseConnections: db.kind === 'postgres' });
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       } finally {
         await db.close();
@@ -64,6 +66,74 @@ const commands: Record<string, { help: string; run: Command }> = {
       }
       // Exit status 2: the load went through, but some records or files were not ingested.
       if (incomplete) process.exit(2);
+    },
+  },
+  sync: {
+    help: 'sync [source]: one pass over the configured sources (SOURCES / SOURCES_FILE), or only the one named',
+    run: async (args, config) => {
+      const sources = args[0] ? config.sources.filter((s) => s.name === args[0]) : config.sources;
+      if (config.sources.length === 0) throw new Error('no sources configured: set SOURCES or SOURCES_FILE');
+      if (sources.length === 0) throw new Error(`no source named ${args[0]}; configured: ${config.sources.map((s) => s.name).join(', ')}`);
+      const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+      const db = await openConfiguredDatabase(config, log);
+      const { pubsub, close } = createIssuePubSub();
+      let failed = false;
+      try {
+        for (const source of sources) {
+          const bar = new SingleBar(
+            { format: `${source.name} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, hideCursor: true },
+            Presets.shades_classic,
+          );
+          bar.start(0, 0);
+          // Events stay in the database for the server's relay to publish (see IngestOptions.relay).
+          const outcome = await syncSource({ prisma: db.prisma, pubsub, log, db }, source, {
+            allowPrivate: config.sourcesAllowPrivate,
+            relay: false,
+            onProgress: (done, total) => {
+              bar.setTotal(total);
+              bar.update(done);
+            },
+          });
+          bar.stop();
+          const c = outcome.counts;
+          const detail = outcome.error ?? `received ${c.received}, created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, rejected ${c.rejected}, skipped ${c.skipped}`;
+          console.log(`${source.name} (${source.kind}): ${outcome.status} in ${outcome.seconds.toFixed(2)} s: ${detail}`);
+          failed ||= outcome.status === 'failed';
+        }
+      } finally {
+        await close();
+        await db.close();
+      }
+      if (failed) process.exit(2);
+      },
+    },
+  reclassify: {
+    help: 'reclassify [--batch-size N]: apply the current classifier to stored issues classified by another version',
+    run: async (args, config) => {
+      const { values } = parseArgs({ args, options: { 'batch-size': { type: 'string' } } });
+      const batchSize = Number(values['batch-size'] ?? 500);
+      if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('usage: npm run cli -- reclassify [--batch-size N] (N a positive integer)');
+      const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+      const db = await openConfiguredDatabase(config, log);
+      const { pubsub, close } = createIssuePubSub();
+      const bar = new SingleBar({ format: 'reclassify [{bar}] {percentage}% | {value}/{total} issues | {eta_formatted} left', hideCursor: true }, Presets.shades_classic);
+      const started = performance.now();
+      try {
+        bar.start(0, 0);
+        // Events stay in the database for the server's relay to publish, as with ingest.
+        const result = await reclassify({ prisma: db.prisma, pubsub, log }, { batchSize, relay: false, onProgress: (done, total) => (bar.setTotal(total), bar.update(done)) });
+        bar.stop();
+        const seconds = (performance.now() - started) / 1000;
+        console.log(
+          `${result.version}: examined ${result.examined}, updated ${result.updated}, newly served ${result.newlyServed}, ` +
+            `no longer served ${result.unserved}, failed ${result.failed} in ${seconds.toFixed(2)} s on ${db.kind}`,
+        );
+        if (result.failed > 0) process.exitCode = 2;
+      } finally {
+        bar.stop();
+        await close();
+        await db.close();
+      }
     },
   },
   digest: {
@@ -154,6 +224,9 @@ async function main() {
     console.error(`secwire ${name}: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   }
+  // Done: PGlite and the migration engine leave timers behind that would keep the process alive
+  // for about ten seconds after the work and the database are closed.
+  process.exit(0);
 }
 
 await main();

@@ -1,6 +1,8 @@
 // The only module that reads the environment (besides prisma.config.ts). Everything else gets a
 // typed Config. parseConfig reports every problem at once, one line each, naming the variable.
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { sourceList, type SourceDefinition } from './sources/definition.js';
 
 // An empty value counts as unset: compose files and shell scripts write `VAR=` for "not given".
 const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
@@ -42,14 +44,47 @@ const schema = z.object({
   REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
     message: 'must be a redis:// or rediss:// URL',
   }),
+  REDIS_KEY_PREFIX: z.string().min(1).default('secwire:'),
   WEBHOOK_API_KEY: optionalString,
   ADMIN_API_KEY: optionalString,
   RATE_LIMIT_PER_MINUTE: wholeNumber(60, 'must be a whole number'),
   TRUST_PROXY: bool(false),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  WEBHOOKS_PER_KEY: wholeNumber(50, 'must be a whole number'),
   MIGRATE_ON_START: bool(true),
+  SUBSCRIPTIONS_PER_CLIENT: wholeNumber(10, 'must be a whole number'),
+  SUBSCRIPTIONS_TOTAL: wholeNumber(1000, 'must be a whole number'),
+  SUBSCRIPTION_IDLE_SECONDS: wholeNumber(1800, 'must be a whole number of seconds', 86_400),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  TAXII_SETTLE_SECONDS: wholeNumber(10, 'must be a whole number'),
+  SOURCES: optionalString,
+  SOURCES_FILE: optionalString,
+  SOURCES_ALLOW_PRIVATE: bool(false),
 });
+
+/** The sources as JSON text, from SOURCES or the file SOURCES_FILE names; problems name the variable. */
+function parseSources(env: { SOURCES?: string; SOURCES_FILE?: string }): { sources: SourceDefinition[]; problems: string[] } {
+  if (env.SOURCES && env.SOURCES_FILE) return { sources: [], problems: ['SOURCES_FILE: give SOURCES or SOURCES_FILE, not both'] };
+  const name = env.SOURCES_FILE ? 'SOURCES_FILE' : 'SOURCES';
+  let text = env.SOURCES;
+  if (env.SOURCES_FILE) {
+    try {
+      text = readFileSync(env.SOURCES_FILE, 'utf8');
+    } catch (err) {
+      return { sources: [], problems: [`SOURCES_FILE: cannot read ${env.SOURCES_FILE} (${(err as NodeJS.ErrnoException).code ?? 'error'})`] };
+    }
+  }
+  if (text === undefined) return { sources: [], problems: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { sources: [], problems: [`${name}: must be a JSON array of sources ({name, kind, location, intervalMinutes?})`] };
+  }
+  const result = sourceList.safeParse(value);
+  if (result.success) return { sources: result.data, problems: [] };
+  return { sources: [], problems: result.error.issues.map((i) => `${name}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`) };
+}
 
 export interface Config {
   port: number;
@@ -58,13 +93,31 @@ export interface Config {
   dataDir: string;
   seedSampleData: boolean;
   redisUrl?: string;
+  /** Rate-limit keys and pub/sub channels start with it: deployments sharing a Redis keep apart. */
+  redisKeyPrefix: string;
   webhookApiKey?: string;
   adminApiKey?: string;
   rateLimitPerMinute: number;
   trustProxy: boolean;
   webhookAllowPrivateTargets: boolean;
+  /** Webhooks one bearer key may register. */
+  webhooksPerKey: number;
   migrateOnStart: boolean;
+  /** Open GraphQL subscriptions one client (rate-limit identity) may hold, and all clients together. */
+  subscriptionsPerClient: number;
+  subscriptionsTotal: number;
+  /** A subscription that has sent nothing for this long is ended (the client reconnects). */
+  subscriptionIdleMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /**
+   * TAXII lists an issue only once it is this old: an ingest transaction that started earlier but
+   * commits later would otherwise land behind a client's paging cursor and be skipped.
+   */
+  taxiiSettleSeconds: number;
+  /** Upstream sources the server syncs on their intervals and `cli sync` syncs once. */
+  sources: SourceDefinition[];
+  /** Test/dev escape hatch: fetch source URLs that resolve to private or loopback addresses. */
+  sourcesAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -76,14 +129,16 @@ export class ConfigError extends Error {
 /** Parses an environment; throws ConfigError listing one line per bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const result = schema.safeParse(env);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((i) => {
+  const sources = parseSources({ SOURCES: unsetIfEmpty(env.SOURCES) as string | undefined, SOURCES_FILE: unsetIfEmpty(env.SOURCES_FILE) as string | undefined });
+  if (!result.success || sources.problems.length) {
+    throw new ConfigError([
+      ...(result.error?.issues ?? []).map((i) => {
         const name = String(i.path[0]);
         // URLs and keys may hold credentials: their values stay out of the message (and the logs).
         return /_URL$|_KEY$/.test(name) ? `${name}: ${i.message}` : `${name}: ${i.message} (got ${JSON.stringify(env[name])})`;
       }),
-    );
+      ...sources.problems,
+    ]);
   }
   const e = result.data;
   return {
@@ -93,13 +148,21 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.DATA_DIR,
     seedSampleData: e.SEED_SAMPLE_DATA,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     webhookApiKey: e.WEBHOOK_API_KEY,
     adminApiKey: e.ADMIN_API_KEY,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    webhooksPerKey: e.WEBHOOKS_PER_KEY,
     migrateOnStart: e.MIGRATE_ON_START,
+    subscriptionsPerClient: e.SUBSCRIPTIONS_PER_CLIENT,
+    subscriptionsTotal: e.SUBSCRIPTIONS_TOTAL,
+    subscriptionIdleMs: e.SUBSCRIPTION_IDLE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
+    taxiiSettleSeconds: e.TAXII_SETTLE_SECONDS,
+    sources: sources.sources,
+    sourcesAllowPrivate: e.SOURCES_ALLOW_PRIVATE,
   };
 }
 
@@ -108,7 +171,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
  * test asks for it: in-process requests all count as one client, and a suite sends more than 60.
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' }), ...overrides };
+  return { ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', TAXII_SETTLE_SECONDS: '0' }), ...overrides };
 }
 
 /** The process environment, read here and nowhere else. */

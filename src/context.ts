@@ -13,6 +13,8 @@ export interface Services {
   pubsub: IssuePubSub;
   /** Where the rate limit counts requests; this process's memory when absent. */
   rateLimitStore?: RateLimitStore;
+  /** Aborted when the process starts shutting down: long work (an ingest) stops at its next step. */
+  stopping?: AbortSignal;
 }
 
 /** What every resolver receives. */
@@ -20,4 +22,10 @@ export interface Context extends Services {
   prisma: PrismaClient;
   request: Request;
   requestId: string;
+  /**
+   * Takes one of the open-subscription slots of the request's client (throws a 429 when none is
+   * left); resolves to the function that gives it back. Absent for internal consumers (the webhook
+   * dispatcher), which are not limited.
+   */
+  takeSubscriptionSlot?: () => Promise<() => void>;
 }

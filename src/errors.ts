@@ -2,7 +2,7 @@
 // turns them into the {error: {message, status}} envelope. Anything else is masked.
 import { GraphQLError } from 'graphql';
 
-export type ErrorCode = 'BAD_REQUEST' | 'UNAUTHENTICATED' | 'NOT_FOUND' | 'RATE_LIMITED' | 'PAYLOAD_TOO_LARGE';
+export type ErrorCode = 'BAD_REQUEST' | 'UNAUTHENTICATED' | 'NOT_FOUND' | 'RATE_LIMITED' | 'PAYLOAD_TOO_LARGE' | 'SERVICE_UNAVAILABLE';
 
 const statusOf: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -10,10 +10,17 @@ const statusOf: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/** Headers an error's HTTP answer carries (RFC 9110 section 11.6.1: a 401 names its scheme). */
+const headersOf: Partial<Record<ErrorCode, Record<string, string>>> = {
+  UNAUTHENTICATED: { 'WWW-Authenticate': 'Bearer' },
 };
 
 export function appError(code: ErrorCode, message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, http: { status: statusOf[code] } } });
+  const headers = headersOf[code];
+  return new GraphQLError(message, { extensions: { code, http: { status: statusOf[code], ...(headers && { headers }) } } });
 }
 
 export const badRequest = (message: string) => appError('BAD_REQUEST', message);

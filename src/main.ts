@@ -7,8 +7,10 @@ import { openConfiguredDatabase } from './db/open.js';
 import { seedSampleData } from './db/seed.js';
 import { startDigestSchedule } from './digest/schedule.js';
 import { createRateLimitStore } from './http/redis-rate-limit-store.js';
-import { createHttpServer } from './http/server.js';
+import { createHttpServer, drain } from './http/server.js';
+import { currentRequestId } from './http/request-id.js';
 import { startRelay } from './ingest/relay.js';
+import { startSourceSchedule } from './sources/schedule.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
@@ -17,6 +19,12 @@ import { createDeliveryWorker } from './webhooks/worker.js';
 const config = loadConfigOrExit();
 
 const log = createLogger(config.logLevel);
+
+// A failure that no handler caught (a rejected promise inside a library, an error event nobody
+// listens to) is logged with the request it came from, and the process keeps serving everyone
+// else: node's default would end it, and one request must never end the process.
+process.on('unhandledRejection', (err) => log.error('unhandled rejection', { requestId: currentRequestId(), err }));
+process.on('uncaughtException', (err) => log.error('uncaught exception', { requestId: currentRequestId(), err }));
 
 // A stop asked for during start-up (migrations, the first seed) waits for start-up to finish, so
 // neither is cut in half; a second signal ends the process at once.
@@ -33,10 +41,11 @@ const db = await openConfiguredDatabase(config, log).catch((err: unknown) => {
   console.error(`secwire: ${err.message}`);
   process.exit(1);
 });
-const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl, log);
+const { pubsub, close: closePubSub } = createIssuePubSub(config, log);
 if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
-const rateLimitStore = await createRateLimitStore(config.redisUrl, log);
-const services = { config, db, log, pubsub };
+const rateLimitStore = await createRateLimitStore(config.redisUrl, log, { keyPrefix: `${config.redisKeyPrefix}ratelimit:` });
+const shuttingDown = new AbortController();
+const services = { config, db, log, pubsub, stopping: shuttingDown.signal };
 const app = createApp({ ...services, rateLimitStore });
 
 // Listen before starting background work: a taken port ends the process before it sends anything.
@@ -58,6 +67,13 @@ try {
 // The port actually bound (PORT=0 picks a free one).
 const { port } = server.address() as AddressInfo;
 log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`, database: db.kind });
+// Where bearer keys come from, so a 401 on the first webhook registration is not a mystery.
+log.info('bearer keys', {
+  webhooks: config.webhookApiKey
+    ? 'WEBHOOK_API_KEY from the environment, or keys issued with `npm run cli -- keys create` or POST /api/v1/admin/keys'
+    : 'no WEBHOOK_API_KEY set: issue a key with POST /api/v1/admin/keys (bearer ADMIN_API_KEY) or `npm run cli -- keys create` (server stopped)',
+  admin: config.adminApiKey ? 'ADMIN_API_KEY from the environment' : 'no ADMIN_API_KEY set: /api/v1/admin/* answers 401',
+});
 
 // Webhooks: the worker sends what is due (left over from before a restart too); the dispatcher
 // turns published batches into deliveries (replaying what a crash left undispatched) and wakes the
@@ -70,19 +86,16 @@ await dispatcher.start();
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
+const sources = startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, { allowPrivate: config.sourcesAllowPrivate });
 
-let stopping = false;
 async function stop(signal: string) {
-  if (stopping) return;
-  stopping = true;
+  if (shuttingDown.signal.aborted) return;
   log.info('shutting down', { signal });
-  // Stop accepting, let in-flight requests and deliveries finish, then release the database.
-  server.close();
-  server.closeIdleConnections();
-  const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
-  await new Promise<void>((resolve) => server.once('close', () => resolve()));
-  clearTimeout(force);
-  await Promise.all([relay.stop(), digests.stop()]);
+  // Stop accepting, stop long work at its next step, let in-flight requests and deliveries finish,
+  // then release the database; all within the 30 s orchestrators usually allow.
+  shuttingDown.abort();
+  await drain(server, 15_000);
+  await Promise.all([relay.stop(), digests.stop(), sources.stop()]);
   await dispatcher.stop();
   await worker.stop();
   await closePubSub();

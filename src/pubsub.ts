@@ -1,10 +1,11 @@
 // The topic ingestion publishes new issue batches to and webhooks/subscriptions consume.
 // In-process by default; Redis-backed when REDIS_URL is set, so every instance hears every batch.
 import { setMaxListeners } from 'node:events';
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
+import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import { reconnectBackoff, watchRedisClients } from './redis.js';
 
 /** One published batch: the event row id and the ids of the issues it made new. */
 export interface NewIssuesEvent {
@@ -16,29 +17,90 @@ export type IssuePubSub = ReturnType<typeof createIssuePubSub>['pubsub'];
 
 const topic = 'newIssues';
 
-export function createIssuePubSub(redisUrl?: string, log?: Logger) {
-  if (!redisUrl) {
+/** In-process without a Redis URL; else on the channel `<redisKeyPrefix>newIssues`. */
+export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPrefix'> = { redisKeyPrefix: '' }, log?: Logger) {
+  if (!redis.redisUrl) {
     // Every webhook filter group and every SSE subscriber is a listener: no leak warning at 10.
     const eventTarget = new EventTarget();
     setMaxListeners(Infinity, eventTarget);
     const pubsub = createPubSub<{ newIssues: [NewIssuesEvent] }>({ eventTarget });
     return { pubsub: withConfirmedPublish(pubsub, async (event) => pubsub.publish(topic, event)), close: async () => {} };
   }
-  const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  const subscribeClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  // ioredis reconnects by itself; without a listener it would print each failure to stderr.
-  for (const client of [publishClient, subscribeClient]) client.on('error', (err) => log?.warn('redis pub/sub connection error', { err }));
-  const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
+  const options = { maxRetriesPerRequest: 3, retryStrategy: reconnectBackoff };
+  const publishClient = new Redis(redis.redisUrl, options);
+  // Subscriptions are renewed by the event target after every reconnection (see there).
+  const subscribeClient = new Redis(redis.redisUrl, { ...options, autoResubscribe: false });
+  watchRedisClients('pub/sub', [publishClient, subscribeClient], log);
+  const channel = redis.redisKeyPrefix + topic;
+  const eventTarget = redisEventTarget(publishClient, subscribeClient, redis.redisKeyPrefix, log);
   const pubsub = createPubSub<{ newIssues: [NewIssuesEvent] }>({ eventTarget });
   return {
-    // The same channel and JSON the event target writes, but awaited: Yoga's publish drops the
-    // Redis reply, so a failure would be an unhandled rejection and the event silently lost.
+    // Awaited, unlike Yoga's publish, which drops the Redis reply: the relay must know whether the
+    // event was handed over, or it would be lost.
     pubsub: withConfirmedPublish(pubsub, async (event) => {
-      await publishClient.publish(topic, JSON.stringify(event));
+      await publishClient.publish(channel, JSON.stringify(event));
     }),
     close: async () => {
       publishClient.disconnect();
       subscribeClient.disconnect();
+    },
+  };
+}
+
+/**
+ * Yoga's event target over Redis pub/sub, written here because @graphql-yoga/redis-event-target
+ * leaves every Redis reply unhandled (a SUBSCRIBE during an outage rejected and ended the process)
+ * and has no channel prefix. A SUBSCRIBE that fails is not retried on its own: every listened topic
+ * is subscribed again whenever the connection becomes ready (SUBSCRIBE is idempotent).
+ */
+function redisEventTarget(publishClient: Redis, subscribeClient: Redis, prefix: string, log: Logger | undefined): EventTarget {
+  const listeners = new Map<string, Set<EventListenerOrEventListenerObject>>();
+  const subscribe = (name: string) =>
+    subscribeClient.subscribe(prefix + name).catch((err: Error) => {
+      log?.debug('redis pub/sub: subscribe failed; renewed once redis is back', { channel: prefix + name, error: err.message });
+    });
+  subscribeClient.on('ready', () => {
+    for (const name of listeners.keys()) void subscribe(name);
+  });
+  subscribeClient.on('message', (channel: string, message: string) => {
+    const callbacks = channel.startsWith(prefix) ? listeners.get(channel.slice(prefix.length)) : undefined;
+    if (!callbacks) return;
+    let detail: unknown;
+    try {
+      detail = JSON.parse(message);
+    } catch {
+      log?.warn('redis pub/sub: ignored a message that is not JSON', { channel });
+      return;
+    }
+    for (const callback of callbacks) {
+      const event = new CustomEvent(channel.slice(prefix.length), { detail });
+      if (typeof callback === 'function') callback(event);
+      else callback.handleEvent(event);
+    }
+  });
+  return {
+    addEventListener(name: string, callback: EventListenerOrEventListenerObject | null) {
+      if (!callback) return;
+      let callbacks = listeners.get(name);
+      if (!callbacks) {
+        listeners.set(name, (callbacks = new Set()));
+        void subscribe(name);
+      }
+      callbacks.add(callback);
+    },
+    removeEventListener(name: string, callback: EventListenerOrEventListenerObject | null) {
+      const callbacks = listeners.get(name);
+      if (!callback || !callbacks?.delete(callback) || callbacks.size > 0) return;
+      listeners.delete(name);
+      // Failing during an outage is fine: a reconnection renews only the topics still listened to.
+      subscribeClient.unsubscribe(prefix + name).catch(() => {});
+    },
+    dispatchEvent(event: Event) {
+      const detail = (event as CustomEvent).detail;
+      publishClient.publish(prefix + event.type, JSON.stringify(detail ?? null)).catch((err: Error) => {
+        log?.warn('redis pub/sub: publish failed', { channel: prefix + event.type, error: err.message });
+      });
+      return true;
     },
   };
 }

@@ -51,6 +51,15 @@ describe('GraphQL document limits', () => {
     await expectRefused(aliased(graphqlLimits.maxAliases + 1), /aliases limit/i);
   });
 
+  it('refuses a second alias of an expensive field (scan, stixBundle) before execution', async () => {
+    const scans = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `s${i}: scan(packages: ["langchain@0.0.${i}"]) { meta { total } }`).join(' ')} }`;
+    expect((await t.graphql(scans(1))).status).toBe(200);
+    const refused = await expectRefused(scans(15), /at most one scan field per request/i);
+    expect(refused.errors).toHaveLength(1);
+    await expectRefused('{ a: stixBundle b: stixBundle(limit: 1) }', /at most one stixBundle field per request/i);
+    await expectRefused('query { ...S scan(vendors: ["openai"]) { meta { total } } } fragment S on Query { other: scan(vendors: ["x"]) { meta { total } } }', /at most one scan/i);
+  });
+
   it('refuses depth 20 before execution, even under introspection', async () => {
     const nest = (levels: number) => 'ofType { '.repeat(levels) + 'name' + ' }'.repeat(levels);
     // __schema > types > fields > type > 16 x ofType > name: 20 levels of selection.

@@ -93,6 +93,10 @@ describe.skipIf(!available && !inCI)(`in Chromium${available ? '' : ` (${skipRea
     expect(routes.map((r) => r.replace(/\s+/g, ' ').trim())).toEqual(
       expect.arrayContaining(['GET /api/v1/issues', 'GET /api/v1/issues/:id', 'GET /api/v1/digest/latest', 'GET /api/v1/stats']),
     );
+    // Every route shows a curl example.
+    const sections = await page.locator('.operation').count();
+    expect(sections).toBeGreaterThan(20);
+    expect(await page.locator('.operation pre code', { hasText: /^curl / }).count()).toBe(sections);
     await page.getByRole('link', { name: 'OpenAPI document' }).click();
     await page.waitForURL(`${base}/api/v1/openapi.json`);
     expect(JSON.parse(await page.locator('body').innerText()).info.license.name).toBe('CC-BY-4.0');

@@ -1,17 +1,15 @@
 // The operator CLI as a real process: `ingest <dir>` on the embedded database (or the PostgreSQL
 // scratch database when TEST_DATABASE_URL is set), its summary, rejections and exit code, and
 // the event rows it leaves for the server's relay.
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client.js';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './helpers/database.js';
+import { cliDatabase, runCli } from './helpers/cli.js';
+import type { TestDatabase } from './helpers/database.js';
 import { loadAdvisory } from './helpers/samples.js';
 
-const run = promisify(execFile);
 let dir: string;
 let pg: TestDatabase | undefined;
 let env: Record<string, string>;
@@ -28,27 +26,14 @@ beforeAll(async () => {
     ]),
   );
   await writeFile(join(dir, 'input', 'c.json'), '{ not json');
-  if (testDatabaseUrl) {
-    pg = await createTestDatabase();
-    env = { DATABASE_URL: pg.url! };
-  } else {
-    env = { DATA_DIR: join(dir, 'db'), DATABASE_URL: '' };
-  }
+  ({ env, pg } = await cliDatabase(dir));
 });
 afterAll(async () => {
   await pg?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(...args: string[]) {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'error' },
-    timeout: 120_000,
-  }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
-  );
-}
+const cli = (...args: string[]) => runCli(env, args);
 
 it('ingests a directory, reports a summary and rejections, and is idempotent', async () => {
   const first = await cli('ingest', join(dir, 'input'));
@@ -82,3 +67,27 @@ it('explains its usage', async () => {
   expect(code).toBe(1);
   expect(stderr).toContain('usage: npm run cli -- ingest <file|dir>...');
 });
+
+it('a missing path or an empty directory is an error with a clear message, not ENOENT', async () => {
+  const missing = await cli('ingest', join(dir, 'no-such-file.json'));
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain(`secwire ingest: ${join(dir, 'no-such-file.json')}: no such file or directory`);
+  expect(missing.stderr).not.toMatch(/ENOENT|\bat /);
+  await mkdir(join(dir, 'empty'), { recursive: true });
+  const empty = await cli('ingest', join(dir, 'empty'));
+  expect(empty.code).toBe(1);
+  expect(empty.stderr).toContain(`secwire ingest: ${join(dir, 'empty')}: no .json files in this directory`);
+}, 120_000);
+
+it('rejects a record with a date outside 1970-9999 on its own, and exits as soon as it is done', async () => {
+  const file = join(dir, 'dates.json');
+  await writeFile(file, JSON.stringify([{ title: 'LLM jailbreak before time', url: 'https://example.org/year0', publishedAt: '0000-01-01', type: 'research' }]));
+  const started = performance.now();
+  const run = await cli('ingest', file);
+  const seconds = (performance.now() - started) / 1000;
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stdout).toContain(`rejected ${file}#0: invalid item: publishedAt: must be between 1970-01-01 and 9999-12-31`);
+  // Before, timers left by PGlite and the migration engine kept every command alive about 10 s
+  // after its work; the whole run (start, migrate, ingest) takes a few seconds even when loaded.
+  expect(seconds).toBeLessThan(10);
+}, 120_000);

@@ -47,6 +47,17 @@ const tricky = makeIssue({
   classifierConfidence: 0.875,
   researchCategory: null,
   atlasIds: ['AML.T0051.000'],
+  owaspIds: ['LLM01:2025'],
+  classification: {
+    version: 'rules-2.0.0+test',
+    relevant: true,
+    probability: 0.875,
+    modelScore: 0.7,
+    reasons: [
+      { kind: 'catalogue-package', detail: 'PyPI:langchain (LangChain; pypi-llm-frameworks)', weight: 4.2 },
+      { kind: 'model', detail: 'w:llm+1.2', weight: -0.5 },
+    ],
+  },
 });
 
 /** 1,100 more, sharing five timestamps, so the 1,000-row keyset page boundary falls inside a tie broken by id. */
@@ -82,7 +93,9 @@ describe('GET /api/issues/export', () => {
     expect(names).toContain(res.headers.get('content-disposition'));
     expect(res.headers.get('link')).toBe('<https://creativecommons.org/licenses/by/4.0/>; rel="license"');
     expect(header).toEqual([...csvColumns]);
-    expect(header).toHaveLength(43);
+    // The spec's 43 fields, then when each issue last changed, its OWASP ids and the classification provenance.
+    expect(header).toHaveLength(49);
+    expect(header.slice(43)).toEqual(['modifiedAt', 'owaspIds', 'classificationVersion', 'classificationProbability', 'classificationModelScore', 'classificationReasons']);
   });
 
   it('is readable cross-origin like the rest of the API', async () => {
@@ -108,8 +121,9 @@ describe('GET /api/issues/export', () => {
       return String(value);
     };
     expect(rows.map((r) => r[0])).toEqual(stored.map((s) => s.id));
+    const storedColumns = csvColumns.slice(0, 44);
     for (const [i, row] of rows.entries()) {
-      expect(row.map(unneutralise)).toEqual(csvColumns.map((c) => expected(stored[i]!, c)));
+      expect(row.slice(0, 44).map(unneutralise)).toEqual(storedColumns.map((c) => expected(stored[i]!, c)));
     }
   });
 
@@ -127,6 +141,11 @@ describe('GET /api/issues/export', () => {
     expect(row.researchCategory).toBe('');
     expect(row.kevDateAdded).toBe('');
     expect(row.cweIds).toBe('CWE-74; CWE-94');
+    expect(row.owaspIds).toBe('LLM01:2025');
+    expect(row.classificationVersion).toBe('rules-2.0.0+test');
+    expect(row.classificationProbability).toBe('0.875');
+    expect(row.classificationModelScore).toBe('0.7');
+    expect(row.classificationReasons).toBe('catalogue-package: PyPI:langchain (LangChain; pypi-llm-frameworks) (+4.2); model: w:llm+1.2 (-0.5)');
     expect(row.affectedPackages).toBe('langchain@<0.0.236 (fixed: 0.0.236); @scope/pkg@>=1.0.0, <1.2.0 (fixed: 1.2.0)');
     // formula cells start with a quote, so spreadsheets show them as text
     expect(row.headline).toBe(`'=HYPERLINK("http://evil.example","click")`);
@@ -146,7 +165,8 @@ describe('GET /api/issues/export', () => {
     expect(head.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const post = await t.fetch('/api/issues/export', { method: 'POST' });
     expect(post.status).toBe(405);
-    expect(await post.json()).toEqual({ error: { message: 'Method POST not allowed; use GET', status: 405 } });
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toEqual({ error: { message: 'Method POST is not allowed on /api/issues/export; use GET, HEAD', status: 405 } });
   });
 });
 

@@ -94,11 +94,55 @@ describe('STIX on the real data', () => {
     const res = await t.fetch('/api/v1/issues/stix?limit=100');
     expect(res.status).toBe(200);
     const bundle = await res.json();
-    expect(bundle.objects.filter((o: { type: string }) => o.type === 'vulnerability')).toHaveLength(100);
+    // One object per issue: a vulnerability, or a report for the incidents, news, research and regulation.
+    const types = bundle.objects.map((o: { type: string }) => o.type);
+    expect(types.filter((type: string) => type === 'vulnerability' || type === 'report')).toHaveLength(100);
+    expect(types).toContain('vulnerability');
+    expect(types).toContain('report');
     expect(bundle.objects.some((o: { type: string }) => o.type === 'course-of-action')).toBe(true);
     expect(bundle.objects.some((o: { type: string; external_references?: { source_name: string }[] }) =>
       o.type === 'attack-pattern' && o.external_references?.[0]?.source_name === 'mitre-atlas')).toBe(true);
     expect(checkBundle(bundle)).toEqual({ schemaErrors: [], danglingRefs: [] });
+  });
+});
+
+describe('classification provenance and the taxonomy cross-walk', () => {
+  it('every served issue shows in GraphQL why it was judged relevant, and REST carries none of it', async () => {
+    const { data: stats } = await (await t.fetch('/api/v1/stats')).json();
+    expect(stats.totalIssues).toBe(71 + 75);
+    const { body } = await t.graphql(`{ issues(limit: 100, offset: 0) { data { classifierPromptVersion classifierConfidence classification { version relevant probability modelScore reasons { kind detail weight } } } } }`);
+    const { body: rest } = await t.graphql(`{ issues(limit: 100, offset: 100) { data { classifierPromptVersion classifierConfidence classification { version relevant probability reasons { kind weight } } } } }`);
+    const issues = [...body.data.issues.data, ...rest.data.issues.data];
+    expect(issues).toHaveLength(146);
+    for (const issue of issues) {
+      const c = issue.classification;
+      expect(c.relevant).toBe(true);
+      expect(c.version).toBe(issue.classifierPromptVersion);
+      expect(c.probability).toBeGreaterThanOrEqual(0.5);
+      expect(issue.classifierConfidence).toBeCloseTo(c.probability, 2);
+      // At least one piece of evidence speaks for relevance.
+      expect(c.reasons.some((r: { weight: number }) => r.weight > 0)).toBe(true);
+    }
+    const langchain = (await (await t.fetch(`/api/v1/issues/${issueIdOf.get('GHSA-57fc-8q82-gfp3')}`)).json()).data;
+    expect(Object.keys(langchain)).not.toContain('classification');
+    expect(Object.keys(langchain)).not.toContain('owaspIds');
+    const { body: one } = await t.graphql(`{ issue(id: "${langchain.id}") { data { classification { reasons { kind detail } } } } }`);
+    expect(one.data.issue.data.classification.reasons).toContainEqual({ kind: 'catalogue-package', detail: 'PyPI:langchain (LangChain; pypi-llm-frameworks)' });
+  });
+
+  it('maps attack types to OWASP LLM Top 10 ids in GraphQL and STIX, and to ATLAS techniques', async () => {
+    const { body } = await t.graphql(`{ issues(limit: 100, search: "prompt injection") { data { id attackType llmSpecific owaspIds atlasIds } } }`);
+    const injections = body.data.issues.data.filter((i: { attackType: string[]; llmSpecific: boolean }) => i.attackType.includes('prompt_injection') && i.llmSpecific);
+    expect(injections.length).toBeGreaterThan(0);
+    for (const issue of injections) {
+      expect(issue.owaspIds).toContain('LLM01:2025');
+      expect(issue.atlasIds).toContain('AML.T0051');
+    }
+    const res = await t.fetch('/api/v1/issues/stix?limit=100');
+    const bundle = await res.json();
+    const refs = bundle.objects.flatMap((o: { type: string; external_references?: { source_name: string; external_id?: string; url?: string }[] }) =>
+      o.type === 'vulnerability' ? (o.external_references ?? []) : []);
+    expect(refs).toContainEqual({ source_name: 'owasp-llm-top-10-2025', external_id: 'LLM01:2025', url: 'https://genai.owasp.org/llmrisk/llm01-prompt-injection/', description: 'Prompt Injection' });
   });
 });
 
@@ -111,9 +155,18 @@ describe('CSV of the whole dataset', () => {
     const { data: stats } = await (await t.fetch('/api/v1/stats')).json();
     expect(rows).toHaveLength(stats.totalIssues);
 
+    // The spec's columns as REST serves them, the rest (modifiedAt, OWASP ids, provenance) as GraphQL does.
     const served: Record<string, unknown>[] = [];
     for (let offset = 0; offset < stats.totalIssues; offset += 100) {
-      served.push(...(await (await t.fetch(`/api/v1/issues?limit=100&offset=${offset}`)).json()).data);
+      const rest = (await (await t.fetch(`/api/v1/issues?limit=100&offset=${offset}`)).json()).data;
+      const { body } = await t.graphql(`{ issues(limit: 100, offset: ${offset}) { data { modifiedAt owaspIds classification { version probability modelScore reasons { kind detail weight } } } } }`);
+      served.push(
+        ...rest.map((issue: Record<string, unknown>, i: number) => {
+          const { modifiedAt, owaspIds, classification: c } = body.data.issues.data[i];
+          const reasons = c.reasons.map((r: { kind: string; detail: string; weight: number }) => `${r.kind}: ${r.detail} (${r.weight >= 0 ? '+' : ''}${r.weight})`);
+          return { ...issue, modifiedAt, owaspIds, classificationVersion: c.version, classificationProbability: c.probability, classificationModelScore: c.modelScore, classificationReasons: reasons };
+        }),
+      );
     }
     const asCell = (value: unknown) => (value === null || value === undefined ? '' : Array.isArray(value) ? value.join('; ') : String(value));
     const unneutralise = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);

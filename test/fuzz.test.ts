@@ -9,16 +9,23 @@
 // {error: {message, status}} with status equal to the HTTP status; GraphQL answers standard
 // {data?, errors?} bodies whose resolver errors are the app's own (no masked "Unexpected error").
 //
-// In-process (yoga.fetch) with the rate limit off, on one seeded database. The total number of
-// requests and the time taken are printed at the end; at least 10,000 per run.
+// In-process (yoga.fetch) with the rate limit off, on one seeded database, plus raw request lines
+// and Host headers over a real socket (createHttpServer), since fetch will not send those. Every
+// error body outside /graphql is the envelope. The total number of requests and the time taken
+// are printed at the end; at least 10,000 per run. FUZZ_REQUESTS=<n> scales every budget so a
+// run sends about n (CI keeps the default). Recorded run (2026-11-24, 2 shared cores, load 10 to
+// 20, PGlite): see bench/README.md, "Fuzzing".
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { isNonNullType, print, type GraphQLField, type OperationDefinitionNode } from 'graphql';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../src/http/server.js';
 import { restBasePath, restRoutes, type RestRoute } from '../src/rest/routes.js';
 import { schema } from '../src/schema/index.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { makeIssue } from './helpers/issues.js';
+import { rawRequest } from './helpers/raw-http.js';
 
 const csvExportPath = '/api/issues/export';
 /** The configured keys, so routes behind authentication are fuzzed past it too. */
@@ -26,6 +33,7 @@ const keys = { admin: 'fuzz-admin-key', webhook: 'fuzz-webhook-key' };
 const fuzzTimeout = 600_000;
 
 let t: TestApp;
+let server: Server;
 let issueIds: string[] = [];
 let sent = 0;
 let started = 0;
@@ -57,6 +65,8 @@ beforeAll(async () => {
   });
   issueIds = (await t.db.prisma.issue.findMany({ select: { id: true } })).map((r) => r.id);
   await t.db.prisma.digest.create({ data: { date: '2025-01-30', content: '# Digest\n\nThree issues.', issueCount: 3 } });
+  server = createHttpServer(t.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   started = performance.now();
 });
 
@@ -66,6 +76,8 @@ afterAll(async () => {
     .map(([k, v]) => `${k} ${v.requests} (${(v.ms / v.requests).toFixed(1)} ms each)`)
     .join(', ');
   console.info(`fuzz: ${sent} generated requests in ${seconds.toFixed(1)} s (${(sent / seconds).toFixed(0)}/s): ${breakdown}`);
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
   await t?.close();
 });
 
@@ -118,20 +130,15 @@ async function send(probe: Probe): Promise<void> {
   const pathname = new URL(`http://localhost${probe.path}`).pathname;
 
   if (pathname === '/api' || pathname.startsWith('/api/')) {
-    assertClean(text, forbiddenUnderApi, where);
-    if (res.status >= 400) {
-      expect(res.headers.get('content-type'), where).toMatch(/^application\/json/);
-      const body = JSON.parse(text);
-      expect(Object.keys(body), where).toEqual(['error']);
-      expect(Object.keys(body.error).sort(), where).toEqual(['message', 'status']);
-      expect(body.error.status, where).toBe(res.status);
-      expect(typeof body.error.message, where).toBe('string');
-      expect(body.error.message.length, where).toBeGreaterThan(0);
-    }
+    // A 404 names the path the client sent; that echo is the client's own text, not a leak
+    // (seen: GET /api/v1/a.tS:0 looked like a source file and line).
+    assertClean(text.split(pathname).join(''), forbiddenUnderApi, where);
+    if (res.status >= 400) expectEnvelope(res.status, res.headers.get('content-type'), text, where);
     return;
   }
 
-  if (pathname === '/graphql') {
+  // Yoga serves its endpoint with a trailing slash too.
+  if (pathname === '/graphql' || pathname === '/graphql/') {
     if (probe.method === 'GET' && /text\/html/.test(res.headers.get('content-type') ?? '')) return; // GraphiQL
     if (res.status === 405 || res.status === 404 || res.status === 406 || res.status === 415) {
       assertClean(text, forbiddenAnywhere, where);
@@ -152,6 +159,34 @@ async function send(probe: Probe): Promise<void> {
   }
 
   assertClean(text, forbiddenAnywhere, where);
+  if (res.status >= 400) expectEnvelope(res.status, res.headers.get('content-type'), text, where);
+}
+
+/** Every error outside GraphQL is exactly {error: {message, status}} with the HTTP status. */
+function expectEnvelope(status: number, contentType: string | null | undefined, text: string, where: string) {
+  expect(contentType, where).toMatch(/^application\/json/);
+  const body = JSON.parse(text);
+  expect(Object.keys(body), where).toEqual(['error']);
+  expect(Object.keys(body.error).sort(), where).toEqual(['message', 'status']);
+  expect(body.error.status, where).toBe(status);
+  expect(typeof body.error.message, where).toBe('string');
+  expect(body.error.message.length, where).toBeGreaterThan(0);
+}
+
+/** A raw request over the socket: never a 5xx, never a leak, and the envelope for every error. */
+async function sendRaw(probe: { target: string; host: string | undefined; method: string }): Promise<void> {
+  sent++;
+  const tally = (perSurface['raw request lines'] ??= { requests: 0, ms: 0 });
+  tally.requests++;
+  const begun = performance.now();
+  const head = `${probe.method} ${probe.target} HTTP/1.1${probe.host === undefined ? '' : `\r\nHost: ${probe.host}`}`;
+  const res = await rawRequest(server, head);
+  tally.ms += performance.now() - begun;
+  const where = JSON.stringify(head).slice(0, 300);
+  if (!(res.status >= 200 && res.status < 500)) throw new Error(`${where}: ${res.status} ${res.raw.slice(0, 400)}`);
+  assertClean(res.body, forbiddenAnywhere, where);
+  const graphql = /^(https?:\/\/[^/]*)?\/graphql\/?(\?|$)/i.test(probe.target);
+  if (res.status >= 400 && !graphql && probe.method !== 'HEAD') expectEnvelope(res.status, res.headers['content-type'], res.body, where);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -164,6 +199,8 @@ const classics = fc.constantFrom(
   '1e309', '0x1F', '1_000', '9'.repeat(400), '-1', '2147483648', '1.5', 'null', 'undefined', 'true', 'false', '[]', '{}',
   '__proto__', 'constructor', 'prototype', '\uFEFF', '\uD800', '\uDFFF', '\u202E', 'ア', '\u{1F600}'.repeat(50), 'a'.repeat(10_000),
   '2025-01-01', '2025-13-45', '2025-01-01T00:00:00Z', '0000-00-00', '+275760-09-13', 'critical', 'high', 'info', 'vulnerability',
+  '0000-01-01', '0001-01-01T00:00:00+14:00', '1969-12-31T23:59:59Z', '1970-01-01', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59-14:00',
+  '+010000-01-01T00:00:00Z', '-000001-01-01T00:00:00Z', '2024-02-30', '2024-02-29T24:00:00Z', '2024-01-01T00:00:00+99:00', '2024-01-01T00:00:00.123456789Z',
   '00000000-0000-0000-0000-000000000000', 'CVE-2025-1001', 'langchain', 'LangChain',
 );
 
@@ -409,10 +446,60 @@ function unknownPathProbe(): fc.Arbitrary<Probe> {
     .map(({ prefix, segments, method }) => ({ surface: 'unknown paths', method, path: prefix + segments.join('/') }));
 }
 
+/** Scan bodies of every shape: lone values for arrays, names, name@version, purls, dates. */
+function scanProbe(): fc.Arbitrary<Probe> {
+  const entry = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('langchain', 'LangChain', 'llama_index', 'Llama.Index', '@scope/pkg', 'github.com/ollama/ollama') },
+    { weight: 3, arbitrary: fc.tuple(fc.constantFrom('langchain', 'llama-index', '@scope/pkg', 'torch'), fc.oneof(nastyString, fc.constantFrom('0.0.1', 'v1.2.3', '1.0.0-rc.1', 'latest', '1.2', '', '0'))).map(([n, v]) => `${n}@${v}`) },
+    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('pypi', 'npm', 'golang', 'maven', 'cargo', 'gem', 'nuget', 'x', ''), fc.constantFrom('langchain', '%40langchain/core', 'org.apache/x', 'a/b/c', ''), nastyString).map(([t, n, v]) => `pkg:${t}/${n}@${encodeURIComponent(wellFormed(v))}`) },
+    { weight: 1, arbitrary: nastyJson },
+  );
+  const list = fc.oneof(
+    { weight: 4, arbitrary: fc.array(entry, { maxLength: 20 }) },
+    { weight: 1, arbitrary: entry },
+    { weight: 1, arbitrary: fc.integer({ min: 900, max: 1_100 }).map((n) => Array.from({ length: n }, (_, i) => `langchain@0.0.${i}`)) },
+  );
+  const body = fc.record(
+    { packages: list, vendors: list, severityMin: fc.oneof(nastyString, fc.constantFrom('critical', 'info', 'CRITICAL')), since: nastyString, x: nastyJson },
+    { requiredKeys: [] },
+  );
+  return fc.record({ body: rawBody(body), type: contentType }).map(({ body, type }) => ({
+    surface: 'scan shapes',
+    method: 'POST',
+    path: `${restBasePath}/scan`,
+    headers: type,
+    body,
+  }));
+}
+
+/** Request lines and Host headers fetch would refuse: `*`, absolute forms, bad ports, junk. */
+function rawProbe() {
+  const host = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('localhost', 'localhost:3000', '127.0.0.1', '[::1]:80', 'example.org', 'x:99999', 'x:-1', 'x:80:80', '[::1', 'a/b', '%zz', 'x@y', '', ' ', 'a b', 'localhost:', ':80', '[]', 'exa_mple.org', '\u00e9.example') },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).map((h) => h.replace(/[\r\n]/g, '')) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+  const path = fc.oneof(
+    fc.constantFrom('/api/v1/issues', '/api/v1/stats', '/api/issues/export', '/graphql', '/health', '/ready', '/', '/api/v1/issues?limit=1#frag', '/api/v1/issues?since=0000-01-01'),
+    fc.array(pathSegment, { maxLength: 3 }).map((s) => `/api/v1/${s.join('/')}`),
+  );
+  const target = fc.oneof(
+    { weight: 3, arbitrary: path },
+    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('http://localhost', 'https://localhost:1', 'http://x:99999', 'ftp://h', 'http://[::1', 'HTTP://LOCALHOST', 'http://'), path).map(([a, p]) => a + p) },
+    { weight: 2, arbitrary: fc.constantFrom('*', '', 'issues', '//', '%', '/%zz', '?', '#', '/\\evil', '/..', '/../etc/passwd', '/\u00e9') },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 40 }).map((x) => x.replace(/[\s]/g, '')) },
+  );
+  return fc.record({ target, host, method: fc.constantFrom('GET', 'GET', 'HEAD', 'POST', 'OPTIONS', 'DELETE', 'BREW') });
+}
+
+// FUZZ_REQUESTS=<n> scales every budget below (about 12,000 requests in all at the default).
+const defaultTotal = 12_000;
+const scale = Math.max(1, Number(process.env.FUZZ_REQUESTS ?? 0) / defaultTotal);
+
 const run = (probe: fc.Arbitrary<Probe>, numRuns: number) =>
   fc.assert(
     fc.asyncProperty(probe, (p) => send(p)),
-    { numRuns },
+    { numRuns: Math.round(numRuns * scale) },
   );
 
 // ---------------------------------------------------------------------------------------------
@@ -429,8 +516,11 @@ describe('fuzzing', () => {
   it('GraphQL: every root field with generated variables', async () => run(graphqlFieldProbe(), 1_000), fuzzTimeout);
   it('GraphQL: generated documents', async () => run(graphqlDocumentProbe(), 3_000), fuzzTimeout);
   it('GraphQL: bodies that are not GraphQL requests', async () => run(graphqlBodyProbe(), 1_200), fuzzTimeout);
+  it('scan shapes', async () => run(scanProbe(), 600), fuzzTimeout);
+  it('raw request lines and Host headers over a socket', async () =>
+    fc.assert(fc.asyncProperty(rawProbe(), (p) => sendRaw(p)), { numRuns: Math.round(400 * scale) }), fuzzTimeout);
 
-  it('sent at least 10,000 generated requests', () => {
-    expect(sent).toBeGreaterThanOrEqual(10_000);
+  it('sent at least 10,000 generated requests (FUZZ_REQUESTS: at least that many)', () => {
+    expect(sent).toBeGreaterThanOrEqual(Math.max(10_000, Number(process.env.FUZZ_REQUESTS ?? 0)));
   });
 });

@@ -60,12 +60,12 @@ describe('field by field', () => {
     expect(i.searchText).toContain('pysec-2024-12');
   });
 
-  it('GHSA-46cm-pfwv-cgf8: litellm SSTI, CVSS 3.0 vector, two fixed lines', () => {
+  it('GHSA-46cm-pfwv-cgf8: litellm SSTI, CVSS 3.0 vector served as 3.1, two fixed lines', () => {
     const i = issue('GHSA-46cm-pfwv-cgf8');
     expect(i).toMatchObject({
       severity: 'critical',
       cvssSeverity: 'critical',
-      cvssVector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+      cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
       attackVector: 'network',
       attackComplexity: 'low',
       privilegesRequired: 'none',

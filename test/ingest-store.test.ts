@@ -197,7 +197,7 @@ describe('relevance and publishing', () => {
   it('leaves an event whose publish failed to the next run', async () => {
     const event = await t.db.prisma.issueEvent.create({ data: { issueIds: ['00000000-0000-4000-8000-000000000002'] } });
     // A real Redis client on a port nothing listens on: the publish fails after its retries.
-    const unreachable = createIssuePubSub('redis://127.0.0.1:1');
+    const unreachable = createIssuePubSub({ redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: 'secwire-test:' });
     try {
       await expect(relayEvents(t.db.prisma, unreachable.pubsub)).rejects.toThrow();
     } finally {

@@ -1,6 +1,7 @@
 // New issues cross instances through Redis: an advisory ingested on one instance reaches a GraphQL
 // subscriber on another instance of the same deployment. Runs when TEST_REDIS_URL is set (CI
 // sets it).
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -15,10 +16,12 @@ describe.skipIf(!redisUrl)('pub/sub through Redis', () => {
   let ingesting: TestApp;
   let subscribing: TestApp;
   let redis: Redis;
+  // One deployment's channel, apart from any other run sharing this Redis.
+  const redisKeyPrefix = `secwire-test:${randomBytes(6).toString('hex')}:`;
   beforeAll(async () => {
     db = await createTestDatabase();
-    ingesting = await createTestApp({ redisUrl, adminApiKey: adminKey }, db);
-    subscribing = await createTestApp({ redisUrl }, db);
+    ingesting = await createTestApp({ redisUrl, redisKeyPrefix, adminApiKey: adminKey }, db);
+    subscribing = await createTestApp({ redisUrl, redisKeyPrefix }, db);
     redis = new Redis(redisUrl!);
   });
   afterAll(async () => {
@@ -53,7 +56,7 @@ describe.skipIf(!redisUrl)('pub/sub through Redis', () => {
   });
 
   async function newIssuesSubscribers(): Promise<number> {
-    const [, count] = (await redis.pubsub('NUMSUB', 'newIssues')) as [string, number];
+    const [, count] = (await redis.pubsub('NUMSUB', `${redisKeyPrefix}newIssues`)) as [string, number];
     return Number(count);
   }
 });

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/http/auth.js';
-import { addressKey } from '../src/http/client-identity.js';
+import { addressKey, forwardedAddress } from '../src/http/client-identity.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
 import { createHttpServer } from '../src/http/server.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -176,8 +176,31 @@ describe('client identity', () => {
     // A client forging entries to the left is still itself.
     expect((await from('10.9.9.9, 198.51.100.1')).status).toBe(200);
     expect((await from('203.0.113.50, 198.51.100.1')).status).toBe(429);
-    // Another client has its own budget; a garbage entry is skipped.
-    expect((await from('198.51.100.2, not-an-address')).status).toBe(200);
+    // Another client has its own budget.
+    expect((await from('198.51.100.2')).status).toBe(200);
+  });
+
+  it('with TRUST_PROXY, reads the proxy entry with a port or brackets, and never falls back to a client entry', async () => {
+    expect(['198.51.100.7:5123', '[2001:db8::1]:443', '[2001:db8::1]', ' 192.0.2.1 '].map(forwardedAddress)).toEqual([
+      '198.51.100.7',
+      '2001:db8::1',
+      '2001:db8::1',
+      '192.0.2.1',
+    ]);
+    expect(['unknown', '', '1', '0x7f.1', '198.51.100.7:port', '[nonsense]:80', '_hidden'].map(forwardedAddress)).toEqual(Array(7).fill(undefined));
+
+    const { t } = await limitedApp(1, { trustProxy: true });
+    const from = (chain: string) => gql(t, { 'x-forwarded-for': chain });
+    // The proxy's entry with a port is that client, whatever it forged to the left.
+    expect((await from('203.0.113.1, 198.51.100.8:1000')).status).toBe(200);
+    expect((await from('203.0.113.2, 198.51.100.8:2000')).status).toBe(429);
+    expect((await from('[2001:db8:1:2::1]:443')).status).toBe(200);
+    expect((await from('203.0.113.3, 2001:db8:1:2::9')).status).toBe(429); // same /64
+    // An entry that is no address: the connection's peer, never the forged entry to its left
+    // (in-process requests have no peer and share one budget).
+    expect((await from('203.0.113.66, unknown')).status).toBe(200);
+    expect((await from('203.0.113.67, unknown')).status).toBe(429);
+    expect((await from('203.0.113.68, not-an-address')).status).toBe(429);
   });
 
   it('groups IPv6 clients by /64 and unwraps IPv4-mapped addresses', async () => {

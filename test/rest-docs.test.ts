@@ -63,17 +63,23 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.servers).toEqual([{ url: '/api/v1' }]);
   });
 
-  it('lists exactly the routes of the route table', () => {
-    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+  it('lists exactly the routes of the route table, and the plain routes under their own servers', () => {
+    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => key !== 'servers')
+        .map((method) => `${method.toUpperCase()} ${((item.servers as { url: string }[] | undefined)?.[0]?.url ?? '') + path.replace(/\{(\w+)\}/g, ':$1')}`),
     );
-    expect(documented.sort()).toEqual(Object.values(restRoutes).map((r) => `${r.method} ${r.path}`).sort());
+    const plain = [
+      'GET /issues.atom', 'GET /digests.atom', 'GET /osv/all.zip', 'GET /osv/:ecosystem/all.zip', 'GET /osv/ecosystems.txt',
+      'GET /api/issues/export', 'GET /taxii2/', 'GET /taxii2/api/collections', 'GET /taxii2/api/collections/:collectionId/objects',
+    ];
+    expect(documented.sort()).toEqual([...Object.values(restRoutes).map((r) => `${r.method} ${r.path}`), ...plain].sort());
   });
 
   it('documents the list parameters with their bounds, and the error responses', () => {
     const op = doc.paths['/issues'].get;
     const params = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(['confidenceMin', 'issueType', 'label', 'limit', 'offset', 'package', 'search', 'severity', 'since', 'vendor']);
+    expect(Object.keys(params).sort()).toEqual(['alias', 'confidenceMin', 'cursor', 'issueType', 'label', 'limit', 'modifiedSince', 'offset', 'package', 'search', 'severity', 'since', 'vendor']);
     expect(params.limit.schema).toMatchObject({ type: 'integer', minimum: 1 });
     expect(params.confidenceMin.schema).toMatchObject({ type: 'number', minimum: 0, maximum: 1 });
     expect(params.label.schema).toMatchObject({ type: 'array', items: { type: 'string' } });
@@ -81,7 +87,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '404', '429', '500']);
     expect(doc.components.schemas.Error.properties.error.required).toEqual(['message', 'status']);
     expect(doc.paths['/issues/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
-    for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) expect(op.description).toBeTruthy();
+    for (const { servers: _servers, ...ops } of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) expect(op.description).toBeTruthy();
   });
 
   it('documents JSON bodies as bodies, and bearer routes with their 401', () => {
@@ -155,6 +161,10 @@ describe('GET /api/v1/docs', () => {
     if (Object.values(restRoutes).some((r) => r.method === 'POST')) expect(html).toContain('JSON body:');
     if (Object.values(restRoutes).some((r) => r.bearer)) expect(html).toContain('Authorization: Bearer &lt;key&gt;');
     expect(html).not.toMatch(/<script|https:\/\/unpkg|cdn\./);
+    // A curl example per route, the plain routes under their own prefixes.
+    expect(html.match(/<section class="operation"/g)?.length).toBe(html.match(/<pre><code>curl /g)?.length);
+    expect(html).toContain('http://localhost:3000/api/v1/issues/5d0092c5-5f74-4287-9642-33f4c354e56d');
+    expect(html).toContain('http://localhost:3000/taxii2/api/collections/all/objects?');
   });
 });
 

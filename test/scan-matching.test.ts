@@ -1,9 +1,11 @@
 // Version ordering and OSV range evaluation per ecosystem, and the parsing of stack entries. Pure
 // functions, tested directly; test/scan.test.ts covers the same rules through HTTP and a database.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareMavenVersions } from '../src/scan/maven-version.js';
 import { affectedEntries, versionVerdict, type OsvAffected } from '../src/scan/osv.js';
 import { parsePackageEntry, parseStack } from '../src/scan/stack.js';
+import { VersionSet, versionsNotRuledOut } from '../src/scan/version-set.js';
 
 const entry = (ecosystem: string, name: string, events: Record<string, string>[], extra: Partial<OsvAffected> = {}): OsvAffected =>
   affectedEntries({ affected: [{ package: { ecosystem, name }, ranges: [{ type: 'ECOSYSTEM', events }], ...extra }] })[0]!;
@@ -209,5 +211,29 @@ describe('stack entries', () => {
     const stack = parseStack(['a', 'b', 'a'], ['V', 'V']);
     expect(stack.packages.map((p) => p.input)).toEqual(['a', 'b']);
     expect(stack.vendors).toEqual([{ input: 'V', key: 'v' }]);
+  });
+});
+
+describe('checking many versions at once (VersionSet)', () => {
+  // A pool where versions tie under some schemes ("1.0" = "1.0.0" in Maven and PEP 440), some are
+  // not versions under some schemes, and events may be unparseable.
+  const pool = ['0', '0.1.0', '1.0', '1.0.0', 'v1.0.0', '1.0.0-rc.1', '1.0.1', '1.2.0', '1.10.0', '2.0.0', '2.0.0.post1', 'abc', '10.0.0', '*'];
+  const version = fc.constantFrom(...pool);
+  const event = fc.tuple(fc.constantFrom('introduced', 'fixed', 'last_affected', 'limit'), version).map(([kind, v]) => ({ [kind]: v }));
+  const affected = fc.record({
+    package: fc.record({ ecosystem: fc.constantFrom('npm', 'PyPI', 'Maven', 'Go', 'crates.io', 'Hex'), name: fc.constant('pkg') }),
+    ranges: fc.array(fc.record({ type: fc.constantFrom('SEMVER', 'ECOSYSTEM', 'GIT'), events: fc.array(event, { maxLength: 5 }) }), { maxLength: 3 }),
+    versions: fc.array(version, { maxLength: 3 }),
+  });
+
+  it('gives exactly the versions versionVerdict does not rule out', () => {
+    fc.assert(
+      fc.property(affected, fc.uniqueArray(version, { maxLength: 8 }), (raw, versions) => {
+        const parsed = affectedEntries({ affected: [raw] })[0]!;
+        const expected = versions.filter((v) => versionVerdict(v, parsed) !== 'not-affected').sort();
+        expect([...versionsNotRuledOut(parsed, new VersionSet(versions))].sort()).toEqual(expected);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

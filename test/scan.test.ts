@@ -259,9 +259,10 @@ describe('POST /api/v1/scan', () => {
     }
   });
 
-  it('only POST is routed', async () => {
+  it('only POST is routed: GET is a 405 naming it', async () => {
     const res = await t.fetch('/api/v1/scan?packages=langchain');
-    expect(res.status).toBe(404);
-    expect((await res.json()).error.status).toBe(404);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect((await res.json()).error.status).toBe(405);
   });
 });

@@ -16,7 +16,7 @@ afterAll(async () => {
 it('seeds an empty embedded database on first start and serves it', async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'secwire-seed-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', WEBHOOK_API_KEY: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -37,6 +37,8 @@ it('seeds an empty embedded database on first start and serves it', async () => 
       });
     });
     expect(output).toContain('"msg":"sample data loaded"');
+    // Says where bearer keys come from, so the README's webhook example is not a surprise 401.
+    expect(output).toContain('no WEBHOOK_API_KEY set: issue a key with POST /api/v1/admin/keys');
     const base = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output)![1]!;
     const res = await fetch(`${base}/graphql`, {
       method: 'POST',

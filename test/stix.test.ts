@@ -62,11 +62,16 @@ async function exportBundle(variables: Record<string, unknown> = {}): Promise<Bu
 }
 
 const ofType = (bundle: Bundle, type: string) => bundle.objects.filter((o) => o.type === type);
+/** What each issue becomes (README "STIX 2.1"): only vulnerabilities are vulnerability objects. */
+const stixTypes: Record<string, string> = { vulnerability: 'vulnerability', incident: 'report', news: 'report', regulatory: 'report', research: 'report' };
+/** The one object per issue, in bundle order. */
+const issueObjects = (bundle: Bundle) => bundle.objects.filter((o) => o.type === 'vulnerability' || o.type === 'report');
 
 describe('STIX 2.1 validity', () => {
   it('the bundle for 100 issues validates with zero schema errors and no dangling references', async () => {
     const bundle = await exportBundle({ limit: 100 });
-    expect(ofType(bundle, 'vulnerability')).toHaveLength(100);
+    expect(issueObjects(bundle)).toHaveLength(100);
+    expect([ofType(bundle, 'vulnerability').length, ofType(bundle, 'report').length]).toEqual([20, 80]);
     expect(checkBundle(bundle)).toEqual({ schemaErrors: [], danglingRefs: [] });
   });
 
@@ -77,7 +82,7 @@ describe('STIX 2.1 validity', () => {
   });
 
   it('the checks catch broken bundles (so the assertions above can fail)', async () => {
-    const bundle = await exportBundle({ limit: 3 });
+    const bundle = await exportBundle({ limit: 5 }); // five issue types, so one vulnerability
     const withoutIdentity = { ...bundle, objects: bundle.objects.filter((o) => o.type !== 'identity') };
     expect(checkBundle(withoutIdentity).danglingRefs.length).toBeGreaterThan(0);
     const badId = { ...bundle, objects: bundle.objects.map((o) => (o.type === 'vulnerability' ? { ...o, id: 'vulnerability--not-a-uuid' } : o)) };
@@ -89,33 +94,33 @@ describe('STIX 2.1 validity', () => {
 
 describe('ids', () => {
   // The namespace the README documents, written out so the test does not take it from the code.
-  const vulnerabilityId = (issueId: string) => `vulnerability--${uuidv5(issueId, 'cf3099ba-b731-4a7a-bcec-5ab36da748e7')}`;
+  const objectId = (issue: { id: string; issueType: string }) => `${stixTypes[issue.issueType]}--${uuidv5(issue.id, 'cf3099ba-b731-4a7a-bcec-5ab36da748e7')}`;
   /** The ids the bundle must hold: one per served issue of the filter, newest first, as the list route pages. */
   async function expectedIds(where: Prisma.IssueWhereInput, take: number) {
     const issues = await t.db.prisma.issue.findMany({ where: { relevant: true, processed: true, withdrawn: false, ...where }, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }], take });
-    return new Set(issues.map((i) => vulnerabilityId(i.id)));
+    return new Set(issues.map((i) => objectId(i)));
   }
 
   it('are the UUIDv5 of each issue id: stable across exports and independent of what else is exported', async () => {
     const first = await exportBundle({ limit: 100 });
     expect(await exportBundle({ limit: 100 })).toEqual(first);
-    expect(new Set(ofType(first, 'vulnerability').map((v) => v.id))).toEqual(await expectedIds({}, 100));
+    expect(new Set(issueObjects(first).map((v) => v.id))).toEqual(await expectedIds({}, 100));
     const narrow = await exportBundle({ severity: 'high' });
     const high = await expectedIds({ severity: 'high' }, 50);
     expect(high.size).toBe(24);
-    expect(new Set(ofType(narrow, 'vulnerability').map((v) => v.id))).toEqual(high);
+    expect(new Set(issueObjects(narrow).map((v) => v.id))).toEqual(high);
     expect(new Set(ofType(narrow, 'identity').map((o) => o.id))).toEqual(new Set(ofType(first, 'identity').map((o) => o.id)));
   });
 
-  it('survive edits, which move modified to the edit', async () => {
+  it('survive edits, which move modified to the issue\'s modifiedAt', async () => {
     const issue = await t.db.prisma.issue.findFirstOrThrow({ where: { naturalKey: 'stix-102' } });
-    const find = (bundle: Bundle) => ofType(bundle, 'vulnerability').find((v) => v.id === vulnerabilityId(issue.id))!;
+    const find = (bundle: Bundle) => issueObjects(bundle).find((v) => v.id === objectId(issue))!;
     const before = find(await exportBundle({ limit: 100 }));
-    const edited = await t.db.prisma.issue.update({ where: { id: issue.id }, data: { summary: 'Edited summary.' } });
+    const edited = await t.db.prisma.issue.update({ where: { id: issue.id }, data: { summary: 'Edited summary.', modifiedAt: new Date() } });
     const after = find(await exportBundle({ limit: 100 }));
     expect(after.description).toBe('Edited summary.');
     expect(after.modified > before.modified).toBe(true);
-    expect(after.modified).toBe(edited.updatedAt.toISOString());
+    expect(after.modified).toBe(edited.modifiedAt.toISOString());
   });
 });
 
@@ -128,6 +133,11 @@ describe('mapping', () => {
   });
   const byId = (id: string) => bundle.objects.find((o) => o.id === id);
   const relationshipsTo = (id: string, type: string) => ofType(bundle, 'relationship').filter((r) => r.target_ref === id && r.relationship_type === type);
+  /** What an issue's object points at: a vulnerability through `kind` relationships, a report through object_refs. */
+  const linked = (o: StixObject, kind: 'targets' | 'mitigates', type: string) =>
+    (o.type === 'report' ? (o.object_refs as string[]) : relationshipsTo(o.id, kind).map((r) => r.source_ref as string))
+      .map((id) => byId(id)!)
+      .filter((x) => x.type === type);
 
   it('one identity (a system), TLP:CLEAR and a CC BY 4.0 marking on every object', () => {
     const [identity] = ofType(bundle, 'identity');
@@ -143,11 +153,13 @@ describe('mapping', () => {
     }
   });
 
-  it('a vulnerability per issue: CVE name, description from the summary, CVE/CWE/CAPEC/source/alias references', () => {
-    const vulnerabilities = ofType(bundle, 'vulnerability');
+  it('an object per issue (a vulnerability, or a report for what is not one): CVE name, description from the summary, CVE/CWE/CAPEC/source/alias references', () => {
+    const vulnerabilities = issueObjects(bundle);
     expect(vulnerabilities).toHaveLength(issues.length);
     for (const [i, issue] of issues.entries()) {
       const v = vulnerabilities[i]!;
+      expect(v.type).toBe(stixTypes[issue.issueType]);
+      if (v.type === 'report') expect(v).toMatchObject({ published: issue.publishedAt.toISOString(), report_types: ['threat-report'] });
       expect(v.name).toBe(issue.cveId ?? issue.headline ?? issue.title);
       expect(v.description).toBe(issue.summary ?? undefined);
       expect(v.created).toBe(issue.publishedAt.toISOString());
@@ -177,18 +189,17 @@ describe('mapping', () => {
     expect(patterns.find((p) => p.name === 'LLM Prompt Injection: Direct')).toBeDefined();
     expect(patterns.find((p) => p.name === 'AML.T9999')).toBeDefined();
     for (const [i, issue] of issues.entries()) {
-      const v = ofType(bundle, 'vulnerability')[i]!;
-      const targeting = relationshipsTo(v.id, 'targets').map((r) => byId(r.source_ref)!);
+      const v = issueObjects(bundle)[i]!;
+      const targeting = linked(v, 'targets', 'attack-pattern');
       const expected = new Set([...issue.attackType.filter((a) => a !== 'other'), ...issue.atlasIds]);
       expect(targeting).toHaveLength(expected.size);
-      for (const pattern of targeting) expect(pattern.type).toBe('attack-pattern');
     }
   });
 
   it('a course of action only for real solutions, mitigating its vulnerability', () => {
     for (const [i, issue] of issues.entries()) {
-      const v = ofType(bundle, 'vulnerability')[i]!;
-      const mitigations = relationshipsTo(v.id, 'mitigates').map((r) => byId(r.source_ref)!);
+      const v = issueObjects(bundle)[i]!;
+      const mitigations = linked(v, 'mitigates', 'course-of-action');
       if (issue.solution && issue.solution.trim() && !issue.solution.startsWith('N/A')) {
         expect(mitigations).toHaveLength(1);
         expect(mitigations[0]).toMatchObject({ type: 'course-of-action', description: issue.solution });
@@ -200,7 +211,7 @@ describe('mapping', () => {
 });
 
 describe('filters and limits', () => {
-  const count = async (variables: Record<string, unknown>) => ofType(await exportBundle(variables), 'vulnerability').length;
+  const count = async (variables: Record<string, unknown>) => issueObjects(await exportBundle(variables)).length;
 
   it('limit defaults to 50, is clamped to 100, and below 1 is a 400', async () => {
     expect(await count({})).toBe(50);
@@ -230,12 +241,12 @@ describe('GET /api/v1/issues/stix', () => {
     expect(bundle.type).toBe('bundle');
     expect(bundle.id).toMatch(/^bundle--/);
     expect(bundle).toEqual(await exportBundle({ limit: 100 }));
-    expect(ofType(bundle, 'vulnerability')).toHaveLength(100);
+    expect(issueObjects(bundle)).toHaveLength(100);
     expect(checkBundle(bundle)).toEqual({ schemaErrors: [], danglingRefs: [] });
   });
 
   it('takes severity, issueType, since and limit from the query string, limit defaulting to 50 and clamped to 100', async () => {
-    const vulnerabilities = async (query: string) => ofType(await (await t.fetch(`/api/v1/issues/stix${query}`)).json(), 'vulnerability').length;
+    const vulnerabilities = async (query: string) => issueObjects(await (await t.fetch(`/api/v1/issues/stix${query}`)).json()).length;
     expect(await vulnerabilities('')).toBe(50);
     expect(await vulnerabilities('?limit=500')).toBe(100);
     expect(await vulnerabilities('?severity=critical&limit=100')).toBe(24);

@@ -31,10 +31,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     const { openPGlite } = await import('./pglite.js');
     return await openPGlite(target.dataDir, target.loadDataDir);
   }
-  const adapterFactory = new PrismaPg(
-    { connectionString: target.url, max: 10 },
-    target.schema ? { schema: target.schema } : undefined,
-  );
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const pool = { connectionString: target.url, max: 10 };
+  const options = target.schema ? { schema: target.schema } : undefined;
+  // Requests: a statement still running after 30 s is a fault that would hold a connection others
+  // need, and a connection not had within 5 s means the database is not answering (the request
+  // then gets a 503 instead of waiting for ever). Migrations may rightly run longer.
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ ...pool, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 }, options) });
+  const adapterFactory = new PrismaPg(pool, options);
   return { prisma, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
 }

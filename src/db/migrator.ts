@@ -61,14 +61,31 @@ async function listMigrations(): Promise<MigrationList> {
 
 const filters = { externalTables: [], externalEnums: [] };
 
-/** Applies pending migrations; returns the names applied (empty when up to date). */
-export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
-  const engine = await startEngine(factory);
+/**
+ * Applies pending migrations; returns the names applied (empty when up to date).
+ *
+ * The engine takes PostgreSQL's migration advisory lock on a session of its own and never ends
+ * that session, so the lock outlived migrate() until the pool dropped the idle connection, and
+ * instances started together waited 10 to 25 s for each other. With `releaseConnections` every
+ * connection the engine opened is ended when it is done, which releases the lock at once. (Not
+ * for the embedded database: its adapter is the app's own PGlite.)
+ */
+export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory, { releaseConnections = false } = {}): Promise<string[]> {
+  const opened: { dispose(): Promise<void> }[] = [];
+  const tracked: SqlMigrationAwareDriverAdapterFactory = Object.assign(Object.create(factory) as SqlMigrationAwareDriverAdapterFactory, {
+    connect: async () => {
+      const adapter = await factory.connect();
+      opened.push(adapter);
+      return adapter;
+    },
+  });
+  const engine = await startEngine(releaseConnections ? tracked : factory);
   try {
     const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: await listMigrations(), filters });
     return appliedMigrationNames;
   } finally {
     engine.free();
+    await Promise.all(opened.map((adapter) => adapter.dispose().catch(() => undefined)));
   }
 }
 

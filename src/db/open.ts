@@ -13,8 +13,14 @@ export async function openConfiguredDatabase(config: Config, log: Logger): Promi
   const db = await openDatabase(configuredTarget(config));
   // The embedded database is private to this process, so it is always migrated.
   if (config.migrateOnStart || db.kind === 'pglite') {
-    const applied = await migrate(db.adapterFactory);
-    log.info('migrations checked', { database: db.kind, applied });
+    // Another instance migrating holds the lock until it is done: say why start-up is waiting.
+    const waiting = setTimeout(() => log.info('waiting for migrations (another instance may be applying them)', { database: db.kind }), 2000);
+    try {
+      const applied = await migrate(db.adapterFactory, { releaseConnections: db.kind === 'postgres' });
+      log.info('migrations checked', { database: db.kind, applied });
+    } finally {
+      clearTimeout(waiting);
+    }
   }
   return db;
 }

@@ -104,6 +104,9 @@ export async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<
     kind: 'pglite',
     pglite,
     close: async () => {
+      // A query still running (a /ready probe that gave up waiting, say) would make close() hang
+      // for ever: queue behind it first (PGlite runs one query at a time).
+      await pglite.query('SELECT 1').catch(() => undefined);
       await prisma.$disconnect();
       await pglite.close();
       await unlock?.();

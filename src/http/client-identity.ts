@@ -29,18 +29,24 @@ export function addressKey(address: string): string | undefined {
 }
 
 /**
- * The client's address: with TRUST_PROXY, the right-most valid X-Forwarded-For entry (the one our
- * proxy appended; entries to its left come from the client and can be forged), else the socket's
- * peer. Undefined when neither exists (in-process calls).
+ * The client's address: with TRUST_PROXY, the right-most X-Forwarded-For entry, the one our proxy
+ * appended (entries to its left come from the client and can be forged), else the socket's peer.
+ * Proxies write that entry as `ip`, `ip:port`, `[ipv6]:port` or `unknown`; when it is no address,
+ * the socket's peer (the proxy itself) is used, never an entry further left. Undefined when
+ * neither exists (in-process calls).
  */
 export function clientAddress(request: Request, serverContext: NodeServerContext | undefined, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const forwarded = (request.headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim());
-    for (let i = forwarded.length - 1; i >= 0; i--) {
-      if (ipaddr.isValid(forwarded[i]!)) return forwarded[i];
-    }
-  }
-  return serverContext?.req?.socket?.remoteAddress;
+  const forwarded = trustProxy ? request.headers.get('x-forwarded-for') : null;
+  const appended = forwarded === null ? undefined : forwardedAddress(forwarded.slice(forwarded.lastIndexOf(',') + 1));
+  return appended ?? serverContext?.req?.socket?.remoteAddress;
+}
+
+/** The address of one X-Forwarded-For entry, without port or brackets; undefined for anything else. */
+export function forwardedAddress(entry: string): string | undefined {
+  const text = entry.trim();
+  const address = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text)?.[1] ?? /^([\d.]+):\d{1,5}$/.exec(text)?.[1] ?? text;
+  // Four-part decimal only: ipaddr.js would also read "1" or "0x7f.1" as IPv4 addresses.
+  return ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address) ? address : undefined;
 }
 
 /**

@@ -9,7 +9,7 @@
 // is refused by graphql-js's MaxIntrospectionDepthRule, part of the standard validation.
 // Error messages never carry "Did you mean ...?" hints, which would map the schema for a prober.
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import type { GraphQLError } from 'graphql';
+import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 export const graphqlLimits = {
@@ -23,6 +23,12 @@ export const graphqlLimits = {
   maxCost: 5000,
   /** Directives per operation (@include and @skip are the only ones clients use here). */
   maxDirectives: 10,
+  /**
+   * Root fields whose work grows with their arguments (a scan of a thousand entries, a STIX bundle
+   * of a hundred issues): one of each per request. Under aliases, fifteen scans in one request held
+   * every database connection at once.
+   */
+  onceOnly: ['scan', 'stixBundle'],
 } as const;
 
 // Documents refused by a limit. Each is a 400 whatever the client accepts (Yoga answers other
@@ -41,6 +47,24 @@ const onReject = [(_context: unknown, error: GraphQLError) => refuse(error)];
 /** Removes graphql-js's "Did you mean ...?" hints, which map the schema for whoever probes it. */
 export const withoutSuggestions = (message: string) => message.replace(/\s*Did you mean [^?]*\?/g, '');
 
+/** A second response key (alias) for one of the onceOnly root fields is refused. */
+function onceOnlyFields(context: ValidationContext): ASTVisitor {
+  const keys = new Map<string, Set<string>>();
+  const limited: readonly string[] = graphqlLimits.onceOnly;
+  return {
+    Field(node) {
+      const name = node.name.value;
+      if (!limited.includes(name) || context.getParentType() !== context.getSchema().getQueryType()) return;
+      const seen = keys.get(name) ?? new Set<string>();
+      keys.set(name, seen.add(node.alias?.value ?? name));
+      if (seen.size !== 2) return;
+      const error = new GraphQLError(`At most one ${name} field per request; send one request per ${name}`, { nodes: node });
+      refuse(error);
+      context.reportError(error);
+    },
+  };
+}
+
 export function useGraphQLLimits(): Plugin {
   const armor = EnvelopArmorPlugin({
     blockFieldSuggestion: { enabled: true, mask: '' },
@@ -54,7 +78,8 @@ export function useGraphQLLimits(): Plugin {
     onPluginInit({ addPlugin }) {
       addPlugin(armor);
     },
-    onValidate() {
+    onValidate({ addValidationRule }) {
+      addValidationRule(onceOnlyFields);
       return ({ valid, result }) => {
         // graphql-js's own guard against cyclic introspection is an abuse limit too.
         if (!valid) for (const error of result) if (/introspection depth/i.test(error.message)) refuse(error);

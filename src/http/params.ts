@@ -57,6 +57,14 @@ export function text(name: string, value: unknown, maxLength: number): string {
   return value;
 }
 
+/** A misspelt parameter would otherwise be ignored silently (`?severty=critical` answering everything). */
+export function rejectUnknownParameters(query: URLSearchParams, known: readonly string[]): void {
+  const unknown = [...new Set(query.keys())].filter((key) => !known.includes(key));
+  if (!unknown.length) return;
+  const expected = known.length ? `known: ${known.join(', ')}` : 'this route takes none';
+  throw badRequest(`Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (${expected})`);
+}
+
 const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Ids are UUIDs: anything else names nothing (and must not reach a uuid column, whose error would leak). */

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
+import { reconnectBackoff } from '../redis.js';
 import { MemoryRateLimitStore, type Clock, type RateLimitStore, type WindowHit } from './rate-limit-store.js';
 
 // KEYS[1] the client's set; ARGV: now, window (ms), limit, a unique member for this request.
@@ -50,7 +51,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: options.commandTimeoutMs ?? 500,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+      retryStrategy: reconnectBackoff,
     });
     this.redis.defineCommand('secwireRateLimitHit', { numberOfKeys: 1, lua: hitScript });
   }

@@ -1,8 +1,10 @@
 // The node:http server around the app, with timeouts that keep slow or idle clients (slow-loris)
 // from holding connections: a request must send its headers within 10 s and its whole body within
 // 30 s, and an idle keep-alive connection is closed after 5 s. Streaming responses (GraphQL
-// subscriptions over SSE) are not cut: these limits cover receiving the request only.
-import { createServer, type RequestListener, type Server } from 'node:http';
+// subscriptions over SSE) are not cut: these limits cover receiving the request only. drain() is
+// the graceful stop.
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { answerClientError, refuseRequest, requestTargetProblem } from './request-target.js';
 
 export interface ServerTimeouts {
   headersTimeout: number;
@@ -19,15 +21,56 @@ export const serverTimeouts: ServerTimeouts = {
   connectionsCheckingInterval: 1_000,
 };
 
+/** The responses each server has in flight. */
+const inFlight = new WeakMap<Server, Set<ServerResponse>>();
+const draining = new WeakSet<Server>();
+
+/** While draining, an answer closes its connection after it (a keep-alive client then reconnects elsewhere). */
+function closeAfter(res: ServerResponse) {
+  if (!res.headersSent) res.setHeader('Connection', 'close');
+}
+
 export function createHttpServer(app: RequestListener, timeouts: ServerTimeouts = serverTimeouts): Server {
-  const server = createServer(
+  const server: Server = createServer(
     {
       headersTimeout: timeouts.headersTimeout,
       requestTimeout: timeouts.requestTimeout,
       keepAliveTimeout: timeouts.keepAliveTimeout,
       connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
+      // A missing Host is refused by requestTargetProblem, with the envelope; node's own refusal has no body.
+      requireHostHeader: false,
     },
-    app,
+    (req, res) => {
+      const problem = requestTargetProblem(req);
+      if (problem) return refuseRequest(res, problem);
+      const responses = inFlight.get(server)!;
+      responses.add(res);
+      res.once('close', () => {
+        responses.delete(res);
+        // Its connection is idle now: close it rather than wait for the keep-alive time-out.
+        if (draining.has(server)) setImmediate(() => server.closeIdleConnections());
+      });
+      if (draining.has(server)) closeAfter(res);
+      return app(req, res);
+    },
   );
+  server.on('clientError', answerClientError);
+  inFlight.set(server, new Set());
   return server;
+}
+
+/**
+ * Graceful stop: no new connections, idle keep-alive connections closed, requests in flight
+ * answered (with Connection: close). Resolves once every connection has ended; whatever is still
+ * open at `deadlineMs` is cut. Long work is expected to stop on its own before that (an ingest stops
+ * between chunks once Services.stopping is aborted).
+ */
+export async function drain(server: Server, deadlineMs: number): Promise<void> {
+  draining.add(server);
+  for (const res of inFlight.get(server) ?? []) closeAfter(res);
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), deadlineMs);
+  await closed;
+  clearTimeout(force);
 }

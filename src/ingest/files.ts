@@ -13,7 +13,10 @@ export interface FileRecords {
 }
 
 async function jsonFiles(path: string): Promise<string[]> {
-  if (!(await stat(path)).isDirectory()) return [path];
+  const info = await stat(path).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(err.code === 'ENOENT' ? `${path}: no such file or directory` : `${path}: cannot be read (${err.code ?? err.message})`);
+  });
+  if (!info.isDirectory()) return [path];
   const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   const nested = await Promise.all(
     entries.map((e) => (e.isDirectory() ? jsonFiles(join(path, e.name)) : Promise.resolve(e.name.endsWith('.json') ? [join(path, e.name)] : []))),
@@ -24,7 +27,9 @@ async function jsonFiles(path: string): Promise<string[]> {
 export async function readRecordFiles(paths: string[]): Promise<FileRecords> {
   const out: FileRecords = { records: [], origins: [], unreadable: [] };
   for (const path of paths) {
-    for (const file of await jsonFiles(path)) {
+    const files = await jsonFiles(path);
+    if (files.length === 0) throw new Error(`${path}: no .json files in this directory`);
+    for (const file of files) {
       let value: unknown;
       try {
         value = JSON.parse(await readFile(file, 'utf8'));

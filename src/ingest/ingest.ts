@@ -3,6 +3,7 @@
 // newIssues topic.
 import { refreshDigests } from '../digest/generate.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
 import type { IssuePubSub } from '../pubsub.js';
 import { extractFacts, type Classifier } from './classifier/index.js';
@@ -39,12 +40,46 @@ export interface IngestOptions {
    * its own in-process topic has no subscribers.
    */
   relay?: boolean;
+  /** Once aborted (the server is shutting down), no further chunk starts: see stoppedError. */
+  stopping?: AbortSignal;
 }
 
-export const defaultClassifier: Classifier = new RuleClassifier();
+let classifier: Classifier | undefined;
+/** Built on first use: the relevance model trains then (about a second), not at import. */
+export function defaultClassifier(): Classifier {
+  classifier ??= new RuleClassifier();
+  return classifier;
+}
+
+/**
+ * A chunk failed to store: the chunks before it are committed (each is one transaction), it and
+ * the rest are not. The answer says where the line falls, so the client re-sends from there
+ * (re-sending committed records changes nothing). An outage is a 503; any other failure stays a
+ * masked 500, logged with the same line.
+ */
+function partialIngestError(err: unknown, result: IngestResult, firstUncommitted: number, log: Logger): unknown {
+  log.error('ingest stopped: a chunk could not be stored', { firstUncommitted, err });
+  if (!isDatabaseUnavailable(err)) return err;
+  return cutShort('The database became unavailable during the ingest.', result, firstUncommitted);
+}
+
+/** The server is shutting down: the ingest stops between chunks, with the same answer as an outage. */
+const stoppedError = (result: IngestResult, firstUncommitted: number) =>
+  cutShort('The server is shutting down.', result, firstUncommitted);
+
+function cutShort(why: string, result: IngestResult, firstUncommitted: number) {
+  const committed = result.created + result.updated + result.unchanged;
+  const rejected = result.rejected.filter((r) => r.index < firstUncommitted).length;
+  const line =
+    committed === 0
+      ? 'Nothing was committed: send the records again.'
+      : `Records before index ${firstUncommitted} were committed (${committed} stored${rejected ? `, ${rejected} rejected as invalid` : ''}); ` +
+        `records from index ${firstUncommitted} on were not: send them again.`;
+  return serviceUnavailable(`${why} ${line}`, { committed, firstUncommitted });
+}
 
 export async function ingest(deps: IngestDeps, body: unknown, options: IngestOptions = {}): Promise<IngestResult> {
-  const classifier = options.classifier ?? defaultClassifier;
+  const classifier = options.classifier ?? defaultClassifier();
   const chunkSize = options.chunkSize ?? 500;
   const parsed = parseBatch(body);
   const result: IngestResult = { received: parsed.received, created: 0, updated: 0, unchanged: 0, rejected: [...parsed.rejected], ids: [] };
@@ -54,6 +89,7 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
   for (let start = 0; start < parsed.items.length; start += chunkSize) {
     const prepared: PreparedItem[] = [];
     const chunk = parsed.items.slice(start, start + chunkSize);
+    if (options.stopping?.aborted) throw stoppedError(result, chunk[0]!.index);
     for (const { index, item } of chunk) {
       try {
         const facts = extractFacts(item);
@@ -64,7 +100,12 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
         result.rejected.push({ index, message: 'could not be classified' });
       }
     }
-    const stored = await storeBatch(deps.prisma, prepared);
+    let stored;
+    try {
+      stored = await storeBatch(deps.prisma, prepared);
+    } catch (err) {
+      throw partialIngestError(err, result, chunk[0]!.index, deps.log);
+    }
     for (const { id, outcome } of stored.outcomes) {
       result[outcome] += 1;
       ids.add(id);

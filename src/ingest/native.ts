@@ -2,13 +2,15 @@
 // vulnerabilities that have no OSV record). Documented in README.md, "Ingestion"; unknown keys
 // are rejected so a misspelt field is an error, not silently lost data.
 import { z } from 'zod';
+import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import { isAtlasTechnique } from './classifier/atlas.js';
 import { isValidCvssVector } from './classifier/cvss.js';
 import { canonicalUrl, issueTypes, severities, type Item, type OsvAffected } from './item.js';
 
-const dateOrTimestamp = z.union([z.iso.date(), z.iso.datetime({ offset: true })], {
-  message: 'must be a date (YYYY-MM-DD) or an RFC 3339 timestamp',
-});
+const inRange = <T extends z.ZodType<string>>(schema: T) => schema.refine((value) => inDateRange(new Date(value)), `must be ${DATE_RANGE_TEXT}`);
+const dateOrTimestamp = inRange(
+  z.union([z.iso.date(), z.iso.datetime({ offset: true })], { message: 'must be a date (YYYY-MM-DD) or an RFC 3339 timestamp' }),
+);
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -39,7 +41,7 @@ export const nativeItem = z.strictObject({
   atlasIds: z.array(z.string().refine(isAtlasTechnique, 'must be an ATLAS technique id such as AML.T0051')).max(50).optional(),
   solution: text(2000).optional(),
   knownExploited: z.boolean().optional(),
-  kevDateAdded: z.iso.date().optional(),
+  kevDateAdded: inRange(z.iso.date()).optional(),
   researchCategory: z.string().regex(/^[a-z_]{1,40}$/, 'must be a lowercase tag such as peer_reviewed').optional(),
   disclosedAt: dateOrTimestamp.optional(),
   references: z.array(httpUrl).max(50).optional(),

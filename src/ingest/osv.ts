@@ -1,9 +1,12 @@
 // OSV records (https://ossf.github.io/osv-schema/), as GitHub publishes its advisories. Only what
 // classification needs is checked strictly; everything else is kept as given.
 import { z } from 'zod';
+import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import type { Item, OsvAffected, Severity } from './item.js';
 
-const timestamp = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp' });
+const timestamp = z.iso
+  .datetime({ offset: true, message: 'must be an RFC 3339 timestamp' })
+  .refine((value) => inDateRange(new Date(value)), `must be ${DATE_RANGE_TEXT}`);
 
 const event = z
   .object({ introduced: z.string(), fixed: z.string(), last_affected: z.string(), limit: z.string() })

@@ -12,7 +12,7 @@ export async function relayEvents(prisma: PrismaClient, pubsub: IssuePubSub, log
       // SKIP LOCKED: several instances relaying at once each take different rows.
       const rows = await tx.$queryRaw<{ id: string; issueIds: string[] }[]>`
         SELECT id::text AS id, "issueIds" FROM "IssueEvent"
-        WHERE "relayedAt" IS NULL ORDER BY "createdAt", id LIMIT 100 FOR UPDATE SKIP LOCKED`;
+        WHERE "relayedAt" IS NULL AND "kind" = 'new_issues' ORDER BY "createdAt", id LIMIT 100 FOR UPDATE SKIP LOCKED`;
       // A publish that fails throws here and rolls the marks back: the next run tries again.
       for (const row of rows) await pubsub.publishNewIssues({ eventId: row.id, issueIds: row.issueIds });
       if (rows.length) {

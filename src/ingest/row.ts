@@ -76,6 +76,8 @@ export function issueRow(item: Item, facts: Facts, c: Classification, classifier
     classifierConfidence: c.classifierConfidence,
     researchCategory: c.researchCategory,
     atlasIds: c.atlasIds,
+    owaspIds: c.owaspIds,
+    classification: c.provenance as unknown as Prisma.InputJsonValue,
     naturalKey: naturalKeyOf(item),
     identifiers: identifiersOf(item),
     contentHash: contentHashOf(item),

@@ -3,8 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { utcDay } from '../digest/generate.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import type { IssueRow } from './row.js';
+import { applyEnrichment } from '../sources/enrichment.js';
 import type { SourceRecord } from './item.js';
+import type { IssueRow } from './row.js';
 
 export interface PreparedItem {
   row: IssueRow;
@@ -15,7 +16,7 @@ export type ItemOutcome = 'created' | 'updated' | 'unchanged';
 
 export interface StoredBatch {
   outcomes: { id: string; outcome: ItemOutcome }[];
-  /** Issues this batch made servable for the first time (created, or newly relevant). */
+  /** Issues this batch made servable for the first time ever (created, or newly relevant and never announced). */
   newIssueIds: string[];
   /** UTC days (YYYY-MM-DD) whose digest the batch may have changed: of created and changed issues, before and after. */
   days: string[];
@@ -36,6 +37,7 @@ interface Existing {
   classifierPromptVersion: string;
   relevant: boolean;
   withdrawn: boolean;
+  announcedAt: Date | string | null;
   source: SourceRecord;
 }
 
@@ -49,6 +51,7 @@ const existingSelect = {
   classifierPromptVersion: true,
   relevant: true,
   withdrawn: true,
+  announcedAt: true,
   publishedAt: true,
   source: true,
 } as const;
@@ -69,7 +72,7 @@ const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
 export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): Promise<StoredBatch> {
   return prisma.$transaction(
     async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ingestLockKey})`;
+      const modifiedAt = await lockForChanges(tx);
       const allIds = [...new Set(items.flatMap((i) => i.row.identifiers))];
       const known: Existing[] = allIds.length
         ? ((await tx.issue.findMany({ where: { identifiers: { hasSome: allIds } }, select: existingSelect })) as unknown as Existing[])
@@ -79,7 +82,10 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
       const touchedKeys = { identifiers: new Set<string>(), packages: new Set<string>() };
       const outcomes: StoredBatch['outcomes'] = [];
       const newIssueIds = new Set<string>();
+      const updatedIssueIds = new Set<string>();
+      const withdrawnIssueIds = new Set<string>();
       const days = new Set<string>();
+      const now = new Date();
 
       // Cross-references change only around issues that are created or changed: their keys
       // before and after.
@@ -94,11 +100,13 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         if (!match) {
           const id = randomUUID();
           touch(row);
-          creates.set(id, { ...row, id });
-          known.push({ ...row, id, source, withdrawn: row.withdrawn ?? false } as Existing);
+          // Every created row carries the key: the batch insert takes its columns from the first row.
+          const announcedAt = served(row) ? now : null;
+          creates.set(id, { ...row, id, modifiedAt, announcedAt });
+          known.push({ ...row, id, source, withdrawn: row.withdrawn ?? false, announcedAt } as Existing);
           outcomes.push({ id, outcome: 'created' });
           days.add(utcDay(new Date(row.publishedAt)));
-          if (served(row)) newIssueIds.add(id);
+          if (announcedAt) newIssueIds.add(id);
           continue;
         }
 
@@ -113,10 +121,10 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           if (!same) {
             // Keep the old key when another issue already holds the new one (aliases not yet merged).
             const keyTaken = known.some((k) => k !== match && k.naturalKey === row.naturalKey);
-            change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey };
+            change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey, modifiedAt };
           }
         } else if (identifiers.length > match.identifiers.length) {
-          change = { identifiers };
+          change = { identifiers, modifiedAt };
         }
 
         if (!change) {
@@ -130,7 +138,12 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         Object.assign(match, change);
         days.add(utcDay(new Date(match.publishedAt)));
         if (change.source) match.source = source;
-        if (!wasServed && served(match)) newIssueIds.add(match.id);
+        // An issue is news once: one that leaves the feed and comes back is not announced again.
+        if (!wasServed && served(match) && !match.announcedAt) {
+          newIssueIds.add(match.id);
+          change.announcedAt = match.announcedAt = now;
+        } else if (served(match)) updatedIssueIds.add(match.id);
+        else if (wasServed && match.withdrawn) withdrawnIssueIds.add(match.id);
         const pending = creates.get(match.id);
         if (pending) Object.assign(pending, change);
         else updates.set(match.id, { ...(updates.get(match.id) ?? {}), ...(change as Prisma.IssueUpdateInput) });
@@ -139,6 +152,9 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
 
       if (creates.size) await insertIssues(tx, [...creates.values()]);
       for (const [id, data] of updates) await tx.issue.update({ where: { id }, data });
+      // A record written again comes without the KEV and EPSS signals: they come back from their store.
+      const written = [...creates.values(), ...updates.values()].map((row) => row.cveId);
+      await applyEnrichment(tx, [...new Set(written.filter((id): id is string => typeof id === 'string'))], modifiedAt);
       await refreshCrossRefs(tx, [...touchedKeys.identifiers], [...touchedKeys.packages]);
 
       let eventId: string | null = null;
@@ -146,10 +162,33 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         const event = await tx.issueEvent.create({ data: { issueIds: [...newIssueIds] }, select: { id: true } });
         eventId = event.id;
       }
+      // Served issues whose content changed, and served issues withdrawn: each kind its own event row.
+      await recordChangeEvents(tx, { issues_updated: [...updatedIssueIds], issues_withdrawn: [...withdrawnIssueIds] });
       return { outcomes, newIssueIds: [...newIssueIds], days: [...days], eventId };
     },
     { maxWait: 30_000, timeout: 300_000 },
   );
+}
+
+/**
+ * Takes the lock every change to issues takes (ingest, enrichment), then answers the modifiedAt
+ * of this transaction's changes: later than every modifiedAt already committed, so commits in
+ * lock order have strictly increasing times and a mirror polling "modified after T" never misses
+ * a row that commits after its poll with a time it has already passed.
+ */
+export async function lockForChanges(tx: Prisma.TransactionClient): Promise<Date> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ingestLockKey})`;
+  const [row] = await tx.$queryRaw<{ at: Date }[]>`
+    SELECT date_trunc('milliseconds', greatest(clock_timestamp(), (SELECT max("modifiedAt") FROM "Issue") + interval '1 millisecond')) AS at`;
+  return new Date(row!.at);
+}
+
+/** Change events (not published to newIssues): the record a delivery of these kinds to opted-in webhooks would start from. */
+export async function recordChangeEvents(tx: Prisma.TransactionClient, byKind: Record<'issues_updated' | 'issues_withdrawn', string[]>): Promise<void> {
+  const data = Object.entries(byKind)
+    .filter(([, issueIds]) => issueIds.length > 0)
+    .map(([kind, issueIds]) => ({ kind, issueIds }));
+  if (data.length) await tx.issueEvent.createMany({ data });
 }
 
 /**

@@ -1,12 +1,13 @@
 // The CSV export of issues: every field of the spec's Issue table as a column, in the table's
-// order, values written as the JSON API writes them (timestamps ISO 8601 UTC, cvssScore a decimal
+// order, then the GraphQL-only classification fields (OWASP ids, provenance), values written as the JSON API writes them (timestamps ISO 8601 UTC, cvssScore a decimal
 // string), arrays joined with "; ", nulls empty. RFC 4180 quoting and CRLF line ends come from
 // csv-stringify, and so does formula neutralising (OWASP "CSV injection"): a cell that starts with
 // = + - @, a tab or a CR gets a leading single quote. Rows are read in keyset pages (publishedAt
 // desc, id desc) and written one page at a time, so memory stays flat whatever the size.
 import { stringify } from 'csv-stringify/sync';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { issueOrder } from './filters.js';
+import type { Provenance } from '../ingest/classifier/relevance.js';
+import { issuePages } from './keyset.js';
 import { formatCvssScore } from './served.js';
 
 const columns = [
@@ -16,13 +17,23 @@ const columns = [
   'privilegesRequired', 'userInteraction', 'exploitMaturity', 'epssScore', 'epssCheckedAt', 'kevDateAdded', 'advisoryAliases',
   'affectedPackagesSource', 'patchAvailable', 'disclosureDate', 'capecIds', 'crossRefCount', 'attackSophistication',
   'impactType', 'aiComponentTargeted', 'llmSpecific', 'classifierConfidence', 'researchCategory', 'atlasIds',
+  // After the spec's fields: when the issue's served content last changed, and its OWASP ids.
+  'modifiedAt', 'owaspIds',
 ] as const satisfies readonly (keyof Prisma.IssueSelect)[];
 
-export const csvColumns: readonly string[] = columns;
+/** Columns read out of Issue.classification (GraphQL Issue.classification). */
+const provenanceColumns = {
+  classificationVersion: (p: Provenance) => p.version,
+  classificationProbability: (p: Provenance) => p.probability,
+  classificationModelScore: (p: Provenance) => p.modelScore,
+  classificationReasons: (p: Provenance) => p.reasons.map((r) => `${r.kind}: ${r.detail} (${r.weight >= 0 ? '+' : ''}${r.weight})`),
+};
+
+export const csvColumns: readonly string[] = [...columns, ...Object.keys(provenanceColumns)];
 
 export const ARRAY_SEPARATOR = '; ';
 
-const select = Object.fromEntries(columns.map((c) => [c, true])) as Record<(typeof columns)[number], true>;
+const select = { ...(Object.fromEntries(columns.map((c) => [c, true])) as Record<(typeof columns)[number], true>), classification: true } as const;
 type CsvIssue = Prisma.IssueGetPayload<{ select: typeof select }>;
 
 function cell(value: unknown): string {
@@ -33,27 +44,26 @@ function cell(value: unknown): string {
 }
 
 function toRecord(issue: CsvIssue): string[] {
-  return columns.map((column) => (column === 'cvssScore' ? (formatCvssScore(issue.cvssScore) ?? '') : cell(issue[column])));
+  const provenance = issue.classification as Provenance | null;
+  return [
+    ...columns.map((column) => (column === 'cvssScore' ? (formatCvssScore(issue.cvssScore) ?? '') : cell(issue[column]))),
+    ...Object.values(provenanceColumns).map((read) => (provenance ? cell(read(provenance)) : '')),
+  ];
 }
 
 const csvOptions = { record_delimiter: 'windows', escape_formulas: true } as const;
 
-export const csvHeader = (): string => stringify([columns as unknown as string[]], csvOptions);
+export const csvHeader = (): string => stringify([csvColumns as string[]], csvOptions);
 
 export const csvRows = (issues: CsvIssue[]): string => stringify(issues.map(toRecord), csvOptions);
 
-export interface CsvExportOptions {
-  /** Rows fetched per query. */
-  pageSize?: number;
-  /** Told about a failure after the response has started (the body is then cut short). */
-  onError?: (err: unknown) => void;
-}
-
-/** The export as a byte stream: the header row, then one chunk per keyset page of `where`. */
-export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInput, options: CsvExportOptions = {}): ReadableStream<Uint8Array> {
-  const pageSize = options.pageSize ?? 1000;
+/**
+ * The export as a byte stream: the header row, then one chunk per keyset page of `where`. A failed
+ * page errors the stream (see src/http/streamed-body.ts for what the response then does).
+ */
+export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInput, pageSize = 1000): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let after: { publishedAt: Date; id: string } | undefined;
+  const pages = issuePages(prisma, where, select, pageSize);
   let headerSent = false;
   let done = false;
   return new ReadableStream<Uint8Array>({
@@ -64,42 +74,19 @@ export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInp
         return;
       }
       if (done) return;
-      try {
-        const page = await prisma.issue.findMany({
-          // The lte bound is implied by the OR, but it is what lets the index scan start at the
-          // previous page's end; without it every page rescans all earlier rows (quadratic).
-          where: after
-            ? {
-                AND: [
-                  where,
-                  { publishedAt: { lte: after.publishedAt } },
-                  { OR: [{ publishedAt: { lt: after.publishedAt } }, { publishedAt: after.publishedAt, id: { lt: after.id } }] },
-                ],
-              }
-            : where,
-          orderBy: issueOrder,
-          take: pageSize,
-          select,
-        });
-        // Cancelled while the page was read: the stream takes nothing more.
-        if (done) return;
-        if (page.length > 0) {
-          const last = page[page.length - 1]!;
-          after = { publishedAt: last.publishedAt, id: last.id };
-          controller.enqueue(encoder.encode(csvRows(page)));
-        }
-        if (page.length < pageSize) {
-          done = true;
-          controller.close();
-        }
-      } catch (err) {
+      const next = await pages.next();
+      // Cancelled while the page was read: the stream takes nothing more.
+      if (done) return;
+      if (next.done) {
         done = true;
-        options.onError?.(err);
-        controller.error(new Error('CSV export failed'));
+        controller.close();
+      } else {
+        controller.enqueue(encoder.encode(csvRows(next.value)));
       }
     },
     cancel() {
       done = true;
+      void pages.return(undefined);
     },
   });
 }

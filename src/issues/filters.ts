@@ -2,10 +2,12 @@
 // Prisma `where`. GraphQL arguments arrive typed, REST and CSV query strings arrive as text; both
 // go through here, so the rules and the messages are the same on every surface.
 import { z } from 'zod';
+import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
 import { integer, isAbsent, number, oneOf, single, text } from '../http/params.js';
+import { nameKeys } from '../scan/ecosystems.js';
 import { servedIssue } from './served.js';
 
 export const severities = Object.values(Severity);
@@ -14,6 +16,15 @@ export const issueTypes = Object.values(IssueType);
 export const SEARCH_MAX_LENGTH = 200;
 const NAME_MAX_LENGTH = 200;
 const MAX_LABELS = 20;
+const ALIAS_MAX_LENGTH = 100;
+
+/**
+ * Identifiers are stored as their sources spell them: GHSA ids with a lower-case body
+ * (GHSA-2jxw-4hm4-6w87), everything else (CVE, PYSEC, AML.CS0000) upper-case.
+ */
+export function normaliseAlias(alias: string): string {
+  return /^ghsa-/i.test(alias) ? `GHSA-${alias.slice(5).toLowerCase()}` : alias.toUpperCase();
+}
 
 /** Validated filters; every key is optional except labels (possibly empty). */
 export interface IssueFilters {
@@ -25,6 +36,8 @@ export interface IssueFilters {
   package?: string;
   since?: Date;
   confidenceMin?: number;
+  alias?: string;
+  modifiedSince?: Date;
 }
 
 export interface Page {
@@ -42,9 +55,12 @@ export const filterDescriptions = {
   severity: `Only issues of this severity: ${severities.join(', ')}.`,
   issueType: `Only issues of this type: ${issueTypes.join(', ')}.`,
   vendor: 'Only issues affecting this vendor, product or component (case-insensitive, normalised or as written in the item).',
-  package: 'Only issues affecting this package name (case-insensitive, e.g. langchain).',
+  package: 'Only issues affecting this package name (case-insensitive, e.g. langchain; PyPI spellings compare after PEP 503 normalisation, so llama_index finds llama-index).',
   since: 'Only issues published strictly after this moment: a date (2025-01-31, meaning its start, UTC) or an ISO 8601 date-time (2025-01-31T12:00:00Z; no offset means UTC).',
   confidenceMin: 'Only issues whose classifierConfidence is at least this value, from 0 to 1.',
+  alias: 'Only the issue known by this identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (AML.CS0000); case-insensitive.',
+  modifiedSince:
+    'Only issues whose content changed strictly after this moment (a date or date-time, as for since), in the order they changed (oldest change first, then id), so a mirror can page through the changes and poll again from the last one it saw (GraphQL: modifiedAt, and issueChanges for withdrawals).',
 } as const;
 
 export const pageDescriptions = {
@@ -60,12 +76,16 @@ const isoDateTime = z.iso.datetime({ offset: true, local: true });
 export function parseSince(name: string, value: unknown): Date {
   const message = `${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2025-01-31T12:00:00Z)`;
   if (typeof value !== 'string') throw badRequest(message);
-  if (isoDate.safeParse(value).success) return new Date(`${value}T00:00:00.000Z`);
+  if (isoDate.safeParse(value).success) return inRange(name, new Date(`${value}T00:00:00.000Z`), message);
   // zod checks the shape; the calendar (no 31 February) is checked on the date part.
   if (!isoDateTime.safeParse(value).success || !isoDate.safeParse(value.slice(0, 10)).success) throw badRequest(message);
   const hasOffset = /(Z|[+-]\d{2}:?\d{2})$/i.test(value);
-  const date = new Date(hasOffset ? value : `${value}Z`);
+  return inRange(name, new Date(hasOffset ? value : `${value}Z`), message);
+}
+
+function inRange(name: string, date: Date, message: string): Date {
   if (Number.isNaN(date.getTime())) throw badRequest(message);
+  if (!inDateRange(date)) throw badRequest(`${name} must be ${DATE_RANGE_TEXT}`);
   return date;
 }
 
@@ -93,6 +113,10 @@ export function parseIssueFilters(raw: RawIssueFilters): IssueFilters {
   if (!isAbsent(raw.severity)) filters.severity = oneOf('severity', severities, single('severity', raw.severity));
   if (!isAbsent(raw.issueType)) filters.issueType = oneOf('issueType', issueTypes, single('issueType', raw.issueType));
   if (!isAbsent(raw.since)) filters.since = parseSince('since', single('since', raw.since));
+  if (!isAbsent(raw.modifiedSince)) filters.modifiedSince = parseSince('modifiedSince', single('modifiedSince', raw.modifiedSince));
+
+  const alias = trimmed('alias', raw.alias, ALIAS_MAX_LENGTH);
+  if (alias) filters.alias = normaliseAlias(alias);
 
   if (!isAbsent(raw.confidenceMin)) {
     const min = number('confidenceMin', single('confidenceMin', raw.confidenceMin));
@@ -132,11 +156,22 @@ export function issueWhere(filters: IssueFilters): Prisma.IssueWhereInput {
   if (filters.severity) where.push({ severity: filters.severity });
   if (filters.issueType) where.push({ issueType: filters.issueType });
   if (filters.vendor) where.push({ vendorKeys: { has: filters.vendor.toLowerCase() } });
-  if (filters.package) where.push({ packageNames: { has: filters.package.toLowerCase() } });
+  // As the scan matches names: PyPI's spellings (llama_index, Llama.Index) find llama-index.
+  if (filters.package) where.push({ packageNames: { hasSome: nameKeys(filters.package) } });
   if (filters.since) where.push({ publishedAt: { gt: filters.since } });
+  if (filters.alias) where.push({ identifiers: { has: filters.alias } });
+  if (filters.modifiedSince) where.push({ modifiedAt: { gt: filters.modifiedSince } });
   if (filters.confidenceMin !== undefined) where.push({ classifierConfidence: { gte: filters.confidenceMin } });
   return { AND: where };
 }
 
 /** The guaranteed order: newest first, ties broken by id, so pages never overlap or skip. */
 export const issueOrder = [{ publishedAt: 'desc' }, { id: 'desc' }] satisfies Prisma.IssueOrderByWithRelationInput[];
+
+/**
+ * The order of changes, oldest first: a change made while a mirror pages gets a later modifiedAt
+ * than any it has seen, so it lands after the pages already read instead of shifting them.
+ */
+export const changeOrder = [{ modifiedAt: 'asc' }, { id: 'asc' }] satisfies Prisma.IssueOrderByWithRelationInput[];
+
+export const issueOrderFor = (filters: IssueFilters) => (filters.modifiedSince ? changeOrder : issueOrder);

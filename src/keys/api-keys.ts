@@ -1,9 +1,10 @@
 // Issued bearer keys. Only the SHA-256 of a key is stored; the key itself is shown once, when the
 // CLI issues it. Lookups go by hash, so the database never holds anything that opens the API.
 import { randomBytes } from 'node:crypto';
+import { badRequest } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { sha256Hex } from '../http/auth.js';
-import { isUuid } from '../http/params.js';
+import { isUuid, text } from '../http/params.js';
 
 /** Scope an issued key needs to register and manage webhooks. */
 export const webhookScope = 'webhooks';
@@ -18,8 +19,8 @@ export interface IssuedKey {
 }
 
 export async function issueKey(prisma: PrismaClient, name: string, scopes: string[] = [webhookScope]): Promise<IssuedKey> {
-  const trimmed = name.trim();
-  if (!trimmed || trimmed.length > 100) throw new Error('a key needs a name of 1 to 100 characters');
+  const trimmed = text('name', name, 100).trim();
+  if (!trimmed) throw badRequest('name must be 1 to 100 characters');
   // 32 random bytes; the prefix makes a leaked key easy to recognise in logs and secret scanners.
   const key = `swk_${randomBytes(32).toString('base64url')}`;
   const row = await prisma.apiKey.create({ data: { name: trimmed, keyHash: sha256Hex(key), scopes } });

@@ -1,7 +1,7 @@
 // POST /api/v1/admin/ingest takes one OSV record, an array of records, or {items: [...]} as its
 // body. SOFA maps a body's top-level keys to arguments, so only the last form reaches
-// Mutation.ingestItems(items) as it is; the other two are wrapped as {items: body} here, before the
-// REST router reads the body. Bodies that are not JSON pass untouched and get the router's 400.
+// Mutation.ingestItems(items) as it is; the other two are wrapped as {items: [...]} here, before
+// the REST router reads the body. Bodies that are not JSON pass untouched and get the router's 400.
 import type { Plugin } from 'graphql-yoga';
 import { replacingRequest } from '../http/request-id.js';
 import { restBasePath } from './routes.js';
@@ -25,7 +25,8 @@ export function useAdminIngestBody(): Plugin {
       if (isItemsEnvelope(value)) return;
       // Wrapped as text: the body already parsed, and re-serialising a deeply nested one would
       // overflow the stack (a 500 for anyone, key or not).
-      setRequest(replacingRequest(request, new Request(request.url, { method: 'POST', headers: request.headers, body: `{"items":${text}}` })));
+      const items = Array.isArray(value) ? text : `[${text}]`;
+      setRequest(replacingRequest(request, new Request(request.url, { method: 'POST', headers: request.headers, body: `{"items":${items}}` })));
     },
   };
 }

@@ -18,13 +18,16 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { badRequest } from '../errors.js';
-import { boolean, integer, number, oneOf } from '../http/params.js';
+import { boolean, integer, number, oneOf, rejectUnknownParameters } from '../http/params.js';
 
-function checkValue(name: string, type: GraphQLInputType, value: unknown): void {
+function checkValue(name: string, type: GraphQLInputType, value: unknown, fromBody: boolean): void {
   const named = getNamedType(type);
-  if (named === GraphQLInt) integer(name, value);
-  else if (named === GraphQLFloat) number(name, value);
-  else if (named === GraphQLBoolean) boolean(name, value);
+  // A query string is text, so `limit=5` and `active=true` are read as what they spell; a JSON body
+  // has types, and "true" there is a string (GraphQL would refuse it in its own words).
+  const typed = fromBody && typeof value === 'string' ? Number.NaN : value;
+  if (named === GraphQLInt) integer(name, typed);
+  else if (named === GraphQLFloat) number(name, typed);
+  else if (named === GraphQLBoolean) boolean(name, typed);
   else if (named === GraphQLString && typeof value !== 'string') throw badRequest(`${name} must be a string`);
   else if (isEnumType(named)) oneOf(name, named.getValues().map((v) => v.name), value);
   else if (isInputObjectType(named)) checkObject(name, named.getFields(), value);
@@ -37,21 +40,30 @@ function checkObject(name: string, fields: Record<string, { type: GraphQLInputTy
   for (const [key, item] of Object.entries(value)) {
     const field = fields[key];
     if (!field) throw badRequest(`${name}.${key} is not a known key (expected: ${Object.keys(fields).join(', ')})`);
-    if (item !== undefined && item !== null) checkValue(`${name}.${key}`, field.type, item);
+    if (item !== undefined && item !== null) checkValue(`${name}.${key}`, field.type, item, true);
   }
 }
 
-function checkArgument(arg: GraphQLArgument, value: unknown): void {
+/** SOFA's query-string parser (qs) turns a name repeated more often into an object. */
+const MAX_QUERY_REPEATS = 20;
+
+function checkArgument(arg: GraphQLArgument, value: unknown, fromBody: boolean): void {
   const type = isNonNullType(arg.type) ? arg.type.ofType : arg.type;
   if (isListType(type)) {
-    for (const item of Array.isArray(value) ? value : [value]) checkValue(arg.name, type.ofType, item);
+    // A query string repeats a name to form a list; JSON has arrays, and GraphQL's coercion of a
+    // lone value into a list would hide a client's mistake.
+    if (fromBody && !Array.isArray(value)) throw badRequest(`${arg.name} must be an array`);
+    if (!fromBody && Array.isArray(value) && value.length > MAX_QUERY_REPEATS) {
+      throw badRequest(`${arg.name} must be given at most ${MAX_QUERY_REPEATS} times`);
+    }
+    for (const item of Array.isArray(value) ? value : [value]) checkValue(arg.name, type.ofType, item, fromBody);
     return;
   }
   if (Array.isArray(value)) {
     if (value.length > 1) throw badRequest(`${arg.name} must be given at most once`);
     value = value[0];
   }
-  checkValue(arg.name, type, value);
+  checkValue(arg.name, type, value, fromBody);
 }
 
 /**
@@ -69,6 +81,11 @@ export function checkRestArguments(
       throw badRequest(`${key.slice(0, bracket)}: repeat the parameter (name=a&name=b) instead of using brackets`);
     }
   }
+  const names = field.args.map((a) => a.name).filter((name) => !(name in params));
+  rejectUnknownParameters(query, names);
+  for (const key of Object.keys(body)) {
+    if (!names.includes(key)) throw badRequest(`${key} is not a known key (expected: ${names.join(', ') || 'an empty body'})`);
+  }
   for (const arg of field.args) {
     if (arg.name in params) continue;
     // Like SOFA: an empty or missing query value falls back to the body. There only null or a
@@ -79,6 +96,6 @@ export function checkRestArguments(
       if (isNonNullType(arg.type) && arg.defaultValue === undefined) throw badRequest(`${arg.name} is required`);
       continue;
     }
-    checkArgument(arg, value);
+    checkArgument(arg, value, !fromQuery[0]);
   }
 }

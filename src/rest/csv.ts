@@ -4,7 +4,9 @@
 // page (src/issues/csv.ts). The licence Link header comes from useLicenseLink, as on every /api route.
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
+import { rejectUnknownParameters } from '../http/params.js';
 import { currentRequestId } from '../http/request-id.js';
+import { abortOnFailure } from '../http/streamed-body.js';
 import { issueCsvStream } from '../issues/csv.js';
 import { filterDescriptions, issueWhere, parseIssueFilters, type RawIssueFilters } from '../issues/filters.js';
 import { envelopeFor, errorResponse } from './envelope.js';
@@ -12,7 +14,7 @@ import { envelopeFor, errorResponse } from './envelope.js';
 export const CSV_EXPORT_PATH = '/api/issues/export';
 
 /** The filters from a query string: repeated names form a list, as they do for the list route. */
-function rawFilters(query: URLSearchParams): RawIssueFilters {
+export function rawFilters(query: URLSearchParams): RawIssueFilters {
   const raw: Record<string, unknown> = {};
   for (const name of Object.keys(filterDescriptions)) {
     const values = query.getAll(name);
@@ -23,13 +25,11 @@ function rawFilters(query: URLSearchParams): RawIssueFilters {
 
 export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
   return {
-    onRequest({ request, url, endResponse }) {
+    onRequest({ request, url, endResponse, serverContext }) {
       if (url.pathname !== CSV_EXPORT_PATH) return;
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return endResponse(errorResponse(405, `Method ${request.method} not allowed; use GET`, { Allow: 'GET, HEAD' }));
-      }
       let where;
       try {
+        rejectUnknownParameters(url.searchParams, Object.keys(filterDescriptions));
         where = issueWhere(parseIssueFilters(rawFilters(url.searchParams)));
       } catch (err) {
         const { status, message } = envelopeFor([err]);
@@ -43,9 +43,9 @@ export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       };
       if (request.method === 'HEAD') return endResponse(new Response(null, { status: 200, headers }));
       const requestId = currentRequestId();
-      const body = issueCsvStream(db.prisma, where, {
-        onError: (err) => log.error('CSV export failed after the response started', { requestId, err }),
-      });
+      const body = abortOnFailure(issueCsvStream(db.prisma, where), serverContext, (err) =>
+        log.error('CSV export failed after the response started; the response was cut short', { requestId, err }),
+      );
       endResponse(new Response(body, { status: 200, headers }));
     },
   };

@@ -54,6 +54,7 @@ function operationSection(doc: Json, path: string, method: string, op: Json, bas
     .map(([name, s]) => `<tr><td><code>${escape(name)}</code></td><td>${escape(typeOf(s))}${bodyRequired.has(name) ? ', required' : ''}</td><td>${inline(s.description ?? '')}</td></tr>`)
     .join('');
   const example = `${basePath}${path.replace(/\{(\w+)\}/g, ':$1')}`;
+  const request = curlExample(op, method, `${basePath}${path}`);
   return `<section class="operation" id="${escape(op.operationId ?? `${method}-${path}`)}">
 <h3><span class="method">${escape(method.toUpperCase())}</span> <code>${escape(example)}</code></h3>
 <p>${inline(op.description ?? '')}</p>
@@ -61,12 +62,28 @@ ${op.security ? '<p>Requires <code>Authorization: Bearer &lt;key&gt;</code>.</p>
 ${paramRows ? `<table><thead><tr><th>Parameter</th><th>In</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${paramRows}</tbody></table>` : ''}
 ${bodyRows ? `<p>JSON body:</p><table><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${bodyRows}</tbody></table>` : ''}
 ${!paramRows && !bodyRows ? '<p>No parameters.</p>' : ''}
+<p>Example:</p><pre><code>${escape(request)}</code></pre>
 <p>Responses:</p><ul>${responses}</ul></section>`;
 }
 
+/** A curl command for the operation, its parameters and body filled in from the document's examples. */
+function curlExample(op: Json, method: string, template: string): string {
+  const params = (op.parameters ?? []) as Json[];
+  let url = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params.find((p) => p.name === name)?.example ?? name)));
+  const query = params.filter((p) => p.in === 'query' && p.example !== undefined).slice(0, 2);
+  if (query.length) url += `?${query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(String(p.example))}`).join('&')}`;
+  const body = op.requestBody?.content?.['application/json']?.example;
+  return [
+    `curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} 'http://localhost:3000${url}'`,
+    ...(op.security ? ["-H 'Authorization: Bearer <key>'"] : []),
+    ...(body ? ["-H 'Content-Type: application/json'", `-d '${JSON.stringify(body)}'`] : []),
+  ].join(' \\\n  ');
+}
+
 export function renderDocs(doc: Json, { basePath, graphqlEndpoint }: { basePath: string; graphqlEndpoint: string }): string {
-  const operations = Object.entries<Json>(doc.paths).flatMap(([path, ops]) =>
-    Object.entries<Json>(ops).map(([method, op]) => operationSection(doc, path, method, op, basePath)),
+  // A path item with its own servers (the plain routes outside /api/v1) sits under that prefix.
+  const operations = Object.entries<Json>(doc.paths).flatMap(([path, { servers, ...ops }]) =>
+    Object.entries<Json>(ops).map(([method, op]) => operationSection(doc, path, method, op, servers?.[0]?.url ?? basePath)),
   );
   const schemas = Object.entries<Json>(doc.components.schemas)
     .filter(([, s]) => s.type === 'object')

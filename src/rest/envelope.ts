@@ -16,15 +16,21 @@ const defaultMessages: Record<number, string> = {
   404: 'Not found',
   405: 'Method not allowed',
   406: 'Not acceptable',
+  408: 'Request timeout',
   413: 'Payload too large',
   415: 'Unsupported media type',
   429: 'Too many requests',
+  431: 'Request header fields too large',
   500: INTERNAL_ERROR_MESSAGE,
+  503: 'Service unavailable',
 };
 
+export function errorEnvelope(status: number, message?: string): ErrorEnvelope {
+  return { error: { message: message ?? defaultMessages[status] ?? `HTTP ${status}`, status } };
+}
+
 export function errorResponse(status: number, message?: string, headers: HeadersInit = {}): Response {
-  const body: ErrorEnvelope = { error: { message: message ?? defaultMessages[status] ?? `HTTP ${status}`, status } };
-  const response = Response.json(body, { status, headers });
+  const response = Response.json(errorEnvelope(status, message), { status, headers });
   response.headers.set('Content-Type', 'application/json; charset=utf-8');
   return response;
 }
@@ -70,6 +76,7 @@ export function envelopeFor(errors: readonly unknown[]): { status: number; messa
   }
   if (unexpected.length && (!chosen || chosen.status < 500)) chosen = { status: 500, message: INTERNAL_ERROR_MESSAGE };
   chosen ??= { status: 500, message: INTERNAL_ERROR_MESSAGE };
-  if (chosen.status >= 500) chosen.message = INTERNAL_ERROR_MESSAGE;
+  // A 503 (an outage) says so and when to retry; any other 5xx says nothing about its cause.
+  if (chosen.status >= 500 && chosen.status !== 503) chosen.message = INTERNAL_ERROR_MESSAGE;
   return { ...chosen, headers, unexpected };
 }

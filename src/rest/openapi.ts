@@ -4,6 +4,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { licenseUrl } from '../http/license.js';
 import { SEARCH_MAX_LENGTH } from '../issues/filters.js';
+import { addSbomMediaTypes, bodyExamples, parameterExamples, plainPaths, responseExamples, tags, wrapRefSiblings } from './openapi-interop.js';
 import type { RestRoute } from './routes.js';
 
 type Json = Record<string, any>;
@@ -45,11 +46,14 @@ const parameterBounds: Record<string, Json> = {
 const NAME = 'secwire';
 
 /** Fields that are not required are nullable: the key is always present, possibly null. */
-function markNullable(schema: Json): void {
+function markNullable(schema: Json, schemas: Json): void {
   const required = new Set<string>(schema.required ?? []);
   for (const [name, property] of Object.entries<Json>(schema.properties ?? {})) {
     if (required.has(name)) continue;
-    if (property.$ref) schema.properties[name] = { allOf: [{ $ref: property.$ref }], nullable: true, description: property.description };
+    // OAS 3.0 ignores `nullable` without a `type` beside it (validators reject the pair): repeat
+    // the referenced schema's type.
+    const type = property.$ref ? schemas[String(property.$ref).split('/').pop()!]?.type : undefined;
+    if (property.$ref) schema.properties[name] = { type, allOf: [{ $ref: property.$ref }], nullable: true, description: property.description };
     else property.nullable = true;
   }
 }
@@ -72,13 +76,15 @@ export function buildOpenAPI(
       `The data is licensed [CC-BY-4.0](${licenseUrl}); each issue's \`sourceUrl\` is its attribution.`,
     ].join('\n'),
     license: { name: 'CC-BY-4.0', url: licenseUrl },
+    contact: { name: NAME },
   };
+  doc.tags = tags;
   doc.servers = [{ url: basePath }];
 
   const schemas: Json = doc.components.schemas;
   delete schemas.Query;
   delete schemas.Mutation;
-  for (const s of Object.values<Json>(schemas)) if (s.type === 'object') markNullable(s);
+  for (const s of Object.values<Json>(schemas)) if (s.type === 'object') markNullable(s, schemas);
   schemas.Error = errorSchema;
   doc.components.responses = Object.fromEntries(
     Object.entries(errorResponses).map(([status, { description, example }]) => [
@@ -92,20 +98,29 @@ export function buildOpenAPI(
 
   doc.components.securitySchemes = { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, sent as `Authorization: Bearer <key>`.' } };
 
-  const byOperation = new Map<string, { description: string; route: RestRoute }>();
+  const byOperation = new Map<string, { description: string; route: RestRoute; operationId: string }>();
   for (const [key, route] of Object.entries(routes)) {
     const [typeName, fieldName] = key.split('.') as [string, string];
     const type = typeName === 'Mutation' ? schema.getMutationType() : schema.getQueryType();
     const field = type?.getFields()[fieldName];
     // SOFA names query operations but not mutations, so operations are found by method and path.
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    if (field) byOperation.set(`${route.method.toLowerCase()} ${path}`, { description: field.description ?? '', route });
+    if (field) byOperation.set(`${route.method.toLowerCase()} ${path}`, { description: field.description ?? '', route, operationId: fieldName });
   }
 
   for (const [path, operations] of Object.entries<Json>(doc.paths)) {
     for (const [method, operation] of Object.entries<Json>(operations)) {
       const known = byOperation.get(`${method} ${path}`);
-      if (known) operation.description ||= known.description;
+      if (known) {
+        operation.description ||= known.description;
+        // The GraphQL field's name: the same operation on both surfaces has the same name.
+        operation.operationId = known.operationId;
+      }
+      const operationKey = `${method} ${path}`;
+      const body = operation.requestBody?.content?.['application/json'];
+      if (body && bodyExamples[operationKey]) body.example = bodyExamples[operationKey];
+      const ok = operation.responses?.['200']?.content?.['application/json'];
+      if (ok && responseExamples[operationKey]) ok.example = responseExamples[operationKey];
       operation.summary ||= operation.description?.split(/(?<=\.)\s/)[0];
       if (known?.route.bearer) operation.security = [{ bearer: [] }];
       // SOFA lists a body's fields as query parameters too, and path parameters as body fields; each
@@ -130,6 +145,7 @@ export function buildOpenAPI(
         if (parameter.schema?.$ref) parameter.schema = { allOf: [{ $ref: parameter.schema.$ref }] };
         Object.assign(parameter.schema, parameterBounds[parameter.name] ?? {});
         if (parameter.in === 'path' && parameter.name === 'id') parameter.schema.format = 'uuid';
+        if (parameter.name in parameterExamples) parameter.example = parameterExamples[parameter.name];
       }
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         response.description ||= status === '201' ? 'Created' : 'OK';
@@ -139,5 +155,8 @@ export function buildOpenAPI(
       for (const status of statuses) operation.responses[status] ??= { $ref: `#/components/responses/Error${status}` };
     }
   }
+  addSbomMediaTypes(doc);
+  wrapRefSiblings(doc);
+  Object.assign(doc.paths, plainPaths(doc.paths['/issues']?.get?.parameters ?? []));
   return doc;
 }

@@ -4,14 +4,16 @@
 // What SOFA 0.18 does not do for us (DESIGN.md section 4), and this file does:
 // - SOFA turns every root field into a route (plus /webhook routes); it gets a schema cut down to
 //   the fields in routes.ts, and requests reach it only when they match one of those routes, so
-//   unknown paths, trailing slashes and wrong methods are 404 envelopes.
+//   unknown paths and trailing slashes are 404 envelopes, wrong methods 405s with Allow.
 // - Its default error body is {errors} with 500 for most client mistakes; errors here become the
 //   {error: {message, status}} envelope, and arguments are checked against their GraphQL types
 //   first (arguments.ts) so a bad value is a 400 in our own words.
+import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { GraphQLError, GraphQLObjectType, GraphQLSchema, type ExecutionArgs, type GraphQLField } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { createSofaRouter, createSofa } from 'sofa-api';
-import { currentRequestId } from '../http/request-id.js';
+import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
+import { currentRequestId, replacingRequest } from '../http/request-id.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
 import { renderDocs } from './docs.js';
@@ -30,7 +32,10 @@ interface CompiledRoute {
   bearer: RestRoute['bearer'];
 }
 
-/** The schema SOFA sees: only the root fields that have a route (and no subscriptions). */
+/**
+ * The schema SOFA sees: only the root fields that have a route (and no subscriptions), and no
+ * field marked graphqlOnly (SOFA selects every field of a type, so REST would gain keys).
+ */
 export function restSchema(schema: GraphQLSchema, routes: Record<string, RestRoute>): GraphQLSchema {
   const pick = (type: GraphQLObjectType | null | undefined) => {
     if (!type) return undefined;
@@ -38,7 +43,9 @@ export function restSchema(schema: GraphQLSchema, routes: Record<string, RestRou
     const fields = Object.fromEntries(Object.entries(config.fields).filter(([name]) => `${type.name}.${name}` in routes));
     return Object.keys(fields).length ? new GraphQLObjectType({ ...config, fields }) : undefined;
   };
-  return new GraphQLSchema({ query: pick(schema.getQueryType()), mutation: pick(schema.getMutationType()) });
+  const rootOnly = new GraphQLSchema({ query: pick(schema.getQueryType()), mutation: pick(schema.getMutationType()) });
+  // Pruned: a type only a dropped field used (IssueClassification) would linger in the OpenAPI document.
+  return pruneSchema(mapSchema(rootOnly, { [MapperKind.OBJECT_FIELD]: (field) => (field.extensions?.graphqlOnly ? null : field) }));
 }
 
 function compileRoutes(schema: GraphQLSchema, routes: Record<string, RestRoute>): CompiledRoute[] {
@@ -77,26 +84,33 @@ function decodeSegment(segment: string | undefined): string | undefined {
   }
 }
 
-function matchRoute(routes: CompiledRoute[], method: string, path: string) {
+/** The routes whose path matches, whatever their method, with their decoded parameters. */
+function routesAt(routes: CompiledRoute[], path: string) {
+  const found: { route: CompiledRoute; params: Record<string, string> }[] = [];
   for (const route of routes) {
-    if (route.method !== method) continue;
     const m = route.pattern.exec(path);
     if (!m) continue;
     const values = m.slice(1).map(decodeSegment);
     // A segment that is not valid percent-encoding names nothing.
     if (values.some((v) => v === undefined)) continue;
-    const params = Object.fromEntries(route.paramNames.map((name, i) => [name, values[i]!]));
-    return { route, params };
+    found.push({ route, params: Object.fromEntries(route.paramNames.map((name, i) => [name, values[i]!])) });
   }
-  return undefined;
+  return found;
+}
+
+function matchRoute(routes: CompiledRoute[], method: string, path: string) {
+  return routesAt(routes, path).find(({ route }) => route.method === method);
 }
 
 const hasBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH';
+
+const jsonType = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 
 async function jsonBody(request: Request): Promise<Record<string, unknown> | Response> {
   if (!hasBody(request.method)) return {};
   const text = await request.clone().text();
   if (!text) return {};
+  if (!jsonType.test(request.headers.get('content-type') ?? '')) return errorResponse(415, 'The request body must be sent as Content-Type: application/json');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -107,6 +121,16 @@ async function jsonBody(request: Request): Promise<Record<string, unknown> | Res
   // as is and come back as a JavaScript error message.
   if (!value || typeof value !== 'object' || Array.isArray(value)) return errorResponse(400, 'The request body must be a JSON object');
   return value as Record<string, unknown>;
+}
+
+/**
+ * SOFA reads the query from the URL text, fragment included (`?limit=1#frag` gives limit
+ * "1#frag"); a fragment is never part of what a server is asked, so it is dropped.
+ */
+async function withoutFragment(request: Request, url: URL): Promise<Request> {
+  if (!url.hash) return request;
+  const body = hasBody(request.method) ? await request.clone().text() : undefined;
+  return replacingRequest(request, new Request(request.url.slice(0, request.url.indexOf('#')), { method: request.method, headers: request.headers, body }));
 }
 
 export interface RestOptions {
@@ -169,10 +193,14 @@ export function useRest({ schema, routes, log, version, graphqlEndpoint }: RestO
       if (url.pathname !== restBasePath && !url.pathname.startsWith(`${restBasePath}/`)) return;
       const path = url.pathname.slice(restBasePath.length);
       const page = pages[path];
-      if (page && request.method === 'GET') return endResponse(page());
+      if (page) return endResponse(request.method === 'GET' ? page() : methodNotAllowed(request.method, url.pathname, readMethods));
 
       const match = matchRoute(compiled, request.method, path);
-      if (!match) return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
+      if (!match) {
+        const allowed = withHead(routesAt(compiled, path).map(({ route }) => route.method));
+        if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
+        return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
+      }
 
       const body = await jsonBody(request);
       if (body instanceof Response) return endResponse(body);
@@ -182,7 +210,7 @@ export function useRest({ schema, routes, log, version, graphqlEndpoint }: RestO
         const { status, message } = envelopeFor([err]);
         return endResponse(errorResponse(status, message));
       }
-      endResponse(await router.handleRequest(request, serverContext as never));
+      endResponse(await router.handleRequest(await withoutFragment(request, url), serverContext as never));
     },
   };
 }
@@ -207,21 +235,25 @@ export function useRestBearer({ schema, routes, authenticate, log }: {
       try {
         await authenticate(bearer, request);
       } catch (err) {
-        const { status, message, unexpected } = envelopeFor([err]);
+        const { status, message, headers, unexpected } = envelopeFor([err]);
         for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
-        endResponse(errorResponse(status, message));
+        endResponse(errorResponse(status, message, headers));
       }
     },
   };
 }
 
-/** Outside /api/v1 the rest of /api answers errors with the envelope too (e.g. 404 for unknown paths). */
-export function useApiErrorEnvelope(): Plugin {
+/**
+ * Every other error answer gets the envelope too: unknown paths anywhere (Yoga's bare 404), the
+ * rest of /api. GraphQL's own errors are JSON already and keep their shape.
+ */
+export function useErrorEnvelope(): Plugin {
   return {
     onResponse({ request, response, setResponse }) {
+      // JSON already (application/json, GraphQL's application/graphql-response+json), or a GraphQL
+      // event stream, whose refusal (a subscription over its cap) is an error event in the stream.
+      if (response.status < 400 || /[/+]json\b|^text\/event-stream/.test(response.headers.get('content-type') ?? '')) return;
       const path = new URL(request.url).pathname;
-      if (path !== '/api' && !path.startsWith('/api/')) return;
-      if (response.status < 400 || response.headers.get('content-type')?.includes('application/json')) return;
       const message = response.status === 404 ? `No route ${request.method} ${path} (see ${restBasePath}/docs)` : undefined;
       const enveloped = errorResponse(response.status, message);
       response.headers.forEach((value, name) => {

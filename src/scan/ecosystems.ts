@@ -78,6 +78,14 @@ export function pep503(name: string): string {
   return name.toLowerCase().replace(/[-_.]+/g, '-');
 }
 
+/**
+ * The stored-name keys a package name without an ecosystem may be found under: stored names are
+ * lower-cased, not PEP 503-normalised, so a name that may be PyPI's tries both.
+ */
+export function nameKeys(name: string): string[] {
+  return [...new Set([name.toLowerCase(), pep503(name)])];
+}
+
 /** The canonical form of a package name within an ecosystem (undefined: the ecosystem is unknown). */
 export function canonicalName(name: string, ecosystem: string | undefined): string {
   const key = ecosystem === undefined ? undefined : ecosystemKey(ecosystem);

@@ -52,7 +52,8 @@ export function affectedEntries(source: unknown): OsvAffected[] {
   return entries;
 }
 
-const ZERO = Symbol('before every version');
+/** The version before every other (an `introduced: "0"` event). */
+export const ZERO = Symbol('before every version');
 
 function rangeVerdict(version: string, range: OsvRange, scheme: VersionScheme | undefined): Verdict {
   if (!scheme) return 'unknown';

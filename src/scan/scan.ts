@@ -5,8 +5,9 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Severity } from '../generated/prisma/enums.js';
 import { severities } from '../issues/filters.js';
-import { affectedEntries, versionVerdict, type OsvAffected } from './osv.js';
+import { affectedEntries, type OsvAffected } from './osv.js';
 import { describesPackage, type PackageQuery, type Stack } from './stack.js';
+import { VersionSet, versionsNotRuledOut } from './version-set.js';
 
 export type SeverityCounts = Record<Severity, number>;
 
@@ -42,30 +43,65 @@ interface CandidateRow {
 }
 
 /**
- * Whether a package entry matches an issue whose packageNames already contain one of its keys.
+ * Entries naming the same package (the same name, and the same purl ecosystem or none): an issue's
+ * OSV entries decide for all of them at once, each distinct version checked once per issue.
+ */
+interface PackageGroup {
+  /** The name and ecosystem the entries share. */
+  query: PackageQuery;
+  unversioned: PackageQuery[];
+  byVersion: Map<string, PackageQuery[]>;
+  versions: VersionSet;
+}
+
+function groupPackages(queries: PackageQuery[]): PackageGroup[] {
+  const groups = new Map<string, Omit<PackageGroup, 'versions'>>();
+  for (const query of queries) {
+    const id = `${query.ecosystem ?? ''}\u0000${query.name.toLowerCase()}`;
+    let group = groups.get(id);
+    if (!group) groups.set(id, (group = { query, unversioned: [], byVersion: new Map() }));
+    if (!query.version) group.unversioned.push(query);
+    else group.byVersion.set(query.version, [...(group.byVersion.get(query.version) ?? []), query]);
+  }
+  return [...groups.values()].map((group) => ({ ...group, versions: new VersionSet([...group.byVersion.keys()]) }));
+}
+
+/**
+ * The group's entries that match an issue whose packageNames already contain one of their keys.
  * Without a version or ecosystem the name decides. Otherwise the issue's OSV entries for that
  * package decide; when the issue carries no entry naming the package at all, nothing contradicts
  * the name match and it stands (conservative: a scanner should not hide an issue it cannot rule
  * out). A purl whose ecosystem differs from every entry naming the package does not match.
  */
-function packageMatches(query: PackageQuery, affected: OsvAffected[]): boolean {
-  if (!query.version && !query.ecosystem) return true;
+function groupMatches(group: PackageGroup, affected: OsvAffected[], out: Set<PackageQuery>): void {
+  const all = () => {
+    for (const query of group.unversioned) out.add(query);
+    for (const queries of group.byVersion.values()) for (const query of queries) out.add(query);
+  };
+  const { query } = group;
+  if (!query.ecosystem) for (const q of group.unversioned) out.add(q);
   const named = affected.filter((entry) => describesPackage({ ...query, ecosystem: undefined }, entry));
-  if (named.length === 0) return true;
+  if (named.length === 0) return all();
   const relevant = named.filter((entry) => describesPackage(query, entry));
-  if (relevant.length === 0) return false;
-  if (!query.version) return true;
-  return relevant.some((entry) => versionVerdict(query.version!, entry) !== 'not-affected');
+  if (relevant.length === 0) return;
+  for (const q of group.unversioned) out.add(q);
+  if (group.byVersion.size === 0) return;
+  for (const entry of relevant) {
+    for (const version of versionsNotRuledOut(entry, group.versions)) for (const q of group.byVersion.get(version)!) out.add(q);
+  }
 }
+
+/** The longest the scan's statement may run (PostgreSQL; PGlite runs statements to the end). */
+export const scanStatementTimeoutMs = 5_000;
 
 export function emptyCounts(): SeverityCounts {
   return Object.fromEntries(severities.map((s) => [s, 0])) as SeverityCounts;
 }
 
 export async function scanStack(prisma: PrismaClient, stack: Stack, filters: ScanFilters = {}): Promise<ScanResult> {
-  const byKey = new Map<string, PackageQuery[]>();
-  for (const query of stack.packages) {
-    for (const key of query.keys) byKey.set(key, [...(byKey.get(key) ?? []), query]);
+  const byKey = new Map<string, PackageGroup[]>();
+  for (const group of groupPackages(stack.packages)) {
+    for (const key of group.query.keys) byKey.set(key, [...(byKey.get(key) ?? []), group]);
   }
   const needsRanges = stack.packages.some((q) => q.version || q.ecosystem);
   const vendorsByKey = new Map<string, string[]>();
@@ -81,8 +117,11 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
   // 100k rows), and even on the index a many-key GIN scan checks every key for every hit. The
   // planner prices each probe at hundreds of rows, which pushes a large stack past jit_above_cost;
   // compiling would cost more than running (measured 3x slower), so JIT is off for this statement.
-  const [, rows] = await prisma.$transaction([
+  // It runs in a few hundred milliseconds at the documented limits; past scanStatementTimeout
+  // something is wrong, and PostgreSQL cancels it rather than hold a connection others need.
+  const [, , rows] = await prisma.$transaction([
     prisma.$executeRaw`SET LOCAL jit = off`,
+    prisma.$executeRawUnsafe(`SET LOCAL statement_timeout = ${scanStatementTimeoutMs}`),
     prisma.$queryRaw<CandidateRow[]>`
       SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys",
              ${needsRanges ? Prisma.sql`source->'affected'` : Prisma.sql`NULL::jsonb`} AS affected
@@ -101,11 +140,13 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
   for (const row of rows) {
     let affected: OsvAffected[] | undefined;
     const matched = new Set<PackageQuery>();
+    const seen = new Set<PackageGroup>();
     for (const name of row.packageNames) {
-      for (const query of byKey.get(name) ?? []) {
-        if (matched.has(query)) continue;
+      for (const group of byKey.get(name) ?? []) {
+        if (seen.has(group)) continue;
+        seen.add(group);
         affected ??= needsRanges ? affectedEntries(row.affected) : [];
-        if (packageMatches(query, affected)) matched.add(query);
+        groupMatches(group, affected, matched);
       }
     }
     const vendorHits = new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? []));

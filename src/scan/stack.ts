@@ -2,7 +2,7 @@
 // validated and put in the forms the database columns hold.
 import { PackageURL } from 'packageurl-js';
 import { badRequest } from '../errors.js';
-import { canonicalName, ecosystemKey, pep503, purlTypeToEcosystem } from './ecosystems.js';
+import { canonicalName, ecosystemKey, nameKeys, pep503, purlTypeToEcosystem } from './ecosystems.js';
 import type { OsvAffected } from './osv.js';
 
 export const MAX_ENTRIES = 1000;
@@ -62,8 +62,7 @@ export function parsePackageEntry(input: string, label: string): PackageQuery {
     }
   }
   if (!name) throw badRequest(`${label} has no package name`);
-  // Stored names are lower-cased, not PEP 503-normalised: a name that may be PyPI's tries both.
-  const keys = ecosystem && ecosystem !== 'pypi' ? [canonicalName(name, ecosystem)] : [...new Set([name.toLowerCase(), pep503(name)])];
+  const keys = ecosystem && ecosystem !== 'pypi' ? [canonicalName(name, ecosystem)] : nameKeys(name);
   return { input, name, ecosystem, version, keys };
 }
 

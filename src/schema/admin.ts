@@ -1,9 +1,12 @@
-// Admin operations, behind the bearer ADMIN_API_KEY: ingest records, (re)generate a digest.
+// Admin operations, behind the bearer ADMIN_API_KEY: ingest records, reclassify stored issues,
+// (re)generate a digest.
 import { generateDigest, isCalendarDate, utcDay, yesterdayUtc } from '../digest/generate.js';
 import { badRequest } from '../errors.js';
 import { requireAdminKey } from '../http/admin-auth.js';
 import { ingest, type IngestResult } from '../ingest/ingest.js';
+import { issueKey, type IssuedKey } from '../keys/api-keys.js';
 import type { Rejection } from '../ingest/parse.js';
+import { reclassify, type ReclassifyResult } from '../ingest/reclassify.js';
 import { builder } from './builder.js';
 import { DigestEnvelopeRef } from './digest.js';
 
@@ -45,14 +48,46 @@ builder.mutationField('ingestItems', (t) =>
     args: {
       items: t.arg({
         type: ['JSON'],
-        required: true,
+        // Entries may be null: the ingest rejects such an entry on its own, like any other bad record.
+        required: { list: true, items: false },
         description: 'OSV records (https://ossf.github.io/osv-schema/) and/or native items (see README, "Ingestion").',
       }),
     },
     resolve: async (_root, { items }, ctx) => {
       requireAdminKey(ctx);
       if (items.length > maxItemsPerRequest) throw badRequest(`At most ${maxItemsPerRequest} records per request; use the CLI for larger loads`);
-      return { data: await ingest({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }, items) };
+      return { data: await ingest({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }, items, { stopping: ctx.stopping }) };
+    },
+  }),
+);
+
+const ReclassifyResultRef = builder.objectRef<ReclassifyResult>('ReclassifyResult').implement({
+  description: 'What a reclassification did.',
+  fields: (t) => ({
+    version: t.exposeString('version', { description: 'The classifierPromptVersion applied.' }),
+    examined: t.exposeInt('examined', { description: 'Stored issues classified by another version.' }),
+    updated: t.exposeInt('updated', { description: 'Issues rewritten with the current classification.' }),
+    newlyServed: t.exposeInt('newlyServed', { description: 'Issues served now that were not (published once as new, if never published before).' }),
+    unserved: t.exposeInt('unserved', { description: 'Issues no longer judged relevant, so no longer served.' }),
+    failed: t.exposeInt('failed', { description: 'Issues whose stored record could not be reclassified; they keep their classification.' }),
+  }),
+});
+
+const ReclassifyEnvelope = builder.objectRef<{ data: ReclassifyResult }>('ReclassifyResultEnvelope').implement({
+  description: 'A reclassification result under `data`, the REST response shape.',
+  fields: (t) => ({ data: t.field({ type: ReclassifyResultRef, resolve: (parent) => parent.data }) }),
+});
+
+builder.mutationField('reclassifyIssues', (t) =>
+  t.field({
+    type: ReclassifyEnvelope,
+    description:
+      'Admin (bearer ADMIN_API_KEY): re-runs the current classifier over every stored issue classified by another version, ' +
+      'from its stored source record. Idempotent. An issue that becomes relevant is published once as new; one that stops ' +
+      'being relevant stops being served. REST: POST /api/v1/admin/reclassify (no body). Large stores: npm run cli -- reclassify.',
+    resolve: async (_root, _args, ctx) => {
+      requireAdminKey(ctx);
+      return { data: await reclassify({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }) };
     },
   }),
 );
@@ -72,6 +107,36 @@ builder.mutationField('generateDigest', (t) =>
       if (!isCalendarDate(day)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
       if (day > utcDay(new Date())) throw badRequest('date must not be in the future');
       return { data: await generateDigest(ctx.prisma, day) };
+    },
+  }),
+);
+
+const IssuedKeyRef = builder.objectRef<IssuedKey>('IssuedApiKey').implement({
+  description: 'A bearer key for webhooks, shown once: only its SHA-256 is stored.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Key id (UUID), for listing and revoking with the CLI.' }),
+    name: t.exposeString('name', { description: 'The name it was issued under.' }),
+    key: t.exposeString('key', { description: 'The key itself (swk_...); it cannot be shown again.' }),
+  }),
+});
+
+const IssuedKeyEnvelope = builder.objectRef<{ data: IssuedKey }>('IssuedApiKeyEnvelope').implement({
+  description: 'An issued key under `data`, the REST response shape.',
+  fields: (t) => ({ data: t.field({ type: IssuedKeyRef, resolve: (parent) => parent.data }) }),
+});
+
+builder.mutationField('createApiKey', (t) =>
+  t.field({
+    type: IssuedKeyEnvelope,
+    description:
+      'Admin (bearer ADMIN_API_KEY): issues a bearer key for registering and managing webhooks, as `npm run cli -- keys create` does, ' +
+      'while the server runs (the CLI needs the embedded database to itself). REST: POST /api/v1/admin/keys with body {name}.',
+    args: {
+      name: t.arg.string({ required: true, description: 'What the key is for (1 to 100 characters), shown by `keys list`.' }),
+    },
+    resolve: async (_root, { name }, ctx) => {
+      requireAdminKey(ctx);
+      return { data: await issueKey(ctx.prisma, name) };
     },
   }),
 );

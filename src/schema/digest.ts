@@ -1,7 +1,10 @@
-// The daily digest: GET /api/v1/digest/latest.
-import { notFound } from '../errors.js';
+// The daily digests: GET /api/v1/digest/latest, and past ones by page or by day (GET /api/v1/digests[/:date]).
+import { isCalendarDate } from '../digest/generate.js';
+import { badRequest, notFound } from '../errors.js';
 import type { Digest } from '../generated/prisma/client.js';
+import { pageDescriptions, parsePage } from '../issues/filters.js';
 import { builder, selectionUnder } from './builder.js';
+import { once, PageMetaRef } from './issue.js';
 
 export const DigestRef = builder.prismaObject('Digest', {
   description: 'The daily summary of new issues.',
@@ -36,3 +39,49 @@ builder.queryField('latestDigest', (t) =>
     },
   }),
 );
+
+const DigestListRef = builder.objectRef<{ rows: () => Promise<Digest[]>; total: () => Promise<number>; limit: number; offset: number }>('DigestList').implement({
+  description: 'One page of digests: the GET /api/v1/digests response.',
+  fields: (t) => ({
+    data: t.field({ type: [DigestRef], description: 'The digests, newest day first.', resolve: (page) => page.rows() }),
+    meta: t.field({ type: PageMetaRef, description: 'Total, limit and offset.', resolve: (page) => page }),
+  }),
+});
+
+/** Past digests are listed as the latest one is chosen: days that covered at least one issue. */
+const nonEmptyDigest = { issueCount: { gt: 0 } };
+
+builder.queryFields((t) => ({
+  digests: t.field({
+    type: DigestListRef,
+    description:
+      'Past digests that cover at least one issue, newest day first, one page at a time. REST: GET /api/v1/digests (Atom: /api/v1/digests.atom).',
+    args: {
+      limit: t.arg.int({ description: pageDescriptions.limit(20, 100) }),
+      offset: t.arg.int({ description: pageDescriptions.offset }),
+    },
+    resolve: (_root, args, context, info) => {
+      const { limit, offset } = parsePage(args);
+      const query = selectionUnder('data', context, info);
+      return {
+        rows: once(() => context.prisma.digest.findMany({ ...query, where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit, skip: offset })),
+        total: once(() => context.prisma.digest.count({ where: nonEmptyDigest })),
+        limit,
+        offset,
+      };
+    },
+  }),
+
+  digest: t.field({
+    type: DigestEnvelopeRef,
+    nullable: true,
+    description: 'The digest of one UTC day (YYYY-MM-DD); NOT_FOUND (404) when none was generated for it. REST: GET /api/v1/digests/:date.',
+    args: { date: t.arg.string({ required: true, description: 'The day, YYYY-MM-DD (UTC).' }) },
+    resolve: async (_root, { date }, context, info) => {
+      if (!isCalendarDate(date)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
+      const digest = await context.prisma.digest.findUnique({ ...selectionUnder('data', context, info), where: { date } });
+      if (!digest) throw notFound(`No digest for ${date}`);
+      return { data: digest };
+    },
+  }),
+}));

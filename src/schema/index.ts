@@ -5,8 +5,10 @@ import './issue.js';
 import './digest.js';
 import './stats.js';
 import './admin.js';
+import './source.js';
 import './scan.js';
 import './stix.js';
+import './osv.js';
 import './webhook.js';
 import './new-issues.js';
 

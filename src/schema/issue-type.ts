@@ -1,7 +1,36 @@
-// The Issue GraphQL type: every field of the spec's table, with the spec's types. Internal columns
-// (naturalKey, contentHash, relevance, source, ...) are deliberately not exposed.
+// The Issue GraphQL type: every field of the spec's table, with the spec's types, plus fields
+// only GraphQL carries (marked graphqlOnly: the REST schema drops them, so REST keeps the spec's
+// keys). Internal columns (naturalKey, contentHash, relevance, source, ...) are not exposed.
+import type { Evidence } from '../ingest/classifier/evidence.js';
+import type { Provenance } from '../ingest/classifier/relevance.js';
 import { formatCvssScore } from '../issues/served.js';
 import { builder } from './builder.js';
+
+/** Field extension: the field is GraphQL's only, never part of a REST body (rest/sofa.ts). */
+export const graphqlOnly = { graphqlOnly: true };
+
+const ClassificationReason = builder.objectRef<Evidence>('ClassificationReason').implement({
+  description: 'One piece of evidence the relevance decision weighed.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', {
+      description:
+        'catalogue-package, registry-summary, catalogue-repository, catalogue-organisation, reference-host, package-name, repository-name, term, atlas, ai-vendor or model.',
+    }),
+    detail: t.exposeString('detail', { description: 'What was found, e.g. "PyPI:langchain (LangChain; pypi-llm-frameworks)"; for model, the words that moved it most.' }),
+    weight: t.exposeFloat('weight', { description: 'Its contribution in log-odds: positive for relevant, negative against.' }),
+  }),
+});
+
+const IssueClassification = builder.objectRef<Provenance>('IssueClassification').implement({
+  description: 'Why the classifier judged the item about AI/ML software (or not).',
+  fields: (t) => ({
+    version: t.exposeString('version', { description: 'classifierPromptVersion of the classifier that decided.' }),
+    relevant: t.exposeBoolean('relevant', { description: 'The decision.' }),
+    probability: t.exposeFloat('probability', { description: 'Calibrated probability that the item is about AI/ML software.' }),
+    modelScore: t.exposeFloat('modelScore', { description: "The learned text model's own probability, before the catalogue and rules." }),
+    reasons: t.field({ type: [ClassificationReason], description: 'The evidence, strongest first.', resolve: (p) => p.reasons }),
+  }),
+});
 
 export const SeverityEnum = builder.enumType('Severity', {
   description: 'Issue severity, ordered critical > high > medium > low > info.',
@@ -36,7 +65,7 @@ export const IssueRef = builder.prismaObject('Issue', {
     issueType: t.expose('issueType', { type: IssueTypeEnum, description: 'One of vulnerability, incident, news, regulatory, research.' }),
     cveId: t.exposeString('cveId', { nullable: true, description: 'CVE identifier, CVE-<year>-<number>.' }),
     cweIds: t.exposeStringList('cweIds', { nullable: true, description: 'CWE ids, CWE-<number>.' }),
-    affectedPackages: t.exposeStringList('affectedPackages', { nullable: true, description: '<package>@<version range> (fixed: <version>).' }),
+    affectedPackages: t.exposeStringList('affectedPackages', { nullable: true, description: '<package>@<version range> (fixed: <version>); the version is `none` when no release fixes the range.' }),
     affectedPackageRefs: t.exposeStringList('affectedPackageRefs', { nullable: true, description: '<ecosystem>:<package>.' }),
     affectedVendors: t.exposeStringList('affectedVendors', { description: 'Normalised vendor names; may be empty.' }),
     affectedVendorsRaw: t.exposeStringList('affectedVendorsRaw', { description: 'Vendor, product or component names as found in the item.' }),
@@ -44,7 +73,7 @@ export const IssueRef = builder.prismaObject('Issue', {
     classifierPromptVersion: t.exposeString('classifierPromptVersion', { description: 'Version tag of the classifier.' }),
     solution: t.exposeString('solution', { nullable: true, description: 'Remediation text; "N/A ..." when none is known.' }),
     attackType: t.exposeStringList('attackType', { description: 'Attack types, e.g. prompt_injection, supply_chain; may be empty.' }),
-    cvssVector: t.exposeString('cvssVector', { nullable: true, description: 'CVSS 3.1 vector string.' }),
+    cvssVector: t.exposeString('cvssVector', { nullable: true, description: 'CVSS 3.1 vector string (a 3.0 vector whose 3.1 score differs stays 3.0; an item with only a 4.0 vector carries that).' }),
     attackVector: t.exposeString('attackVector', { nullable: true, description: 'CVSS attack vector: network, adjacent, local, physical.' }),
     attackComplexity: t.exposeString('attackComplexity', { nullable: true, description: 'CVSS attack complexity: low, high.' }),
     privilegesRequired: t.exposeString('privilegesRequired', { nullable: true, description: 'CVSS privileges required: none, low, high.' }),
@@ -66,5 +95,24 @@ export const IssueRef = builder.prismaObject('Issue', {
     classifierConfidence: t.exposeFloat('classifierConfidence', { description: 'Classifier confidence between 0 and 1.' }),
     researchCategory: t.exposeString('researchCategory', { nullable: true, description: 'e.g. peer_reviewed.' }),
     atlasIds: t.exposeStringList('atlasIds', { nullable: true, description: 'MITRE ATLAS technique ids, AML.T<number>[.<number>].' }),
+    modifiedAt: t.expose('modifiedAt', {
+      type: 'DateTime',
+      description: 'When the served content last changed (including enrichment such as a new EPSS score); GraphQL only.',
+      extensions: graphqlOnly,
+    }),
+    owaspIds: t.stringList({
+      description: 'OWASP Top 10 for LLM Applications 2025 ids (LLM01:2025 ... LLM10:2025) the attack types imply; LLM-specific issues only. GraphQL only.',
+      extensions: graphqlOnly,
+      select: { owaspIds: true },
+      resolve: (issue) => issue.owaspIds ?? [],
+    }),
+    classification: t.field({
+      type: IssueClassification,
+      nullable: true,
+      description: 'Why the item was judged relevant: the deciding evidence, the model score and the classifier version. Null for issues stored before provenance was kept (reclassify fills it). GraphQL only.',
+      extensions: graphqlOnly,
+      select: { classification: true },
+      resolve: (issue) => (issue.classification as Provenance | null) ?? null,
+    }),
   }),
 });

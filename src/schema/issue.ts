@@ -1,9 +1,10 @@
 // Reading issues: the list with its page metadata (GET /api/v1/issues) and one issue by id
 // (GET /api/v1/issues/:id). The Issue type itself is in issue-type.ts.
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
+import { afterCursor, cursorDescription } from '../issues/cursor.js';
 import { isUuid } from '../http/params.js';
 import type { Issue } from '../generated/prisma/client.js';
-import { filterDescriptions, issueOrder, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { changeOrder, filterDescriptions, issueOrder, issueOrderFor, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';
 import { builder, selectionUnder } from './builder.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
@@ -16,7 +17,7 @@ interface IssuePage {
   offset: number;
 }
 
-function once<T>(load: () => Promise<T>): () => Promise<T> {
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
   let result: Promise<T> | undefined;
   return () => (result ??= load());
 }
@@ -61,15 +62,24 @@ builder.queryFields((t) => ({
       limit: t.arg.int({ description: pageDescriptions.limit(20, 100) }),
       offset: t.arg.int({ description: pageDescriptions.offset }),
       confidenceMin: t.arg.float({ description: filterDescriptions.confidenceMin }),
+      alias: t.arg.string({ description: filterDescriptions.alias }),
+      cursor: t.arg.string({ description: cursorDescription }),
+      modifiedSince: t.arg.string({ description: filterDescriptions.modifiedSince }),
     },
     resolve: (_root, args, context, info) => {
-      const where = issueWhere(parseIssueFilters(args));
+      const filters = parseIssueFilters(args);
+      const filtered = issueWhere(filters);
       const { limit, offset } = parsePage(args);
+      if (args.cursor && offset > 0) throw badRequest('Give cursor or offset, not both');
+      // modifiedSince pages in the order of changes, where a publication cursor means nothing.
+      if (args.cursor && filters.modifiedSince) throw badRequest('Give cursor or modifiedSince, not both');
+      // The total counts every match; only the rows start after the cursor.
+      const where = args.cursor ? { AND: [filtered, afterCursor(args.cursor)] } : filtered;
       // The selection under `data` decides the columns (no per-row queries, no unused columns).
       const query = selectionUnder('data', context, info);
       return {
-        rows: once(() => context.prisma.issue.findMany({ ...query, where, orderBy: issueOrder, take: limit, skip: offset })),
-        total: once(() => context.prisma.issue.count({ where })),
+        rows: once(() => context.prisma.issue.findMany({ ...query, where, orderBy: issueOrderFor(filters), take: limit, skip: offset })),
+        total: once(() => context.prisma.issue.count({ where: filtered })),
         limit,
         offset,
       };
@@ -91,6 +101,55 @@ builder.queryFields((t) => ({
       });
       if (!issue) throw notFound('Issue not found');
       return { data: issue };
+    },
+  }),
+
+  issueByAlias: t.field({
+    type: IssueEnvelopeRef,
+    nullable: true,
+    description:
+      'The served issue known by an identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (case-insensitive). NOT_FOUND (404) when no served issue carries it. REST: GET /api/v1/issues?alias=...',
+    args: { alias: t.arg.string({ required: true, description: filterDescriptions.alias }) },
+    resolve: async (_root, args, context, info) => {
+      const where = issueWhere(parseIssueFilters({ alias: args.alias }));
+      // Ingest merges items sharing an identifier, so at most one issue carries it; the order only makes that certain.
+      const issue = await context.prisma.issue.findFirst({ ...selectionUnder('data', context, info), where, orderBy: issueOrder });
+      if (!issue) throw notFound('No issue has this alias');
+      return { data: issue };
+    },
+  }),
+}));
+
+const IssueChangeRef = builder.prismaObject('Issue', {
+  variant: 'IssueChange',
+  description: 'One change for a mirror to apply: the issue as now served, or its withdrawal.',
+  select: { id: true, withdrawn: true },
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'The issue UUID.' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When the change was made; poll again from the last one seen.' }),
+    withdrawn: t.exposeBoolean('withdrawn', { description: 'True when the issue is no longer served (its source withdrew it): drop it.' }),
+    issue: t.variant(IssueRef, { isNull: (row) => row.withdrawn, description: 'The issue as now served; null when withdrawn.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  issueChanges: t.prismaField({
+    type: [IssueChangeRef],
+    description:
+      'Changes to issues made strictly after modifiedSince, oldest first (modifiedAt, then id): new and updated issues, and withdrawals, which the list no longer shows. A mirror polls again from the modifiedAt of the last change it saw, and sees each change once.',
+    args: {
+      modifiedSince: t.arg.string({ required: true, description: filterDescriptions.since.replace('published', 'changed') }),
+      limit: t.arg.int({ description: pageDescriptions.limit(100, 1000) }),
+    },
+    resolve: (query, _root, args, context) => {
+      const { modifiedSince } = parseIssueFilters({ modifiedSince: args.modifiedSince });
+      const { limit } = parsePage({ limit: args.limit }, { defaultLimit: 100, maxLimit: 1000 });
+      return context.prisma.issue.findMany({
+        ...query,
+        where: { relevant: true, processed: true, modifiedAt: { gt: modifiedSince } },
+        orderBy: changeOrder,
+        take: limit,
+      });
     },
   }),
 }));

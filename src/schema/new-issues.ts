@@ -1,7 +1,7 @@
 // Subscription.newIssues: every batch of newly published issues that match a filter. GraphQL
 // clients subscribe over SSE; the webhook dispatcher consumes the same field once per distinct
 // webhook filter, so a webhook receives exactly what a subscriber with its filters would.
-import { filter, map, pipe } from 'graphql-yoga';
+import { filter, map, pipe, Repeater } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { isUuid } from '../http/params.js';
 import { issueOrder } from '../issues/filters.js';
@@ -14,6 +14,28 @@ import { WebhookFiltersInput } from './webhook.js';
 interface MatchedBatch {
   eventId: string;
   issueIds: string[];
+  /** The event and the filter: subscribers with the same key share their queries. */
+  shareKey: string;
+}
+
+/**
+ * Every subscriber hears every batch; those with the same filter (and selection) run its queries
+ * once: the first one's promise is kept for a minute, long enough for the slowest reader.
+ */
+const shared = new Map<string, Promise<unknown>>();
+const sharedForMs = 60_000;
+const maxShared = 10_000;
+
+function once<T>(key: string, run: () => Promise<T>): Promise<T> {
+  let result = shared.get(key) as Promise<T> | undefined;
+  if (result) return result;
+  result = run();
+  if (shared.size >= maxShared) shared.delete(shared.keys().next().value!);
+  shared.set(key, result);
+  const forget = () => void setTimeout(() => shared.get(key) === result && shared.delete(key), sharedForMs).unref();
+  // A failed query is not shared beyond the subscribers already waiting for it.
+  result.then(forget, () => shared.delete(key));
+  return result;
 }
 
 
@@ -27,11 +49,13 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
       type: ['Issue'],
       description: 'The matching new issues, newest first.',
       resolve: (query, batch, _args, { prisma }) =>
-        prisma.issue.findMany({
-          ...query,
-          where: { ...servedIssue, id: { in: batch.issueIds } },
-          orderBy: issueOrder,
-        }),
+        once(`${batch.shareKey}\n${JSON.stringify(query)}`, () =>
+          prisma.issue.findMany({
+            ...query,
+            where: { ...servedIssue, id: { in: batch.issueIds } },
+            orderBy: issueOrder,
+          }),
+        ),
     }),
   }),
 });
@@ -40,12 +64,45 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
 async function matchEvent(ctx: Context, filters: IssueFilters, event: NewIssuesEvent): Promise<MatchedBatch | null> {
   const ids = event.issueIds.filter(isUuid);
   if (ids.length === 0) return null;
-  const rows = await ctx.prisma.issue.findMany({
-    // filtersWhere already keeps to served issues.
-    where: { AND: [filtersWhere(filters), { id: { in: ids } }] },
-    select: { id: true },
+  const shareKey = `${event.eventId}\n${JSON.stringify(filters)}`;
+  const rows = await once(shareKey, () =>
+    ctx.prisma.issue.findMany({
+      // filtersWhere already keeps to served issues.
+      where: { AND: [filtersWhere(filters), { id: { in: ids } }] },
+      select: { id: true },
+    }),
+  );
+  return rows.length ? { eventId: event.eventId, issueIds: rows.map((r) => r.id), shareKey } : null;
+}
+
+/**
+ * The stream of one client's subscription: it holds one of the client's slots until it ends, and
+ * ends by itself after `idleMs` without a message (a client that still wants it subscribes again).
+ */
+function bounded<T>(source: AsyncIterable<T>, release: () => void, idleMs: number): AsyncIterable<T> {
+  const stream = new Repeater<T>(async (push, stop) => {
+    const iterator = source[Symbol.asyncIterator]();
+    let idle = setTimeout(stop, idleMs);
+    const stopped = stop.then(() => ({ done: true as const, value: undefined }));
+    try {
+      for (;;) {
+        const step = await Promise.race([iterator.next(), stopped]);
+        if (step.done) break;
+        clearTimeout(idle);
+        idle = setTimeout(stop, idleMs);
+        await push(step.value);
+      }
+    } finally {
+      clearTimeout(idle);
+      release();
+      stop();
+      await iterator.return?.();
+    }
   });
-  return rows.length ? { eventId: event.eventId, issueIds: rows.map((r) => r.id) } : null;
+  // A stream ended before it was first read never runs the code above (release is idempotent).
+  const end = stream.return.bind(stream);
+  stream.return = (value) => (release(), end(value));
+  return stream;
 }
 
 // ---- subscriptions
@@ -57,14 +114,16 @@ builder.subscriptionField('newIssues', (t) =>
       'Newly published issues matching the filter, one message per publish batch (batches with no match are skipped). ' +
       'Subscribe over SSE (Accept: text/event-stream).',
     args: { filter: t.arg({ type: WebhookFiltersInput, description: 'Optional filters: severity, issueType, vendor, llmSpecific.' }) },
-    subscribe: (_root, args, ctx) => {
+    subscribe: async (_root, args, ctx) => {
       const filters = normaliseFilters(args.filter);
+      const release = await ctx.takeSubscriptionSlot?.();
       // Repeater-based operators, so a client going away ends the pub/sub listener at once.
-      return pipe(
+      const batches = pipe(
         ctx.pubsub.subscribe('newIssues'),
         map((event: NewIssuesEvent) => matchEvent(ctx, filters, event)),
         filter((batch): batch is MatchedBatch => batch !== null),
       );
+      return release ? bounded(batches, release, ctx.config.subscriptionIdleMs) : batches;
     },
     resolve: (batch) => batch,
   }),

@@ -1,6 +1,6 @@
 // STIX 2.1 export: GET /api/v1/issues/stix and Query.stixBundle. The bundle is a JSON scalar, so
 // REST answers the bundle itself, not an envelope.
-import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { filterDescriptions, issueOrder, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { buildBundle, stixIssueSelect } from '../stix/bundle.js';
 import { builder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
@@ -12,7 +12,7 @@ builder.queryField('stixBundle', (t) =>
   t.field({
     type: 'JSON',
     description:
-      'Served issues as a STIX 2.1 bundle, newest first: a vulnerability per issue, attack patterns for attack types and MITRE ATLAS ' +
+      'Served issues as a STIX 2.1 bundle, newest first: a vulnerability per vulnerability and a report per other issue, attack patterns for attack types and MITRE ATLAS ' +
       'techniques that target it, a course of action from a real solution that mitigates it, the secwire identity, and TLP:CLEAR and ' +
       'CC BY 4.0 markings. Object ids are UUIDv5 of the issue id (and so on), stable across exports. REST: GET /api/v1/issues/stix.',
     args: {
@@ -20,11 +20,12 @@ builder.queryField('stixBundle', (t) =>
       issueType: t.arg({ type: IssueTypeEnum, description: filterDescriptions.issueType }),
       since: t.arg.string({ description: filterDescriptions.since }),
       limit: t.arg.int({ description: `Maximum issues in the bundle: an integer of at least 1; default ${STIX_LIMIT_DEFAULT}; larger values are treated as ${STIX_LIMIT_MAX}.` }),
+      offset: t.arg.int({ description: pageDescriptions.offset }),
     },
     resolve: async (_root, args, { prisma }) => {
       const where = issueWhere(parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since }));
-      const { limit } = parsePage({ limit: args.limit }, { defaultLimit: STIX_LIMIT_DEFAULT, maxLimit: STIX_LIMIT_MAX });
-      const issues = await prisma.issue.findMany({ where, orderBy: issueOrder, take: limit, select: stixIssueSelect });
+      const { limit, offset } = parsePage({ limit: args.limit, offset: args.offset }, { defaultLimit: STIX_LIMIT_DEFAULT, maxLimit: STIX_LIMIT_MAX });
+      const issues = await prisma.issue.findMany({ where, orderBy: issueOrder, skip: offset, take: limit, select: stixIssueSelect });
       return buildBundle(issues);
     },
   }),

@@ -9,6 +9,7 @@ import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import {
   createWebhookData,
   ownedWebhook,
+  withinWebhookCap,
   requireOwnedWebhook,
   validateRegistration,
   validateUpdate,
@@ -246,10 +247,12 @@ builder.mutationField('createWebhook', (t) =>
     resolve: async (_root, args, ctx, info) => {
       const ownerKeyHash = await webhookOwner(ctx);
       const valid = await validateRegistration(ctx, args);
-      const data = await ctx.prisma.webhook.create({
-        ...queryFromInfo({ context: ctx, info, path: ['data'] }),
-        data: createWebhookData(ownerKeyHash, valid),
-      });
+      const data = await withinWebhookCap(ctx, ownerKeyHash, (tx) =>
+        tx.webhook.create({
+          ...queryFromInfo({ context: ctx, info, path: ['data'] }),
+          data: createWebhookData(ownerKeyHash, valid),
+        }),
+      );
       return { data };
     },
   }),

@@ -33,3 +33,9 @@ export function atlasTechnique(id: string): AtlasTechnique | undefined {
   techniques ??= load();
   return techniques.get(id);
 }
+
+/** Every technique and sub-technique id of the bundled ATLAS release. */
+export function atlasTechniqueIds(): string[] {
+  techniques ??= load();
+  return [...techniques.keys()];
+}

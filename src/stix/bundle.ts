@@ -1,19 +1,19 @@
 // Maps issues to a STIX 2.1 bundle (https://docs.oasis-open.org/cti/stix/v2.1/stix-v2.1.html).
 // Ids are UUIDv5 under one fixed namespace, so exporting the same issue twice yields the same
-// objects and consumers can de-duplicate. Per issue: a vulnerability; an attack-pattern per attack
-// type and per ATLAS technique (shared between issues) that `targets` it; a course-of-action that
-// `mitigates` it when the issue has a real solution. Every object is created by the service's
+// objects and consumers can de-duplicate. Per issue: a vulnerability or a report (see stixTypeOf); an attack-pattern per attack type and per ATLAS technique (shared between issues);
+// a course-of-action when the issue has a real solution. Every object is created by the service's
 // identity and marked TLP:CLEAR and CC BY 4.0.
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
+import { owaspRisk } from '../ingest/classifier/crosswalk.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { atlasTechnique } from './atlas.js';
+import { atlasTechnique, atlasTechniqueIds } from './atlas.js';
 
 /** Fixed namespace of every secwire STIX id. Changing it changes every exported id: never do. */
 export const STIX_NAMESPACE = 'cf3099ba-b731-4a7a-bcec-5ab36da748e7';
 
 /** Creation time of the objects that describe the service rather than an issue. */
-const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
+export const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
 
 export const LICENSE_URL = 'https://creativecommons.org/licenses/by/4.0/';
 
@@ -76,7 +76,7 @@ export const stixIssueSelect = {
   summary: true,
   sourceUrl: true,
   publishedAt: true,
-  updatedAt: true,
+  modifiedAt: true,
   severity: true,
   issueType: true,
   labels: true,
@@ -86,6 +86,7 @@ export const stixIssueSelect = {
   advisoryAliases: true,
   attackType: true,
   atlasIds: true,
+  owaspIds: true,
   solution: true,
   classifierConfidence: true,
 } satisfies Prisma.IssueSelect;
@@ -143,6 +144,10 @@ function externalReferences(issue: StixIssue): ExternalReference[] {
     const n = /^CAPEC-(\d+)$/.exec(capec)?.[1];
     if (n) refs.push({ source_name: 'capec', external_id: capec, url: `https://capec.mitre.org/data/definitions/${n}.html` });
   }
+  for (const id of issue.owaspIds) {
+    const risk = owaspRisk(id);
+    refs.push({ source_name: 'owasp-llm-top-10-2025', external_id: id, ...(risk ? { url: risk.url, description: risk.name } : {}) });
+  }
   const seen = new Set<string>();
   return refs.filter((r) => {
     const key = `${r.source_name}|${r.external_id ?? r.url ?? r.description}`;
@@ -195,16 +200,27 @@ function relationship(type: 'targets' | 'mitigates', source: string, target: str
   };
 }
 
+/**
+ * The STIX object an issue becomes: a vulnerability only for vulnerabilities; a report (about the
+ * attack patterns and course of action it names) for incidents, news, research and regulatory
+ * items. Not STIX's `incident`: the OASIS bundle schema lists no incident among its objects and
+ * rejects one as a custom object, so a bundle holding one would not validate.
+ */
+export function stixTypeOf(issueType: string): 'vulnerability' | 'report' {
+  return issueType === 'vulnerability' ? 'vulnerability' : 'report';
+}
+
 /** The objects describing one issue, and the shared attack patterns it points at. */
 function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): StixObject[] {
   const created = issue.publishedAt.toISOString();
-  const modified = new Date(Math.max(issue.publishedAt.getTime(), issue.updatedAt.getTime())).toISOString();
+  const modified = new Date(Math.max(issue.publishedAt.getTime(), issue.modifiedAt.getTime())).toISOString();
   const name = issue.cveId ?? issue.headline ?? issue.title;
   const labels = [`severity:${issue.severity}`, `issue-type:${issue.issueType}`, ...issue.labels];
-  const vulnerability: StixObject = {
-    type: 'vulnerability',
+  const type = stixTypeOf(issue.issueType);
+  const main: StixObject = {
+    type,
     ...common,
-    id: stixId('vulnerability', issue.id),
+    id: stixId(type, issue.id),
     created,
     modified,
     name,
@@ -213,7 +229,13 @@ function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): Stix
     confidence: Math.round(Math.min(1, Math.max(0, issue.classifierConfidence)) * 100),
     external_references: externalReferences(issue),
   };
-  const objects: StixObject[] = [vulnerability];
+  const objects: StixObject[] = [main];
+  const refs: string[] = [];
+  // A vulnerability is targeted and mitigated (STIX's own relationships for it); a report lists them.
+  const link = (kind: 'targets' | 'mitigates', source: string) => {
+    if (type === 'report') refs.push(source);
+    else objects.push(relationship(kind, source, main.id, created, modified));
+  };
   if (isRealSolution(issue.solution)) {
     const courseOfAction: StixObject = {
       type: 'course-of-action',
@@ -224,7 +246,8 @@ function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): Stix
       name: `Remediation for ${name}`,
       description: issue.solution.trim(),
     };
-    objects.push(courseOfAction, relationship('mitigates', courseOfAction.id, vulnerability.id, created, modified));
+    objects.push(courseOfAction);
+    link('mitigates', courseOfAction.id);
   }
   const used = [
     ...issue.attackType.filter((code) => code && code !== 'other').map((code) => ({ key: `attack-type:${code}`, make: () => attackTypePattern(code) })),
@@ -233,8 +256,10 @@ function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): Stix
   for (const { key, make } of used) {
     let pattern = patterns.get(key);
     if (!pattern) patterns.set(key, (pattern = make()));
-    objects.push(relationship('targets', pattern.id, vulnerability.id, created, modified));
+    link('targets', pattern.id);
   }
+  // A report needs at least one object it is about; with nothing else, it is the feed's own item.
+  if (type === 'report') Object.assign(main, { report_types: ['threat-report'], published: created, object_refs: refs.length ? [...new Set(refs)] : [IDENTITY_ID] });
   return objects;
 }
 
@@ -248,4 +273,40 @@ export function buildBundle(issues: StixIssue[]): StixBundle {
   const digest = createHash('sha256');
   for (const o of unique) digest.update(`${o.id}|${String(o.modified ?? o.created)}\n`);
   return { type: 'bundle', id: stixId('bundle', digest.digest('hex')), objects: unique };
+}
+
+let catalogue: Map<string, StixObject> | undefined;
+
+/**
+ * The objects every issue may point at, whatever the issues: the markings, the identity and an
+ * attack pattern per known attack type and ATLAS technique. TAXII serves them first, so the set
+ * never grows behind a client's cursor.
+ */
+export function referenceObjects(): Map<string, StixObject> {
+  catalogue ??= new Map([
+    ...[TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY].map((o) => [o.id, o] as const),
+    ...Object.keys(attackTypeNames).map((code) => [`attack-type:${code}`, attackTypePattern(code)] as const),
+    ...atlasTechniqueIds().map((id) => [`atlas:${id}`, atlasPattern(id)] as const),
+  ]);
+  return catalogue;
+}
+
+/**
+ * One issue's own objects. A link to an attack pattern outside the reference objects (an attack
+ * type or ATLAS id this release does not know) is left out: the pattern would be listed again
+ * with every issue that names it.
+ */
+export function issueOwnObjects(issue: StixIssue): StixObject[] {
+  const reference = referenceObjects();
+  const patterns = new Map(reference);
+  const unknown = new Set<string>();
+  const objects = issueObjects(issue, patterns);
+  for (const [key, pattern] of patterns) if (!reference.has(key)) unknown.add(pattern.id);
+  return objects
+    .filter((o) => !unknown.has(o.source_ref as string))
+    .map((o) => {
+      if (o.type !== 'report') return o;
+      const refs = (o.object_refs as string[]).filter((id) => !unknown.has(id));
+      return { ...o, object_refs: refs.length ? refs : [IDENTITY_ID] };
+    });
 }

@@ -64,10 +64,13 @@ interface DispatchData {
   newIssues: { eventId: string; issues: unknown[] };
 }
 
-/** Every field of the Issue type: the REST Issue shape, since REST serves the same type. */
+/** Every field of the Issue type REST serves (not the graphqlOnly ones): the REST Issue shape. */
 function dispatchDocument() {
   const issue = schema.getType('Issue') as GraphQLObjectType;
-  const fields = Object.keys(issue.getFields()).join(' ');
+  const fields = Object.values(issue.getFields())
+    .filter((f) => !f.extensions?.graphqlOnly)
+    .map((f) => f.name)
+    .join(' ');
   return parse(`subscription WebhookDispatch($filter: WebhookFiltersInput) {
     newIssues(filter: $filter) { eventId issues { ${fields} } }
   }`);
@@ -132,7 +135,7 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
   async function eventsToReplay(group: Group, since: Date): Promise<{ id: string; issueIds: string[]; createdAt: Date }[]> {
     const events = await prisma.$queryRaw<{ id: string; issueIds: string[]; createdAt: Date }[]>`
       SELECT e."id", e."issueIds", e."createdAt" FROM "IssueEvent" AS e
-       WHERE e."createdAt" >= ${since}
+       WHERE e."createdAt" >= ${since} AND e."kind" = 'new_issues'
          AND EXISTS (
            SELECT 1 FROM "Webhook" AS w
             WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"

@@ -94,3 +94,19 @@ export function createWebhookData(ownerKeyHash: string, valid: { url: string; fi
   return { url: valid.url, filters: valid.filters, ownerKeyHash, secret: newSecret() };
 }
 
+
+/**
+ * Runs `create` unless the owner already has WEBHOOKS_PER_KEY webhooks (a 400 naming the limit).
+ * Registrations of one key are serialised by a transaction lock, so two at once cannot both take
+ * the last place.
+ */
+export async function withinWebhookCap<T>(ctx: Context, ownerKeyHash: string, create: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  const cap = ctx.config.webhooksPerKey;
+  return ctx.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(${ownerKeyHash}, 0))) AS locked`;
+    if ((await tx.webhook.count({ where: { ownerKeyHash } })) >= cap) {
+      throw badRequest(`A key may have at most ${cap} webhooks; delete one before registering another`);
+    }
+    return create(tx);
+  });
+}

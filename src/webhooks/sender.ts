@@ -77,15 +77,18 @@ export function createSender(options: SenderOptions): Sender {
         req.destroy();
       }, options.timeoutMs);
       req.on('response', (res) => {
+        // The status decides the outcome: a receiver that answers 2xx at once and then trickles its
+        // body has accepted the delivery. The body is still read (to keep the socket reusable), up
+        // to a limit and for no longer than the time limit.
+        finish({ statusCode: res.statusCode });
         let received = 0;
+        const cutOff = setTimeout(() => res.destroy(), options.timeoutMs).unref();
         res.on('data', (chunk: Buffer) => {
           received += chunk.length;
           if (received > maxResponseBytes) res.destroy();
         });
-        const done = () => finish({ statusCode: res.statusCode });
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
+        res.on('close', () => clearTimeout(cutOff));
+        res.on('error', () => {});
       });
       req.on('error', (err) => finish({ error: describeError(err) }));
       req.end(body);
@@ -98,6 +101,10 @@ export function createSender(options: SenderOptions): Sender {
 /** Library and system errors mapped to plain words: the owner sees these, never raw messages. */
 function describeError(err: NodeJS.ErrnoException): string {
   if (err instanceof TargetRefused) return `refused: ${err.message}`;
+  // OpenSSL's words for a TLS hello answered by a plain-HTTP server.
+  if (err.code === 'EPROTO' && /wrong version number|packet length too long|http request/i.test(err.message)) {
+    return 'TLS handshake failed: the receiver answered in plain HTTP; it must serve HTTPS at this URL';
+  }
   switch (err.code) {
     case 'ETARGETREFUSED':
       return `refused: ${err.message}`;

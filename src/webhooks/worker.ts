@@ -14,6 +14,14 @@ export interface WorkerOptions extends Partial<Omit<SenderOptions, 'allowPrivate
   allowPrivateTargets: boolean;
   /** Deliveries in flight at once. */
   concurrency?: number;
+  /**
+   * Fair shares, counted over every worker of the deployment (rows being delivered): deliveries in
+   * flight at once to one webhook, for one owner key, and to one host (host:port). A receiver that
+   * hangs, or one key with many webhooks at it, holds at most its share and never everyone's slots.
+   */
+  perWebhook?: number;
+  perKey?: number;
+  perHost?: number;
   /** How often an idle worker looks for due rows (wake() cuts this short). */
   pollIntervalMs?: number;
   /** How long a claim holds a row; must exceed timeoutMs, or a slow attempt could be sent twice. */
@@ -53,10 +61,15 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
   const leaseMs = options.leaseMs ?? timeoutMs + 15_000;
   const concurrency = options.concurrency ?? 16;
   const claimBatch = Math.max(1, Math.floor(concurrency / 4));
+  const perWebhook = options.perWebhook ?? 2;
+  // Half the slots at most for one key or one host: the other half stays free for everyone else
+  // even while a key's receivers all hang until the time limit.
+  const perKey = options.perKey ?? Math.max(1, Math.ceil(concurrency / 2));
+  const perHost = options.perHost ?? Math.max(1, Math.ceil(concurrency / 2));
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const deadLimit = options.deadDeliveriesToDeactivate ?? 3;
-  const sender: Sender = createSender({ ...options, timeoutMs });
+  const sender: Sender = createSender({ maxSocketsPerHost: perHost, ...options, timeoutMs });
   const recorder = createOutcomeRecorder(prisma, log, { retry, deadLimit });
 
   const inFlight = new Set<Promise<void>>();
@@ -66,8 +79,46 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
   let wakeRequested = false;
 
   async function claim(limit: number): Promise<ClaimedRow[]> {
-    // A row is due when it waits for an attempt, or when its claim expired (its worker died).
+    // A row is due when it waits for an attempt, or when its claim expired (its worker died). Due
+    // rows are ranked within their webhook, key and host, counting what is already in flight there,
+    // and only those within every share are taken: keys and webhooks take turns, oldest first.
     return prisma.$queryRaw<ClaimedRow[]>`
+      WITH busy AS (
+        SELECT b."webhookId", bw."ownerKeyHash" AS "key", substring(bw."url" from '^[a-z]+://([^/?#]*)') AS "host"
+          FROM "WebhookDelivery" AS b JOIN "Webhook" AS bw ON bw."id" = b."webhookId"
+         WHERE b."status" = 'delivering' AND b."lockedUntil" >= now()
+      ),
+      due AS (
+        SELECT q."id", qw."ownerKeyHash" AS "key", substring(qw."url" from '^[a-z]+://([^/?#]*)') AS "host", q."nextAttemptAt",
+               row_number() OVER (PARTITION BY q."webhookId" ORDER BY q."nextAttemptAt", q."id")
+                 + (SELECT count(*) FROM busy WHERE busy."webhookId" = q."webhookId") AS "hookRank"
+          FROM "WebhookDelivery" AS q JOIN "Webhook" AS qw ON qw."id" = q."webhookId"
+         WHERE qw."active"
+           AND ((q."status" IN ('pending', 'failed') AND q."nextAttemptAt" <= now())
+             OR (q."status" = 'delivering' AND q."lockedUntil" < now()))
+      ),
+      ranked AS (
+        SELECT u."id", u."host", u."hookRank", u."nextAttemptAt",
+               row_number() OVER (PARTITION BY u."key" ORDER BY u."hookRank", u."nextAttemptAt", u."id")
+                 + (SELECT count(*) FROM busy WHERE busy."key" = u."key") AS "keyRank"
+          FROM due AS u
+         WHERE u."hookRank" <= ${perWebhook}
+      ),
+      -- A host's places go to rows within their key's share only: ranked over every due row, a
+      -- key over its share could take the host's first places and leave them unused for ever.
+      hosted AS (
+        SELECT r."id", r."keyRank", r."hookRank", r."nextAttemptAt",
+               row_number() OVER (PARTITION BY r."host" ORDER BY r."keyRank", r."hookRank", r."nextAttemptAt", r."id")
+                 + (SELECT count(*) FROM busy WHERE busy."host" = r."host") AS "hostRank"
+          FROM ranked AS r
+         WHERE r."keyRank" <= ${perKey}
+      ),
+      chosen AS (
+        SELECT h."id" FROM hosted AS h
+         WHERE h."hostRank" <= ${perHost}
+         ORDER BY h."keyRank", h."hookRank", h."nextAttemptAt"
+         LIMIT ${limit}
+      )
       UPDATE "WebhookDelivery" AS d
          SET "status" = 'delivering',
              "attempts" = d."attempts" + 1,
@@ -75,13 +126,11 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
         FROM "Webhook" AS w
        WHERE w."id" = d."webhookId"
          AND d."id" IN (
+           -- Locked and checked again: another worker may have claimed one meanwhile.
            SELECT q."id" FROM "WebhookDelivery" AS q
-             JOIN "Webhook" AS qw ON qw."id" = q."webhookId"
-            WHERE qw."active"
+            WHERE q."id" IN (SELECT "id" FROM chosen)
               AND ((q."status" IN ('pending', 'failed') AND q."nextAttemptAt" <= now())
                 OR (q."status" = 'delivering' AND q."lockedUntil" < now()))
-            ORDER BY q."nextAttemptAt"
-            LIMIT ${limit}
               FOR UPDATE OF q SKIP LOCKED)
       RETURNING d."id", d."webhookId", d."kind", d."payload", d."attempts", d."lockedUntil", w."url", w."secret",
                 CASE WHEN w."previousSecretExpiresAt" > now() THEN w."previousSecret" END AS "previousSecret"`;

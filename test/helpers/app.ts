@@ -23,7 +23,7 @@ export interface TestApp {
 export async function createTestApp(overrides: Partial<Config> = {}, db?: TestDatabase, services: Partial<Services> = {}): Promise<TestApp> {
   const database = db ?? (await createTestDatabase());
   const config = testConfig(overrides);
-  const { pubsub, close: closePubSub } = createIssuePubSub(config.redisUrl);
+  const { pubsub, close: closePubSub } = createIssuePubSub(config);
   const app = createApp({ config, db: database, log: createLogger(config.logLevel), pubsub, ...services });
   const fetchApp = (path: string, init?: RequestInit) => Promise.resolve(app.fetch(new Request(`http://localhost${path}`, init)));
   return {

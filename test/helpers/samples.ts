@@ -25,3 +25,17 @@ export const adminHeaders = { authorization: `Bearer ${adminKey}` };
 export const ingestMutation = `mutation Ingest($items: [JSON!]!) {
   ingestItems(items: $items) { data { received created updated unchanged rejected { index message } ids } }
 }`;
+
+/** `n` sample advisories under fresh GHSA and CVE ids (`tag`: 4 hex digits), so each is a new issue. */
+export function clonedAdvisories(n: number, tag: string): Record<string, any>[] {
+  const base = loadAdvisories();
+  return Array.from({ length: n }, (_, i) => {
+    const record = structuredClone(base[i % base.length]!);
+    const hex = i.toString(16).padStart(8, '0');
+    record.id = `GHSA-${tag}-${hex.slice(0, 4)}-${hex.slice(4)}`;
+    record.aliases = [`CVE-2099-${parseInt(tag, 16) * 10_000 + i}`];
+    // References name PYSEC ids, which would merge the clones back into one issue.
+    record.references = [];
+    return record;
+  });
+}

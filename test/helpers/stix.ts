@@ -1,27 +1,18 @@
 // Validates STIX 2.1 bundles against the OASIS JSON schemas (draft 2020-12) and checks that every
-// *_ref / *_refs property points at an object inside the bundle. The schemas are read from the
-// shared data folder beside the repository (CI has it there); STIX_SCHEMAS_DIR overrides the path.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+// *_ref / *_refs property points at an object inside the bundle. The schemas are vendored in
+// data/stix2.1-schemas (BSD-3-Clause, see its NOTICE.txt), so a fresh clone needs nothing beside it.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 const SCHEMA_BASE = 'http://raw.githubusercontent.com/oasis-open/cti-stix2-json-schemas/stix2.1/schemas/';
 
-/** The schemas folder: $STIX_SCHEMAS_DIR, else shared/data/stix2.1-schemas/schemas in a parent folder. */
-export function stixSchemasDir(): string {
-  const override = process.env.STIX_SCHEMAS_DIR;
-  if (override) return resolve(override);
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    const candidate = join(dir, 'shared', 'data', 'stix2.1-schemas', 'schemas');
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error('STIX 2.1 schemas not found: set STIX_SCHEMAS_DIR to the schemas/ folder of oasis-open/cti-stix2-json-schemas');
-}
+const SCHEMAS_DIR = fileURLToPath(new URL('../../data/stix2.1-schemas/schemas', import.meta.url));
 
 function loadValidator() {
-  const root = stixSchemasDir();
+  const root = SCHEMAS_DIR;
   // strict: false: the OASIS schemas use annotations (e.g. "title" inside allOf) that strict mode rejects;
   // unicodeRegExp: false: their patterns escape "-" (\-), which is invalid in a unicode-mode RegExp.
   const ajv = new Ajv2020({ strict: false, allErrors: true, unicodeRegExp: false });

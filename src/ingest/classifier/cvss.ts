@@ -62,6 +62,23 @@ export function isValidCvssVector(vector: string): boolean {
 
 const preference = ['CVSS:3.1', 'CVSS:3.0', 'CVSS:4.0'];
 
+const baseScore = (parsed: CvssVectorLike) => {
+  const scores = parsed.calculateScores();
+  return Math.round((scores.base ?? scores.overall) * 10) / 10;
+};
+
+/**
+ * The spec's cvssVector is CVSS 3.1. 3.0 and 3.1 share every base metric and differ only in
+ * rounding, so a 3.0 vector is served as the same metrics under CVSS:3.1 when 3.1 gives the same
+ * base score (nearly always); otherwise it stays 3.0, as published.
+ */
+function asV31(candidate: { vector: string; parsed: CvssVectorLike }): { vector: string; parsed: CvssVectorLike } {
+  if (candidate.parsed.getVectorName() !== 'CVSS:3.0') return candidate;
+  const vector = candidate.vector.replace(/^CVSS:3\.0\//, 'CVSS:3.1/');
+  const parsed = parse(vector);
+  return parsed && baseScore(parsed) === baseScore(candidate.parsed) ? { vector, parsed } : candidate;
+}
+
 /** Scores the preferred valid vector among those given; null when none is usable. */
 export function readCvss(vectors: string[]): CvssFacts | null {
   const candidates = vectors
@@ -70,9 +87,8 @@ export function readCvss(vectors: string[]): CvssFacts | null {
     .sort((a, b) => preference.indexOf(a.parsed.getVectorName()) - preference.indexOf(b.parsed.getVectorName()));
   const best = candidates[0];
   if (!best) return null;
-  const { parsed, vector } = best;
-  const scores = parsed.calculateScores();
-  const score = Math.round((scores.base ?? scores.overall) * 10) / 10;
+  const { parsed, vector } = asV31(best);
+  const score = baseScore(parsed);
   const metric = (name: string) => {
     const value = parsed.getComponentByStringOpt(name)?.shortName;
     return (value && words[name]?.[value]) ?? null;

@@ -5,6 +5,7 @@ import type { Item, IssueType, Severity } from '../item.js';
 import { readCvss, type CvssFacts } from './cvss.js';
 import { capecIdsFor } from './cwe.js';
 import { packageFacts, type PackageFacts } from './packages.js';
+import type { Provenance } from './relevance.js';
 import type { AiComponent, AttackType } from './tables.js';
 import { vendorFacts, type VendorFacts } from './vendors.js';
 
@@ -37,6 +38,10 @@ export interface Classification {
   affectedVendors: string[];
   researchCategory: string | null;
   classifierConfidence: number;
+  /** OWASP Top 10 for LLM Applications 2025 ids the attack types imply (LLM-specific issues only). */
+  owaspIds: string[];
+  /** Why the item was judged relevant or not, stored with the issue. */
+  provenance: Provenance;
 }
 
 export interface Classifier {

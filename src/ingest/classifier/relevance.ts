@@ -1,32 +1,69 @@
-// Is the item about AI/ML/LLM systems? Irrelevant items are stored but never served, so the
-// answer carries how sure it is (it feeds classifierConfidence).
+// Is the item about AI/ML/LLM software? The catalogue and the rules (evidence.ts) and the learned
+// text model (model.ts) each give log-odds; a stacker fitted on out-of-fold scores (training.ts)
+// turns them into a calibrated probability. The evidence that decided is kept with the issue.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Item } from '../item.js';
-import { packageKey } from './packages.js';
-import { aiTerms, knownPackages, vendorAliases } from './tables.js';
+import { catalogueFiles, defaultCatalogue, type Catalogue, type CatalogueEntry } from './catalogue.js';
+import { crosswalkUrl } from './crosswalk.js';
+import type { Evidence } from './evidence.js';
+import { features } from './model.js';
+import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
 
-export interface Relevance {
+/** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
+const rulesVersion = '2.0.0';
+
+export interface Provenance {
+  /** classifierPromptVersion of the classifier that decided. */
+  version: string;
   relevant: boolean;
-  /** How much evidence the decision rests on, 0..1. */
-  confidence: number;
-  reason: 'known-package' | 'atlas' | 'ai-vendor' | 'strong-terms' | 'weak-terms' | 'none';
+  /** Calibrated probability that the item is about AI/ML software. */
+  probability: number;
+  /** The text model's own calibrated probability, before the rules. */
+  modelScore: number;
+  /** The evidence, strongest first; `model` carries the words that moved the model most. */
+  reasons: Evidence[];
 }
 
-export function knownPackagesOf(item: Item) {
-  return item.affected.map((a) => knownPackages[packageKey(a.package.ecosystem, a.package.name)]).filter((p) => p !== undefined);
+export interface RelevanceDecision extends Provenance {
+  /** Catalogue entries the item's packages and repositories matched (component, LLM category). */
+  entries: CatalogueEntry[];
 }
 
-const aiVendors = new Set(vendorAliases.filter((v) => v.ai).map((v) => v.vendor));
+const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** `vendors`: the item's normalised vendors; an AI-first company's product is AI software. */
-export function decideRelevance(item: Item, text: string, vendors: string[]): Relevance {
-  if (knownPackagesOf(item).length > 0) return { relevant: true, confidence: 0.95, reason: 'known-package' };
-  if (item.atlasHints.length > 0) return { relevant: true, confidence: 0.9, reason: 'atlas' };
-  if (vendors.some((v) => aiVendors.has(v))) return { relevant: true, confidence: 0.8, reason: 'ai-vendor' };
-  const strong = text.match(new RegExp(aiTerms.strong.source, 'gi')) ?? [];
-  if (strong.length >= 2) return { relevant: true, confidence: 0.85, reason: 'strong-terms' };
-  if (strong.length === 1) return { relevant: true, confidence: 0.7, reason: 'strong-terms' };
-  const weak = new Set((text.match(new RegExp(aiTerms.weak.source, 'gi')) ?? []).map((w) => w.toLowerCase()));
-  // Two different weak words ("model" and "inference") together are enough; one alone is not.
-  if (weak.size >= 2) return { relevant: true, confidence: 0.55, reason: 'weak-terms' };
-  return { relevant: false, confidence: weak.size === 1 ? 0.6 : 0.8, reason: weak.size === 1 ? 'weak-terms' : 'none' };
+export class RelevanceJudge {
+  constructor(
+    readonly trained: TrainedRelevance,
+    readonly catalogue: Catalogue,
+    readonly version: string,
+  ) {}
+
+  decide(item: Item, vendors: string[]): RelevanceDecision {
+    const { stacker, model } = this.trained;
+    const scored = scoreItem(item, features(item), model, this.catalogue, vendors);
+    const probability = sigmoid(stackedLogit(stacker, scored));
+    const modelScore = sigmoid(stacker.b0 + stacker.b1 * scored.modelLogit);
+    const reasons: Evidence[] = [
+      ...scored.evidence.map((e) => ({ ...e, weight: round(e.weight * stacker.b2, 2) })),
+      { kind: 'model' as const, detail: scored.modelTop.join(' '), weight: round(stacker.b1 * scored.modelLogit, 2) },
+    ].sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight));
+    return { version: this.version, relevant: probability >= 0.5, probability: round(probability), modelScore: round(modelScore), reasons, entries: scored.entries };
+  }
+}
+
+/** A short hash of everything the decision is made from, so any change is a new version. */
+function dataHash(): string {
+  const hash = createHash('sha256').update(rulesVersion);
+  for (const file of catalogueFiles) hash.update(readFileSync(file));
+  hash.update(readFileSync(crosswalkUrl));
+  for (const e of trainingExamples()) hash.update(`${e.id}:${e.relevant}\n`);
+  return hash.digest('hex').slice(0, 8);
+}
+
+let judge: RelevanceJudge | undefined;
+/** Trained on first use (well under a second), deterministically, from the project's own data. */
+export function defaultJudge(): RelevanceJudge {
+  judge ??= new RelevanceJudge(trainRelevance(), defaultCatalogue(), `rules-${rulesVersion}+${dataHash()}`);
+  return judge;
 }

@@ -5,10 +5,10 @@ import { sortAtlasIds } from './atlas.js';
 import { cweEntry, cweShortName } from './cwe.js';
 import type { Classification, Classifier, Facts } from './index.js';
 import { noRemediation, remediation } from './packages.js';
-import { decideRelevance, knownPackagesOf } from './relevance.js';
+import { crosswalk } from './crosswalk.js';
+import { defaultJudge, type RelevanceJudge } from './relevance.js';
 import { decideSeverity } from './severity.js';
 import {
-  atlasRules,
   attackRules,
   codeExecution,
   componentRules,
@@ -20,10 +20,9 @@ import {
   type AttackType,
 } from './tables.js';
 import { headlineOf, plainText, summaryOf } from './text.js';
+import type { CatalogueEntry } from './catalogue.js';
 
 export const ruleClassifierModel = 'secwire-rules';
-/** Bump when a rule or table changes: re-ingest then reclassifies unchanged records. */
-export const ruleClassifierVersion = 'rules-1.0.0';
 
 const typeRules: { type: IssueType; text: RegExp }[] = [
   { type: 'regulatory', text: /\b(regulation|regulatory|legislation|\blaw\b|act\b.*\b(enters?|entered) into force|directive|executive order|guidance|standard|framework (released|published)|compliance|regulator)/i },
@@ -31,30 +30,20 @@ const typeRules: { type: IssueType; text: RegExp }[] = [
   { type: 'incident', text: /\b(breach(ed)?|incident|attackers? (used|abused|compromised)|was (compromised|exploited|attacked)|in the wild|leaked)\b/i },
 ];
 
-function inferType(item: Item, facts: Facts, text: string): { type: IssueType; confidence: number } {
-  if (item.typeHint) return { type: item.typeHint, confidence: item.format === 'osv' ? 0.95 : 0.9 };
-  if (facts.cveId || item.affected.length > 0) return { type: 'vulnerability', confidence: 0.8 };
-  const rule = typeRules.find((r) => r.text.test(text));
-  return rule ? { type: rule.type, confidence: 0.6 } : { type: 'news', confidence: 0.5 };
+function inferType(item: Item, facts: Facts, text: string): IssueType {
+  if (item.typeHint) return item.typeHint;
+  if (facts.cveId || item.affected.length > 0) return 'vulnerability';
+  return typeRules.find((r) => r.text.test(text))?.type ?? 'news';
 }
 
-function attackTypesOf(item: Item, text: string): { types: AttackType[]; fromCwe: boolean } {
-  const types: AttackType[] = [];
-  let fromCwe = false;
-  for (const rule of attackRules) {
-    const byCwe = rule.cwes.some((c) => item.cweIds.includes(c));
-    if (byCwe || rule.text.test(text)) {
-      types.push(rule.type);
-      fromCwe ||= byCwe;
-    }
-  }
-  return { types, fromCwe };
+function attackTypesOf(item: Item, text: string): AttackType[] {
+  return attackRules.filter((rule) => rule.cwes.some((c) => item.cweIds.includes(c)) || rule.text.test(text)).map((rule) => rule.type);
 }
 
-function componentOf(item: Item, text: string): AiComponent | null {
+function componentOf(entries: CatalogueEntry[], text: string): AiComponent | null {
   const early = componentRules.find((r) => r.beforePackage && r.text.test(text));
   if (early) return early.component;
-  const fromPackage = knownPackagesOf(item).find((p) => p.component !== null)?.component;
+  const fromPackage = entries.find((p) => p.component !== null)?.component;
   if (fromPackage) return fromPackage;
   return componentRules.find((r) => !r.beforePackage && r.text.test(text))?.component ?? null;
 }
@@ -100,71 +89,77 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 export class RuleClassifier implements Classifier {
   readonly model = ruleClassifierModel;
-  readonly promptVersion = ruleClassifierVersion;
+  /** Changes with the rules, the catalogue, the cross-walk and the training examples. */
+  readonly promptVersion: string;
+
+  constructor(private readonly judge: RelevanceJudge = defaultJudge()) {
+    this.promptVersion = judge.version;
+  }
 
   async classify(item: Item, facts: Facts): Promise<Classification> {
     const text = [item.title, plainText(item.details), item.vendorHints.join(' ')].join('\n');
-    const relevance = decideRelevance(item, text, facts.vendors.normalised);
-    const type = inferType(item, facts, text);
+    const relevance = this.judge.decide(item, facts.vendors.normalised);
+    const issueType = inferType(item, facts, text);
     const attacks = attackTypesOf(item, text);
     const codeExec = codeExecution.cwes.some((c) => item.cweIds.includes(c)) || codeExecution.text.test(text);
     const attackTypes: AttackType[] =
-      attacks.types.length > 0 ? attacks.types : type.type === 'vulnerability' || type.type === 'incident' || item.atlasHints.length > 0 ? ['other'] : [];
+      attacks.length > 0 ? attacks : issueType === 'vulnerability' || issueType === 'incident' || item.atlasHints.length > 0 ? ['other'] : [];
     const knownExploited = item.knownExploited || item.kevDateAdded !== undefined || textSignals.exploited.test(text);
     // exploitMaturity counts an incident as exploitation; severity weighs the issue type on its own.
-    const exploited = knownExploited || type.type === 'incident';
+    const exploited = knownExploited || issueType === 'incident';
     const remote = facts.cvss ? facts.cvss.attackVector === 'network' : textSignals.remote.test(text);
     const concreteFlaw = facts.cveId !== null || item.affected.length > 0 || textSignals.concreteFlaw.test(text);
     const severity = decideSeverity({
       cvss: facts.cvss,
       stated: item.statedSeverity,
-      issueType: type.type,
+      issueType,
       concreteFlaw,
       codeExecution: codeExec,
       attackTypes,
       exploited: knownExploited,
       remote,
     });
-    const llmSpecific = knownPackagesOf(item).some((p) => p.category === 'llm') || llmTerms.test(text);
+    const llmSpecific = relevance.entries.some((p) => p.category === 'llm') || llmTerms.test(text);
     const safety = textSignals.safety.test(text);
 
     const labels = new Set<string>();
-    if (type.type === 'vulnerability' || type.type === 'incident' || attackTypes.some((t) => t !== 'other')) labels.add('security');
-    if (type.type === 'research') labels.add('research');
-    if (type.type === 'regulatory') labels.add('policy');
-    if (type.type === 'news') labels.add('industry');
+    if (issueType === 'vulnerability' || issueType === 'incident' || attackTypes.some((t) => t !== 'other')) labels.add('security');
+    if (issueType === 'research') labels.add('research');
+    if (issueType === 'regulatory') labels.add('policy');
+    if (issueType === 'news') labels.add('industry');
     if (attackTypes.includes('pii_leakage') || textSignals.privacy.test(text)) labels.add('privacy');
     if (attackTypes.includes('jailbreak') || safety) labels.add('safety');
 
     const signals = new Set<string>(attackTypes);
     if (codeExec) signals.add('code_execution');
-    if (type.type === 'vulnerability' && remote && relevance.relevant) signals.add('network_exploit');
+    if (issueType === 'vulnerability' && remote && relevance.relevant) signals.add('network_exploit');
     if (attackTypes.includes('supply_chain') && /pickle|model|checkpoint|weights/i.test(text)) signals.add('model_artifact');
     if (attackTypes.includes('prompt_injection') && textSignals.indirect.test(text)) signals.add('indirect');
     if (textSignals.credentials.test(text)) signals.add('credentials');
     if (textSignals.toolInvocation.test(text)) signals.add('tool_invocation');
     // ATLAS describes attacks on AI systems: an item outside that scope keeps only the ids it was given.
-    const inferred = relevance.relevant ? atlasRules.filter((r) => signals.has(r.when)).flatMap((r) => r.ids) : [];
-    const atlasIds = sortAtlasIds([...item.atlasHints, ...inferred]);
+    if (textSignals.systemPrompt.test(text)) signals.add('system_prompt');
+    if (textSignals.misinformation.test(text)) signals.add('misinformation');
+    const implied = relevance.relevant ? crosswalk(signals, llmSpecific) : { owaspIds: [], atlasIds: [] };
+    const atlasIds = sortAtlasIds([...item.atlasHints, ...implied.atlasIds]);
 
     const packageNames = [...facts.packages.fixes.keys()];
     const weakness = facts.cweIds.map(cweShortName).find((n) => n !== undefined);
     const solution = item.solutionHint ?? (facts.packages.fixes.size > 0 ? remediation(facts.packages) : noRemediation);
 
-    // Confidence: how much of the classification rests on structured evidence rather than on
-    // keywords. Each judgement reports its own; the issue carries their mean.
-    const attackConfidence = attacks.fromCwe ? 0.9 : attacks.types.length > 0 ? 0.75 : attackTypes.length === 0 ? 0.7 : 0.5;
-    const classifierConfidence = round2((relevance.confidence + type.confidence + severity.confidence + attackConfidence) / 4);
+    // Confidence: the calibrated probability that the relevance decision is right (eval/README.md
+    // shows its reliability table).
+    const classifierConfidence = round2(relevance.relevant ? relevance.probability : 1 - relevance.probability);
 
     return {
       relevant: relevance.relevant,
-      issueType: type.type,
+      issueType,
       severity: severity.severity,
       labels: [...labels],
       attackType: attackTypes,
-      aiComponentTargeted: relevance.relevant ? componentOf(item, text) : null,
+      aiComponentTargeted: relevance.relevant ? componentOf(relevance.entries, text) : null,
       impactType: impactsOf(facts, attackTypes, codeExec, safety),
-      attackSophistication: sophisticationOf(facts, type.type, text),
+      attackSophistication: sophisticationOf(facts, issueType, text),
       exploitMaturity: exploited ? 'active' : 'unknown',
       llmSpecific,
       atlasIds,
@@ -172,8 +167,10 @@ export class RuleClassifier implements Classifier {
       summary: summaryOf(item),
       solution,
       affectedVendors: facts.vendors.normalised,
-      researchCategory: researchCategoryOf(item, type.type),
+      researchCategory: researchCategoryOf(item, issueType),
       classifierConfidence,
+      owaspIds: implied.owaspIds,
+      provenance: { version: relevance.version, relevant: relevance.relevant, probability: relevance.probability, modelScore: relevance.modelScore, reasons: relevance.reasons },
     };
   }
 }

@@ -4,56 +4,29 @@
 export type AiComponent = 'rag' | 'api' | 'framework' | 'agent' | 'plugin' | 'inference' | 'model';
 export type AttackType = 'rag_poisoning' | 'prompt_injection' | 'jailbreak' | 'data_extraction' | 'pii_leakage' | 'supply_chain' | 'denial_of_service' | 'other';
 
-/**
- * Known AI/ML software, by lower-cased package name (PyPI names PEP 503 normalised). `llm`:
- * LLM frameworks and serving; `ml`: model libraries and ML platforms; `notebook`: the data
- * science tooling ML work runs on (Jupyter, Streamlit, Dask), counted as AI/ML infrastructure.
- */
-export const knownPackages: Record<string, { vendor: string; category: 'llm' | 'ml' | 'notebook'; component: AiComponent | null }> = {
-  langchain: { vendor: 'LangChain', category: 'llm', component: 'framework' },
-  'langchain-core': { vendor: 'LangChain', category: 'llm', component: 'framework' },
-  'langchain-community': { vendor: 'LangChain', category: 'llm', component: 'framework' },
-  'langchain-experimental': { vendor: 'LangChain', category: 'llm', component: 'framework' },
-  'llama-index': { vendor: 'LlamaIndex', category: 'llm', component: 'framework' },
-  'llama-index-core': { vendor: 'LlamaIndex', category: 'llm', component: 'framework' },
-  'llama-index-llms-rungpt': { vendor: 'LlamaIndex', category: 'llm', component: 'plugin' },
-  litellm: { vendor: 'BerriAI', category: 'llm', component: 'api' },
-  'haystack-ai': { vendor: 'deepset', category: 'llm', component: 'framework' },
-  'farm-haystack': { vendor: 'deepset', category: 'llm', component: 'framework' },
-  langflow: { vendor: 'Langflow', category: 'llm', component: 'agent' },
-  'github.com/ollama/ollama': { vendor: 'Ollama', category: 'llm', component: 'inference' },
-  ollama: { vendor: 'Ollama', category: 'llm', component: 'inference' },
-  vllm: { vendor: 'vLLM', category: 'llm', component: 'inference' },
-  openai: { vendor: 'OpenAI', category: 'llm', component: 'api' },
-  anthropic: { vendor: 'Anthropic', category: 'llm', component: 'api' },
-  'qdrant-client': { vendor: 'Qdrant', category: 'llm', component: 'rag' },
-  chromadb: { vendor: 'Chroma', category: 'llm', component: 'rag' },
-  transformers: { vendor: 'Hugging Face', category: 'ml', component: 'model' },
-  gradio: { vendor: 'Hugging Face', category: 'ml', component: 'inference' },
-  tensorflow: { vendor: 'Google', category: 'ml', component: 'framework' },
-  'tensorflow-cpu': { vendor: 'Google', category: 'ml', component: 'framework' },
-  'tensorflow-gpu': { vendor: 'Google', category: 'ml', component: 'framework' },
-  torch: { vendor: 'PyTorch', category: 'ml', component: 'framework' },
-  'pytorch-lightning': { vendor: 'Lightning AI', category: 'ml', component: 'framework' },
-  mlflow: { vendor: 'MLflow', category: 'ml', component: 'model' },
-  mindsdb: { vendor: 'MindsDB', category: 'ml', component: 'framework' },
-  nvflare: { vendor: 'NVIDIA', category: 'ml', component: 'framework' },
-  vantage6: { vendor: 'vantage6', category: 'ml', component: 'framework' },
-  'vantage6-server': { vendor: 'vantage6', category: 'ml', component: 'framework' },
-  horovod: { vendor: 'Horovod', category: 'ml', component: 'framework' },
-  parlai: { vendor: 'Meta', category: 'ml', component: 'framework' },
-  nltk: { vendor: 'NLTK', category: 'ml', component: 'framework' },
-  aim: { vendor: 'AimStack', category: 'ml', component: null },
-  'mage-ai': { vendor: 'Mage', category: 'ml', component: null },
-  'jupyter-server': { vendor: 'Project Jupyter', category: 'notebook', component: null },
-  'jupyter-server-proxy': { vendor: 'Project Jupyter', category: 'notebook', component: null },
-  'jupyter-core': { vendor: 'Project Jupyter', category: 'notebook', component: null },
-  jupyterlab: { vendor: 'Project Jupyter', category: 'notebook', component: null },
-  jupyterhub: { vendor: 'Project Jupyter', category: 'notebook', component: null },
-  notebook: { vendor: 'Project Jupyter', category: 'notebook', component: null },
-  binderhub: { vendor: 'Project Jupyter', category: 'notebook', component: null },
-  streamlit: { vendor: 'Streamlit', category: 'notebook', component: null },
-  distributed: { vendor: 'Dask', category: 'notebook', component: null },
+/** Weights (log-odds) of each kind of rule evidence; relevance.ts scales their sum. */
+export const evidenceWeights = {
+  cataloguePackage: 6,
+  registrySummary: 4,
+  catalogueRepository: 5,
+  catalogueOrganisation: 3.5,
+  packageName: 2.5,
+  termFirst: 2.5,
+  termMore: 1,
+  termMax: 4.5,
+  atlas: 5,
+  aiVendor: 3,
+};
+
+/** Words in a package name that make it AI/ML software ("guardrails-ai", "stanford-corenlp"'s "nlp"). */
+export const aiNameTokens = {
+  exact: new Set([
+    'ai', 'ml', 'llm', 'llms', 'gpt', 'nlp', 'neural', 'tensor', 'tensorflow', 'torch', 'pytorch', 'onnx', 'llama', 'genai', 'chatbot',
+    'bert', 'mlops', 'automl', 'diffusion', 'transformer', 'transformers', 'embedding', 'embeddings', 'rag', 'agentic', 'langchain',
+    'openai', 'anthropic', 'ollama', 'huggingface', 'keras', 'deeplearning', 'mcp', 'inference', 'vllm', 'gguf', 'ggml',
+  ]),
+  /** Compounds: chatgpt, autogpt, llmops, gptcache, mlflow-like "ml" prefixes are too loose to use. */
+  affix: /^(llm|gpt)[a-z]|[a-z](gpt|llm)$/,
 };
 
 /**
@@ -107,7 +80,7 @@ export const vendorAliases: { vendor: string; pattern: RegExp; ai?: true }[] = [
 
 /** Words that make a text about AI/ML systems; strong ones decide on their own. */
 export const aiTerms = {
-  strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?)\b/i,
+  strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?|natural language processing|nlp|computer vision|reinforcement learning|federated learning|vector (databases?|search engine|similarity search)|embedding models?|model (serving|registry|inference)|inference (servers?|engine)|text generation|speech recognition|object detection|mlops|hugging ?face|transformers? models?|diffusion models?|stable diffusion|fine-?tun(e|ed|ing)|pre-?trained models?|neural network libraries)\b/i,
   weak: /\b(ai|ml|models?|inference|embeddings?|agents?|classifiers?|prompts?|dataset|vector (store|database)|tokenizer|checkpoints?)\b/i,
 };
 
@@ -165,23 +138,6 @@ export const componentRules: { component: AiComponent; text: RegExp; beforePacka
   { component: 'api', text: /\bapi (key|endpoint|server|access)|proxy server|rest api|inference api|chat api/i, beforePackage: false },
 ];
 
-/** ATLAS techniques implied by attack types and other findings (ids checked against the index). */
-export const atlasRules: { when: AttackType | 'code_execution' | 'network_exploit' | 'model_artifact' | 'indirect' | 'credentials' | 'tool_invocation'; ids: string[] }[] = [
-  { when: 'prompt_injection', ids: ['AML.T0051'] },
-  { when: 'indirect', ids: ['AML.T0051.001'] },
-  { when: 'jailbreak', ids: ['AML.T0054'] },
-  { when: 'rag_poisoning', ids: ['AML.T0070'] },
-  { when: 'data_extraction', ids: ['AML.T0057'] },
-  { when: 'pii_leakage', ids: ['AML.T0057'] },
-  { when: 'supply_chain', ids: ['AML.T0010'] },
-  { when: 'model_artifact', ids: ['AML.T0011.000'] },
-  { when: 'denial_of_service', ids: ['AML.T0029'] },
-  { when: 'code_execution', ids: ['AML.T0050'] },
-  { when: 'network_exploit', ids: ['AML.T0049'] },
-  { when: 'credentials', ids: ['AML.T0055'] },
-  { when: 'tool_invocation', ids: ['AML.T0053'] },
-];
-
 export const textSignals = {
   indirect: /indirect (prompt )?injection|injected (via|through) (a |the )?(document|web ?page|email|website|retrieved)/i,
   credentials: /(api keys?|credentials|secrets?|tokens?) (are |were )?(exposed|leaked|stolen|disclosed|logged)|unsecured credentials|credential (theft|harvesting|access)/i,
@@ -193,6 +149,8 @@ export const textSignals = {
   trivial: /\btrivial(ly)?\b|single (request|http request|prompt)|no (authentication|interaction) (is )?required|unauthenticated|publicly available exploit/i,
   remote: /\bremote(ly)?\b|unauthenticated|over the network|network[- ]reachable|internet[- ]exposed|public[- ]facing|\bhttp\b|endpoint/i,
   concreteFlaw: /\bcve-\d{4}-\d{4,}\b/i,
+  systemPrompt: /(leak|extract|reveal|disclos)\w* (the |its )?system prompts?|system prompt (leak|extraction|disclosure)/i,
+  misinformation: /misinformation|disinformation|hallucinat/i,
 };
 
 /** Research venues whose papers are peer reviewed. */

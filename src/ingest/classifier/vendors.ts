@@ -1,7 +1,7 @@
 // Vendors as the item names them (raw) and normalised through the vendor table.
 import type { Item } from '../item.js';
-import { packageKey } from './packages.js';
-import { knownPackages, vendorAliases } from './tables.js';
+import { defaultCatalogue, findPackage } from './catalogue.js';
+import { vendorAliases } from './tables.js';
 
 /** GitHub owners of the advisory's PACKAGE/repository references ("run-llama" for llama_index). */
 function repositoryOwners(item: Item): string[] {
@@ -35,7 +35,7 @@ export function vendorFacts(item: Item): VendorFacts {
   for (const entry of item.affected) {
     const { ecosystem, name } = entry.package;
     raw.add(name);
-    const known = knownPackages[packageKey(ecosystem, name)]?.vendor ?? normaliseVendor(name);
+    const known = findPackage(defaultCatalogue(), ecosystem, name)?.vendor ?? normaliseVendor(name);
     if (known) normalised.add(known);
   }
   for (const owner of repositoryOwners(item)) {

@@ -1,0 +1,72 @@
+// Atom 1.0 documents (RFC 4287) of issues and of daily digests, written by the `feed` library.
+// Every text it is given is escaped first: it puts titles and summaries into type="html"
+// elements, where an issue title such as "<script>" must stay text.
+import { Feed } from 'feed';
+import type { Digest, Prisma } from '../generated/prisma/client.js';
+import { LICENSE_URL } from '../stix/bundle.js';
+
+export const ATOM_MEDIA_TYPE = 'application/atom+xml; charset=utf-8';
+
+/** Fields an issue entry shows. */
+export const atomIssueSelect = {
+  id: true,
+  title: true,
+  headline: true,
+  summary: true,
+  sourceUrl: true,
+  publishedAt: true,
+  updatedAt: true,
+  severity: true,
+  issueType: true,
+  labels: true,
+} satisfies Prisma.IssueSelect;
+
+export type AtomIssue = Prisma.IssueGetPayload<{ select: typeof atomIssueSelect }>;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The feed's own time: its newest entry's, or the epoch for an empty feed (never "now", so it is stable). */
+const newest = (dates: Date[]) => new Date(Math.max(0, ...dates.map((d) => d.getTime())));
+
+function feedOf(title: string, selfUrl: string, siteUrl: string, updated: Date): Feed {
+  return new Feed({
+    id: selfUrl,
+    title,
+    link: siteUrl,
+    feedLinks: { atom: selfUrl },
+    updated,
+    generator: 'secwire',
+    copyright: `CC BY 4.0 (${LICENSE_URL})`,
+  });
+}
+
+export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
+  const feed = feedOf('secwire: AI-security issues', selfUrl, `${origin}/api/v1/issues`, newest(issues.map((i) => i.updatedAt)));
+  for (const issue of issues) {
+    feed.addItem({
+      id: `urn:uuid:${issue.id}`,
+      title: escapeHtml(issue.headline ?? issue.title),
+      link: issue.sourceUrl,
+      date: issue.updatedAt,
+      published: issue.publishedAt,
+      description: issue.summary ? escapeHtml(issue.summary) : undefined,
+      category: [`severity:${issue.severity}`, `issueType:${issue.issueType}`, ...issue.labels].map((term) => ({ term, name: term })),
+    });
+  }
+  return feed.atom1();
+}
+
+export function digestsAtom(digests: Digest[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
+  const feed = feedOf('secwire: daily digests', selfUrl, `${origin}/api/v1/digests`, newest(digests.map((d) => d.generatedAt)));
+  for (const digest of digests) {
+    feed.addItem({
+      id: `${origin}/api/v1/digests/${digest.date}`,
+      title: `secwire daily digest: ${digest.date} (${digest.issueCount} ${digest.issueCount === 1 ? 'issue' : 'issues'})`,
+      link: `${origin}/api/v1/digests/${digest.date}`,
+      date: digest.generatedAt,
+      // The digest is Markdown: shown as preformatted text rather than rendered.
+      content: `<pre>${escapeHtml(digest.content)}</pre>`,
+    });
+  }
+  return feed.atom1();
+}

@@ -1,0 +1,58 @@
+// GET /api/v1/issues.atom (the list route's filters, newest first) and GET /api/v1/digests.atom:
+// plain routes (Atom is no GraphQL value), mounted before the REST plugin. Bad parameters get the
+// list route's 400 envelopes.
+import type { Plugin } from 'graphql-yoga';
+import type { Services } from '../context.js';
+import { badRequest } from '../errors.js';
+import { currentRequestId } from '../http/request-id.js';
+import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { rawFilters } from '../rest/csv.js';
+import { envelopeFor, errorResponse } from '../rest/envelope.js';
+import { restBasePath } from '../rest/routes.js';
+import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom } from './atom.js';
+
+export const ISSUES_ATOM_PATH = `${restBasePath}/issues.atom`;
+export const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
+const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
+
+/** A parameter as the filters take it: absent, one value, or a list when repeated (which they refuse). */
+function param(query: URLSearchParams, name: string): unknown {
+  const values = query.getAll(name);
+  return values.length > 1 ? values : values[0];
+}
+
+function onlyKnown(query: URLSearchParams, known: string[]) {
+  for (const name of query.keys()) if (!known.includes(name)) throw badRequest(`Unknown query parameter: ${name}`);
+}
+
+export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
+  const feeds: Record<string, (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>> = {
+    [ISSUES_ATOM_PATH]: async (query, urls) => {
+      onlyKnown(query, [...Object.keys(filterDescriptions), 'limit']);
+      const where = issueWhere(parseIssueFilters(rawFilters(query)));
+      const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
+      return issuesAtom(await db.prisma.issue.findMany({ where, orderBy: issueOrder, take: limit, select: atomIssueSelect }), urls);
+    },
+    [DIGESTS_ATOM_PATH]: async (query, urls) => {
+      onlyKnown(query, ['limit']);
+      const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
+      return digestsAtom(await db.prisma.digest.findMany({ where: { issueCount: { gt: 0 } }, orderBy: { date: 'desc' }, take: limit }), urls);
+    },
+  };
+  return {
+    async onRequest({ request, url, endResponse }) {
+      const feed = feeds[url.pathname];
+      if (!feed) return;
+      // HEAD arrives as GET (useHead).
+      if (request.method !== 'GET') return endResponse(errorResponse(405, `Method ${request.method} not allowed; use GET`, { Allow: 'GET, HEAD' }));
+      try {
+        const xml = await feed(url.searchParams, { selfUrl: url.href, origin: url.origin });
+        endResponse(new Response(xml, { headers: { 'Content-Type': ATOM_MEDIA_TYPE, 'Cache-Control': 'no-store' } }));
+      } catch (err) {
+        const { status, message, unexpected } = envelopeFor([err]);
+        for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
+        endResponse(errorResponse(status, message));
+      }
+    },
+  };
+}

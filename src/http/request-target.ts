@@ -1,0 +1,60 @@
+// Request lines and Host headers the app cannot turn into a URL. The fetch adapter under Yoga
+// builds `http://<Host><target>` and answers its own failure with a plain-text 500 carrying the
+// stack; node answers what it cannot parse with a bare 400. Both are answered here with the JSON
+// envelope instead (DESIGN.md section 7: nothing answers with a stack trace, whatever the request
+// line or headers).
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { errorEnvelope } from '../rest/envelope.js';
+
+// RFC 3986 host (a registered name or an IP literal) and an optional port; no user info, no path.
+const hostShape = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?$/i;
+const absoluteForm = /^https?:\/\//i;
+
+function validHost(host: string): boolean {
+  const m = hostShape.exec(host);
+  if (!m || Number(m[1] ?? 0) > 65_535) return false;
+  return URL.canParse(`http://${host}/`);
+}
+
+/**
+ * Why the request cannot be served, or undefined. An absolute-form target (RFC 9112 section
+ * 3.2.2) is served like its path: `req.url` is rewritten to origin form.
+ */
+export function requestTargetProblem(req: IncomingMessage): string | undefined {
+  const hosts = req.headersDistinct.host ?? [];
+  if (hosts.length !== 1 || !validHost(hosts[0]!)) return 'The Host header must be one host name or address, with an optional port';
+  const target = req.url ?? '';
+  if (absoluteForm.test(target)) {
+    if (!URL.canParse(target)) return 'The request target must be a path';
+    const url = new URL(target);
+    req.url = `${url.pathname}${url.search}`;
+  } else if (!target.startsWith('/') || !URL.canParse(`http://${hosts[0]}${target}`)) {
+    return 'The request target must be a path';
+  }
+  return undefined;
+}
+
+function envelopeText(status: number, message?: string): string {
+  return JSON.stringify(errorEnvelope(status, message));
+}
+
+export function refuseRequest(res: ServerResponse, message: string): void {
+  const body = envelopeText(400, message);
+  res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
+}
+
+/** node's 'clientError': a request it could not parse or that timed out, with node's own statuses. */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = envelopeText(status);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,113 @@
+// The catalogue of AI/ML software (data/catalogue/ai-software.json): packages per ecosystem,
+// GitHub repositories and organisations, and reference hosts. Evaluation builds it without the
+// entries that name held-out packages, so a fold measures software it has never heard of.
+import { readFileSync } from 'node:fs';
+import { packageKey } from './packages.js';
+import type { AiComponent } from './tables.js';
+
+export type Category = 'llm' | 'ml' | 'notebook';
+
+export interface CatalogueEntry {
+  vendor: string;
+  category: Category;
+  component: AiComponent | null;
+  repo: string | null;
+  /** Where the entry came from: its group id. */
+  group: string;
+}
+
+type RawEntry = [name: string, vendor: string, repo: string | null, component?: AiComponent | null];
+
+export interface CatalogueData {
+  version: string;
+  groups: { id: string; ecosystem: string; category: Category; component: AiComponent | null; entries: RawEntry[] }[];
+  repositories: { entries: [repo: string, vendor: string, category: Category, component: AiComponent | null][] };
+  organisations: { entries: [org: string, vendor: string, category: Category][] };
+  hosts: { entries: [host: string, weight: number, generic: boolean][] };
+}
+
+/** What a fold must not know: names, repositories (owner/name), owners and hosts, all lower-case. */
+export interface Exclusion {
+  packages: Set<string>;
+  repos: Set<string>;
+  orgs: Set<string>;
+  hosts: Set<string>;
+}
+
+export interface Catalogue {
+  version: string;
+  /** `<ecosystem>:<key>`, or `*:<key>` for names matched in any ecosystem. */
+  packages: Map<string, CatalogueEntry>;
+  repos: Map<string, CatalogueEntry>;
+  orgs: Map<string, { vendor: string; category: Category }>;
+  hosts: Map<string, { weight: number; generic: boolean }>;
+  /** PyPI and npm names whose registry summary speaks of AI/ML (data/catalogue/README.md), by lower-case ecosystem. */
+  registry: Map<string, Set<string>>;
+}
+
+export const catalogueUrl = new URL('../../../data/catalogue/ai-software.json', import.meta.url);
+
+const registryFiles = { pypi: 'registry-pypi.txt', npm: 'registry-npm.txt' };
+export const catalogueFiles = [catalogueUrl, ...Object.values(registryFiles).map((f) => new URL(f, catalogueUrl))];
+
+let registry: Map<string, Set<string>> | undefined;
+/** Derived from public registry data alone, so every evaluation fold keeps it. */
+function registryNames(): Map<string, Set<string>> {
+  registry ??= new Map(Object.entries(registryFiles).map(([ecosystem, file]) => [ecosystem, new Set(readFileSync(new URL(file, catalogueUrl), 'utf8').split('\n').filter(Boolean))]));
+  return registry;
+}
+
+let raw: CatalogueData | undefined;
+export function catalogueData(): CatalogueData {
+  raw ??= JSON.parse(readFileSync(catalogueUrl, 'utf8')) as CatalogueData;
+  return raw;
+}
+
+const ecosystemKey = (ecosystem: string) => ecosystem.toLowerCase();
+/** Go modules and Maven coordinates are matched without their ecosystem's casing quirks. */
+export const packageLookupKey = (ecosystem: string, name: string) => `${ecosystemKey(ecosystem)}:${packageKey(ecosystem, name)}`;
+export const repoOwner = (repo: string) => repo.split('/')[0]!.toLowerCase();
+
+export function buildCatalogue(data: CatalogueData = catalogueData(), exclude?: Exclusion): Catalogue {
+  const excludedPackage = (name: string) => exclude?.packages.has(name.toLowerCase()) || exclude?.packages.has(packageKey('pypi', name));
+  const excludedRepo = (repo: string | null) => !!repo && (exclude?.repos.has(repo.toLowerCase()) || exclude?.orgs.has(repoOwner(repo)));
+  const catalogue: Catalogue = { version: data.version, packages: new Map(), repos: new Map(), orgs: new Map(), hosts: new Map(), registry: registryNames() };
+  for (const group of data.groups) {
+    for (const [name, vendor, repo, component] of group.entries) {
+      if (excludedPackage(name) || excludedRepo(repo)) continue;
+      const entry: CatalogueEntry = { vendor, category: group.category, component: component === undefined ? group.component : component, repo, group: group.id };
+      const key = group.ecosystem === '*' ? `*:${packageKey('pypi', name)}` : packageLookupKey(group.ecosystem, name);
+      if (!catalogue.packages.has(key)) catalogue.packages.set(key, entry);
+      if (repo && !catalogue.repos.has(repo.toLowerCase())) catalogue.repos.set(repo.toLowerCase(), entry);
+    }
+  }
+  for (const [repo, vendor, category, component] of data.repositories.entries) {
+    if (excludedRepo(repo) || catalogue.repos.has(repo.toLowerCase())) continue;
+    catalogue.repos.set(repo.toLowerCase(), { vendor, category, component, repo, group: 'repositories' });
+  }
+  for (const [org, vendor, category] of data.organisations.entries) {
+    if (exclude?.orgs.has(org.toLowerCase()) || catalogue.orgs.has(org.toLowerCase())) continue;
+    catalogue.orgs.set(org.toLowerCase(), { vendor, category });
+  }
+  for (const [host, weight, generic] of data.hosts.entries) {
+    if (!generic && exclude?.hosts.has(host)) continue;
+    catalogue.hosts.set(host, { weight, generic });
+  }
+  return catalogue;
+}
+
+export function findPackage(catalogue: Catalogue, ecosystem: string, name: string): CatalogueEntry | undefined {
+  return catalogue.packages.get(packageLookupKey(ecosystem, name)) ?? catalogue.packages.get(`*:${packageKey('pypi', name)}`);
+}
+
+/** Whether the package's own registry summary speaks of AI/ML. */
+export function inRegistryList(catalogue: Catalogue, ecosystem: string, name: string): boolean {
+  return catalogue.registry.get(ecosystemKey(ecosystem))?.has(packageKey(ecosystem, name)) ?? false;
+}
+
+let full: Catalogue | undefined;
+/** The whole catalogue, as the service uses it. */
+export function defaultCatalogue(): Catalogue {
+  full ??= buildCatalogue();
+  return full;
+}

@@ -1,0 +1,103 @@
+// Figures for eval/README.md and the floors test: grouped cross-validation of the relevance
+// decision on the labelled examples, and how the service's classifier judges the bundled sample.
+import type { Evidence } from './evidence.js';
+import { defaultJudge } from './relevance.js';
+import { vendorFacts } from './vendors.js';
+import { crossValidatedProbabilities, outOfFold, packageGroups, trainingExamples } from './training.js';
+
+export interface Metrics {
+  n: number;
+  tp: number;
+  fp: number;
+  fn: number;
+  tn: number;
+  recall: number;
+  precision: number;
+  f1: number;
+  brier: number;
+}
+
+export interface Miss {
+  id: string;
+  package: string;
+  expected: boolean;
+  probability: number;
+  evidence: string;
+}
+
+export interface Evaluation {
+  groups: number;
+  metrics: Metrics;
+  /** [lower, upper) probability bins: how many examples, mean predicted, share actually relevant. */
+  reliability: { bin: string; n: number; predicted: number; observed: number }[];
+  misses: Miss[];
+  sample: { name: string; total: number; served: number; unserved: string[]; wronglyServed: string[] }[];
+}
+
+export function metrics(results: { relevant: boolean; p: number }[]): Metrics {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  let tn = 0;
+  let brier = 0;
+  for (const { relevant, p } of results) {
+    const said = p >= 0.5;
+    if (said && relevant) tp++;
+    else if (said) fp++;
+    else if (relevant) fn++;
+    else tn++;
+    brier += (p - (relevant ? 1 : 0)) ** 2;
+  }
+  const recall = tp / (tp + fn || 1);
+  const precision = tp / (tp + fp || 1);
+  return { n: results.length, tp, fp, fn, tn, recall, precision, f1: (2 * precision * recall) / (precision + recall || 1), brier: brier / (results.length || 1) };
+}
+
+const describe = (evidence: Evidence[]) =>
+  [...evidence]
+    .sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight))
+    .slice(0, 4)
+    .map((e) => `${e.kind} ${e.detail} (${e.weight >= 0 ? '+' : ''}${e.weight.toFixed(1)})`)
+    .join('; ');
+
+export function evaluate(): Evaluation {
+  const all = trainingExamples();
+  const predictions = crossValidatedProbabilities(outOfFold(all));
+  const results = predictions.map(({ o, p }) => ({ relevant: o.example.relevant, p }));
+  const reliability = [0, 0.1, 0.3, 0.5, 0.7, 0.9].map((lower, i, edges) => {
+    const upper = edges[i + 1] ?? 1.0000001;
+    const inBin = results.filter((r) => r.p >= lower && r.p < upper);
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+    return { bin: `${lower.toFixed(1)}-${Math.min(upper, 1).toFixed(1)}`, n: inBin.length, predicted: mean(inBin.map((r) => r.p)), observed: mean(inBin.map((r) => (r.relevant ? 1 : 0))) };
+  });
+  const misses = predictions
+    .filter(({ o, p }) => p >= 0.5 !== o.example.relevant)
+    .map(({ o, p }) => ({
+      id: o.example.id,
+      package: [...new Set(o.example.item.affected.map((a) => a.package.name))].join(', '),
+      expected: o.example.relevant,
+      probability: p,
+      evidence: describe([...o.evidence, { kind: 'model', detail: o.modelTop.join(' '), weight: o.modelLogit }]),
+    }));
+
+  // The sample is judged by the service's own classifier, trained on everything: it shows the
+  // sample stays served, not how the classifier generalises (the folds above do that).
+  const judge = defaultJudge();
+  const sampleSets = [
+    { name: 'data/advisories (OSV)', format: 'osv' },
+    { name: 'data/items (ATLAS case studies, news, regulation)', format: 'native' },
+  ];
+  const sampleExamples = all.filter((e) => !e.labelled);
+  const sample = sampleSets.map(({ name, format }) => {
+    const set = sampleExamples.filter((e) => e.item.format === format);
+    const said = set.map((e) => ({ e, relevant: judge.decide(e.item, vendorFacts(e.item).normalised).relevant }));
+    return {
+      name,
+      total: set.length,
+      served: said.filter((s) => s.relevant).length,
+      unserved: said.filter((s) => !s.relevant && s.e.relevant).map((s) => s.e.id),
+      wronglyServed: said.filter((s) => s.relevant && !s.e.relevant).map((s) => s.e.id),
+    };
+  });
+  return { groups: packageGroups(all).length, metrics: metrics(results), reliability, misses, sample };
+}

@@ -1,0 +1,134 @@
+// Evidence that an item is about AI/ML software, each piece with its weight in log-odds: the
+// catalogue (packages, repositories, organisations, hosts), the package names' own words, AI
+// vocabulary in the title and details, ATLAS techniques and AI-first vendors. The learned model
+// adds its score beside these (relevance.ts).
+import type { Item } from '../item.js';
+import { findPackage, inRegistryList, repoOwner, type Catalogue, type CatalogueEntry } from './catalogue.js';
+import { aiNameTokens, aiTerms, evidenceWeights, vendorAliases } from './tables.js';
+import { plainText } from './text.js';
+
+export type EvidenceKind =
+  | 'catalogue-package'
+  | 'registry-summary'
+  | 'catalogue-repository'
+  | 'catalogue-organisation'
+  | 'reference-host'
+  | 'package-name'
+  | 'repository-name'
+  | 'term'
+  | 'atlas'
+  | 'ai-vendor'
+  | 'model';
+
+export interface Evidence {
+  kind: EvidenceKind;
+  /** What was found, as a person would check it ("PyPI:langchain (LangChain)"). */
+  detail: string;
+  weight: number;
+}
+
+export interface ItemEvidence {
+  evidence: Evidence[];
+  /** Catalogue entries the item's packages and repositories matched, best first. */
+  entries: CatalogueEntry[];
+}
+
+/** owner/name of GitHub repositories the item points at: references, Go module paths, OSV range repos. */
+export function githubRepos(item: Item, lowerCase = true): string[] {
+  const urls = [
+    ...item.references,
+    ...item.affected.map((a) => `https://${a.package.name}`),
+    ...item.affected.flatMap((a) => (a.ranges ?? []).map((r) => r.repo ?? '')),
+  ];
+  const repos = new Set<string>();
+  for (const url of urls) {
+    const match = /^(?:https?:\/\/)?(?:www\.)?github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)/i.exec(url);
+    if (!match || match[1]!.toLowerCase() === 'advisories') continue;
+    const repo = `${match[1]}/${match[2]!.replace(/\.git$/i, '')}`;
+    repos.add(lowerCase ? repo.toLowerCase() : repo);
+  }
+  return [...repos];
+}
+
+export function referenceHosts(item: Item): string[] {
+  const hosts = new Set<string>();
+  for (const url of item.references) {
+    try {
+      hosts.add(new URL(url).hostname.toLowerCase().replace(/^www\./, ''));
+    } catch {
+      /* not a URL: nothing to learn from it */
+    }
+  }
+  return [...hosts];
+}
+
+/**
+ * Lower-case words of a package or repository name, split at separators and case changes:
+ * "edu.stanford.nlp:stanford-corenlp" -> edu, stanford, nlp, corenlp; "FlowiseAI" -> flowise, ai.
+ */
+export const nameTokens = (name: string) =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+
+function aiNameToken(token: string): boolean {
+  return aiNameTokens.exact.has(token) || aiNameTokens.affix.test(token);
+}
+
+const aiVendors = new Set(vendorAliases.filter((v) => v.ai).map((v) => v.vendor));
+
+export function collectEvidence(item: Item, catalogue: Catalogue, vendors: string[]): ItemEvidence {
+  const evidence: Evidence[] = [];
+  const entries: CatalogueEntry[] = [];
+  const w = evidenceWeights;
+
+  for (const { package: pkg } of item.affected) {
+    const entry = findPackage(catalogue, pkg.ecosystem, pkg.name);
+    if (entry) {
+      entries.push(entry);
+      evidence.push({ kind: 'catalogue-package', detail: `${pkg.ecosystem}:${pkg.name} (${entry.vendor}; ${entry.group})`, weight: w.cataloguePackage });
+    } else if (inRegistryList(catalogue, pkg.ecosystem, pkg.name)) {
+      evidence.push({ kind: 'registry-summary', detail: `${pkg.ecosystem}:${pkg.name}`, weight: w.registrySummary });
+    }
+  }
+  const repos = githubRepos(item);
+  for (const repo of repos) {
+    const entry = catalogue.repos.get(repo);
+    if (!entry) continue;
+    entries.push(entry);
+    evidence.push({ kind: 'catalogue-repository', detail: `github.com/${repo} (${entry.vendor})`, weight: w.catalogueRepository });
+  }
+  for (const owner of new Set(repos.map(repoOwner))) {
+    const org = catalogue.orgs.get(owner);
+    if (!org) continue;
+    evidence.push({ kind: 'catalogue-organisation', detail: `github.com/${owner} (${org.vendor})`, weight: w.catalogueOrganisation });
+  }
+  for (const host of referenceHosts(item)) {
+    const known = catalogue.hosts.get(host);
+    if (known) evidence.push({ kind: 'reference-host', detail: host, weight: known.weight });
+  }
+
+  const tokens = new Set(item.affected.flatMap((a) => nameTokens(a.package.name)).filter(aiNameToken));
+  if (tokens.size > 0) evidence.push({ kind: 'package-name', detail: [...tokens].join(', '), weight: w.packageName });
+  // The same words in the GitHub owner or repository name ("FlowiseAI/Flowise", "guardrails-ai/guardrails").
+  // Case matters here: "FlowiseAI" says "AI", "flowiseai" does not.
+  const aiRepos = githubRepos(item, false).filter((repo) => repo.split('/').some((part) => nameTokens(part).some(aiNameToken)));
+  if (aiRepos.length > 0) evidence.push({ kind: 'repository-name', detail: aiRepos.slice(0, 3).join(', '), weight: w.packageName });
+
+  const text = `${item.title}\n${plainText(item.details)}`;
+  const terms = [...new Set((text.match(new RegExp(aiTerms.strong.source, 'gi')) ?? []).map((t) => t.toLowerCase()))];
+  if (terms.length > 0) {
+    evidence.push({ kind: 'term', detail: terms.slice(0, 5).join(', '), weight: Math.min(w.termFirst + w.termMore * (terms.length - 1), w.termMax) });
+  }
+  if (item.atlasHints.length > 0) evidence.push({ kind: 'atlas', detail: item.atlasHints.join(', '), weight: w.atlas });
+  // Vendors speak for native items only: an advisory's packages say more, and vendor spellings
+  // are product names the catalogue already holds.
+  if (item.format === 'native') {
+    const ai = vendors.filter((v) => aiVendors.has(v));
+    if (ai.length > 0) evidence.push({ kind: 'ai-vendor', detail: ai.join(', '), weight: w.aiVendor });
+  }
+  return { evidence, entries };
+}

@@ -1,0 +1,69 @@
+// The learned voice: a naive Bayes text model over an item's words, its package names' words, its
+// ecosystems, reference hosts, GitHub owners and CWE ids. Each feature counts once per item
+// (short advisories repeat words without meaning more). Training sorts its input, so the same
+// examples always give the same model; both classes get equal priors, whatever their counts.
+// Each feature counts as present or absent (a Bernoulli view) but only present ones add weight.
+import type { Item } from '../item.js';
+import { githubRepos, nameTokens, referenceHosts } from './evidence.js';
+import { plainText } from './text.js';
+
+const stopwords = new Set(
+  'the and for with that this from are was were has have had not but its can all any may via into when which who will would than then there their been being such also only other more most some these those use used uses using version versions prior before after fixed fix fixes issue issues vulnerability vulnerable vulnerabilities allows allow allowed attacker attackers user users could should does did our out you your one two new get set'.split(
+    ' ',
+  ),
+);
+
+export function features(item: Item): string[] {
+  const out = new Set<string>();
+  const text = `${item.title}\n${plainText(item.details)}`.toLowerCase();
+  for (const word of text.match(/[a-z][a-z0-9+]{1,29}/g) ?? []) if (!stopwords.has(word)) out.add(`w:${word}`);
+  for (const a of item.affected) {
+    out.add(`e:${a.package.ecosystem.toLowerCase()}`);
+    for (const token of nameTokens(a.package.name)) if (token.length > 1 && !/^\d+$/.test(token)) out.add(`p:${token}`);
+  }
+  for (const host of referenceHosts(item)) out.add(`h:${host}`);
+  for (const repo of githubRepos(item)) out.add(`o:${repo.split('/')[0]}`);
+  for (const cwe of item.cweIds) out.add(`c:${cwe.toLowerCase()}`);
+  return [...out];
+}
+
+export interface TextModel {
+  /** log P(feature | relevant) - log P(feature | not relevant), for features seen in training. */
+  weights: Map<string, number>;
+}
+
+export function trainModel(examples: { features: string[]; relevant: boolean }[], smoothing = 1): TextModel {
+  const counts = { true: new Map<string, number>(), false: new Map<string, number>() };
+  const docs = { true: 0, false: 0 };
+  for (const ex of examples) {
+    const key = String(ex.relevant) as 'true' | 'false';
+    docs[key] += 1;
+    for (const f of ex.features) counts[key].set(f, (counts[key].get(f) ?? 0) + 1);
+  }
+  const vocabulary = [...new Set([...counts.true.keys(), ...counts.false.keys()])].sort();
+  const weights = new Map<string, number>();
+  // Only features an item has speak (absent ones would add a term per vocabulary word); the
+  // stacking step in training.ts scales the sum. Counts are rescaled as if both classes had the
+  // same number of examples, then smoothed: a word seen in one or two examples says little.
+  const mean = (docs.true + docs.false) / 2;
+  for (const f of vocabulary) {
+    const pos = ((counts.true.get(f) ?? 0) / Math.max(docs.true, 1)) * mean;
+    const neg = ((counts.false.get(f) ?? 0) / Math.max(docs.false, 1)) * mean;
+    weights.set(f, Math.log((pos + smoothing) / (neg + smoothing)));
+  }
+  return { weights };
+}
+
+/** The model's log-odds for an item, and the features that moved it most (for provenance). */
+export function scoreModel(model: TextModel, itemFeatures: string[]): { logit: number; top: string[] } {
+  let logit = 0;
+  const moved: [string, number][] = [];
+  for (const f of itemFeatures) {
+    const w = model.weights.get(f);
+    if (w === undefined) continue;
+    logit += w;
+    moved.push([f, w]);
+  }
+  moved.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0].localeCompare(b[0]));
+  return { logit, top: moved.slice(0, 5).map(([f, w]) => `${f}${w >= 0 ? '+' : ''}${w.toFixed(1)}`) };
+}

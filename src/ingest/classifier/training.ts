@@ -1,0 +1,203 @@
+// Training and grouped cross-validation of the relevance decision. The examples are the labelled
+// advisories in data/relevance (CC-BY-4.0, GitHub Advisory Database) plus the bundled sample
+// (data/advisories, data/items), which is all AI/ML material. Folds hold out whole groups of
+// labelled examples that share a package; a fold's model, catalogue and calibration never see
+// the held-out packages, their repositories, owners or project hosts, nor sample records about them.
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Item } from '../item.js';
+import { batchEntries, parseEntry } from '../parse.js';
+import { buildCatalogue, catalogueData, findPackage, repoOwner, type Catalogue, type Exclusion } from './catalogue.js';
+import { collectEvidence, githubRepos, referenceHosts, type ItemEvidence } from './evidence.js';
+import { features, scoreModel, trainModel, type TextModel } from './model.js';
+import { packageKey } from './packages.js';
+
+export interface Example {
+  id: string;
+  item: Item;
+  relevant: boolean;
+  /** Labelled examples are evaluated; sample records only ever train. */
+  labelled: boolean;
+  features: string[];
+  /** Lower-cased package names (raw and PEP 503) and GitHub owners, what groups and exclusions compare. */
+  packages: string[];
+  owners: string[];
+}
+
+const dataDir = new URL('../../../data/', import.meta.url);
+
+function readJson(relative: string): unknown[] {
+  const dir = new URL(relative, dataDir);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .flatMap((f) => batchEntries(JSON.parse(readFileSync(new URL(f, dir), 'utf8'))));
+}
+
+function example(record: unknown, relevant: boolean, labelled: boolean): Example {
+  const parsed = parseEntry(record);
+  if (!('item' in parsed)) throw new Error(`training record does not parse: ${parsed.message}`);
+  const item = parsed.item;
+  const packages = item.affected.flatMap((a) => [a.package.name.toLowerCase(), packageKey(a.package.ecosystem, a.package.name)]);
+  return { id: item.sourceId, item, relevant, labelled, features: features(item), packages: [...new Set(packages)], owners: [...new Set(githubRepos(item).map(repoOwner))] };
+}
+
+/** Sample items kept to show the filter at work: outside the feed's scope (data/items/README.md). */
+export const outOfScopeSample = new Set(['https://www.cisa.gov/news-events/news/apache-log4j-vulnerability-guidance']);
+
+let examples: Example[] | undefined;
+export function trainingExamples(): Example[] {
+  examples ??= [
+    ...readJson('relevance/positive/').map((r) => example(r, true, true)),
+    ...readJson('relevance/negative/').map((r) => example(r, false, true)),
+    ...readJson('advisories/').map((r) => example(r, true, false)),
+    ...readJson('items/').map((r) => example(r, true, false)),
+  ].map((e) => (outOfScopeSample.has(e.id) ? { ...e, relevant: false } : e));
+  return examples;
+}
+
+/** Labelled examples grouped so that no package is in two groups (union-find over package names). */
+export function packageGroups(all: Example[]): Example[][] {
+  const labelled = all.filter((e) => e.labelled);
+  const parent = labelled.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const owner = new Map<string, number>();
+  labelled.forEach((e, i) => {
+    for (const p of e.packages) {
+      const j = owner.get(p);
+      if (j === undefined) owner.set(p, i);
+      else parent[find(i)] = find(j);
+    }
+  });
+  const groups = new Map<number, Example[]>();
+  labelled.forEach((e, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), e]));
+  return [...groups.values()];
+}
+
+/** Everything a fold holding out `group` must not know. */
+export function exclusionFor(group: Example[]): Exclusion {
+  const full = buildCatalogue();
+  const repos = new Set(group.flatMap((e) => githubRepos(e.item)));
+  for (const e of group) {
+    for (const a of e.item.affected) {
+      const repo = findPackage(full, a.package.ecosystem, a.package.name)?.repo;
+      if (repo) repos.add(repo.toLowerCase());
+    }
+  }
+  return {
+    packages: new Set(group.flatMap((e) => e.packages)),
+    repos,
+    orgs: new Set([...repos].map(repoOwner)),
+    hosts: new Set(group.flatMap((e) => referenceHosts(e.item))),
+  };
+}
+
+const overlaps = (e: Example, ex: Exclusion) => e.packages.some((p) => ex.packages.has(p)) || e.owners.some((o) => ex.orgs.has(o));
+
+/** The two inputs the final decision weighs: the model's log-odds and the summed rule evidence. */
+export interface Scored extends ItemEvidence {
+  modelLogit: number;
+  evidenceSum: number;
+  modelTop: string[];
+}
+
+export function scoreItem(item: Item, itemFeatures: string[], model: TextModel, catalogue: Catalogue, vendors: string[] = []): Scored {
+  const { logit, top } = scoreModel(model, itemFeatures);
+  const found = collectEvidence(item, catalogue, vendors);
+  return { ...found, modelLogit: logit, evidenceSum: found.evidence.reduce((s, e) => s + e.weight, 0), modelTop: top };
+}
+
+/** p = sigmoid(b0 + b1 * modelLogit + b2 * evidenceSum), fitted by ridge logistic regression. */
+export interface Stacker {
+  b0: number;
+  b1: number;
+  b2: number;
+}
+
+export const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+export const stackedLogit = (s: Stacker, x: { modelLogit: number; evidenceSum: number }) => s.b0 + s.b1 * x.modelLogit + s.b2 * x.evidenceSum;
+
+/** Newton's method with a small ridge on the slopes: deterministic, and finite on separable data. */
+export function fitStacker(points: { modelLogit: number; evidenceSum: number; relevant: boolean }[], ridge = 1): Stacker {
+  let b = [0, 0.1, 0.5];
+  for (let iteration = 0; iteration < 200; iteration++) {
+    const g = [0, ridge * b[1]!, ridge * b[2]!];
+    const h = [
+      [1e-6, 0, 0],
+      [0, ridge, 0],
+      [0, 0, ridge],
+    ];
+    for (const p of points) {
+      const x = [1, p.modelLogit, p.evidenceSum];
+      const prob = sigmoid(b[0]! + b[1]! * x[1]! + b[2]! * x[2]!);
+      const r = prob - (p.relevant ? 1 : 0);
+      const wgt = prob * (1 - prob);
+      for (let i = 0; i < 3; i++) {
+        g[i]! += r * x[i]!;
+        for (let j = 0; j < 3; j++) h[i]![j]! += wgt * x[i]! * x[j]!;
+      }
+    }
+    const full = solve3(h, g);
+    // Damped: a saturated start (scores of +-50) would otherwise overshoot.
+    const scale = Math.min(1, 1 / Math.max(...full.map(Math.abs)));
+    const step = full.map((v) => v * scale);
+    b = b.map((v, i) => v - step[i]!);
+    if (Math.max(...step.map(Math.abs)) < 1e-9) break;
+  }
+  return { b0: b[0]!, b1: b[1]!, b2: b[2]! };
+}
+
+function solve3(a: number[][], y: number[]): number[] {
+  const m = a.map((row, i) => [...row, y[i]!]);
+  for (let c = 0; c < 3; c++) {
+    let pivot = c;
+    for (let r = c + 1; r < 3; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[pivot]![c]!)) pivot = r;
+    [m[c], m[pivot]] = [m[pivot]!, m[c]!];
+    for (let r = 0; r < 3; r++) {
+      if (r === c) continue;
+      const f = m[r]![c]! / m[c]![c]!;
+      for (let k = c; k < 4; k++) m[r]![k]! -= f * m[c]![k]!;
+    }
+  }
+  return m.map((row, i) => row[3]! / row[i]!);
+}
+
+export interface OutOfFold extends Scored {
+  example: Example;
+  /** The held-out group's index. */
+  fold: number;
+}
+
+/** Scores every labelled example with a model and catalogue that never saw its group. */
+export function outOfFold(all: Example[] = trainingExamples()): OutOfFold[] {
+  const out: OutOfFold[] = [];
+  packageGroups(all).forEach((group, fold) => {
+    const exclusion = exclusionFor(group);
+    const held = new Set(group);
+    const train = all.filter((e) => !held.has(e) && !(!e.labelled && overlaps(e, exclusion)));
+    const model = trainModel(train);
+    const catalogue = buildCatalogue(catalogueData(), exclusion);
+    for (const e of group) out.push({ ...scoreItem(e.item, e.features, model, catalogue), example: e, fold });
+  });
+  return out;
+}
+
+const asPoint = (o: OutOfFold) => ({ modelLogit: o.modelLogit, evidenceSum: o.evidenceSum, relevant: o.example.relevant });
+
+/** Each fold's probability from a stacker fitted on the other folds only. */
+export function crossValidatedProbabilities(oof: OutOfFold[]): { o: OutOfFold; p: number }[] {
+  const folds = [...new Set(oof.map((o) => o.fold))];
+  return folds.flatMap((fold) => {
+    const stacker = fitStacker(oof.filter((o) => o.fold !== fold).map(asPoint));
+    return oof.filter((o) => o.fold === fold).map((o) => ({ o, p: sigmoid(stackedLogit(stacker, o)) }));
+  });
+}
+
+export interface TrainedRelevance {
+  model: TextModel;
+  stacker: Stacker;
+}
+
+/** The service's model: trained on every example; calibrated on every out-of-fold score. */
+export function trainRelevance(all: Example[] = trainingExamples()): TrainedRelevance {
+  return { model: trainModel(all), stacker: fitStacker(outOfFold(all).map(asPoint)) };
+}

@@ -1,0 +1,94 @@
+// Bulk OSV, laid out as OSV publishes its own exports: /api/v1/osv/all.zip holds every served
+// issue as <id>.json, /api/v1/osv/<ecosystem>/all.zip those affecting one ecosystem, and
+// /api/v1/osv/ecosystems.txt names the ecosystems, one a line. Plain routes (a zip is no GraphQL
+// value), mounted before the REST plugin; the zip streams page by page, so memory stays flat.
+import { Zip, ZipDeflate } from 'fflate';
+import type { Plugin } from 'graphql-yoga';
+import type { Services } from '../context.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { currentRequestId } from '../http/request-id.js';
+import { abortOnFailure } from '../http/streamed-body.js';
+import { issuePages } from '../issues/keyset.js';
+import { servedIssue } from '../issues/served.js';
+import { errorResponse } from '../rest/envelope.js';
+import { restBasePath } from '../rest/routes.js';
+import { osvIssueSelect, osvRecordOf, type OsvRecord } from './record.js';
+
+export const OSV_EXPORT_PATH = `${restBasePath}/osv`;
+const PAGE_SIZE = 500;
+
+const ecosystemOf = (affected: OsvRecord['affected'][number]) => affected.package.ecosystem.split(':')[0]!;
+
+async function* osvRecords(prisma: PrismaClient): AsyncGenerator<OsvRecord> {
+  for await (const page of issuePages(prisma, servedIssue, osvIssueSelect, PAGE_SIZE)) yield* page.map(osvRecordOf);
+}
+
+/** A zip of `<id>.json` per record that `keep` accepts, produced as the reader pulls. A failed read errors the stream (see src/http/streamed-body.ts). */
+function osvZipStream(records: AsyncGenerator<OsvRecord>, keep: (record: OsvRecord) => boolean): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let chunks: Uint8Array[] = [];
+  let finished = false;
+  const zip = new Zip((err, chunk, final) => {
+    if (err) throw err;
+    chunks.push(chunk);
+    finished ||= final;
+  });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      // Read records until the zip has bytes to hand over (a record may compress to nothing yet).
+      while (chunks.length === 0 && !finished) {
+        const next = await records.next();
+        if (next.done) {
+          zip.end();
+          break;
+        }
+        if (!keep(next.value)) continue;
+        const file = new ZipDeflate(`${next.value.id}.json`, { level: 6 });
+        zip.add(file);
+        file.push(encoder.encode(JSON.stringify(next.value, null, 2)), true);
+      }
+      for (const chunk of chunks) controller.enqueue(chunk);
+      chunks = [];
+      if (finished) controller.close();
+    },
+    cancel() {
+      zip.terminate();
+      void records.return(undefined);
+    },
+  });
+}
+
+async function ecosystemsText(prisma: PrismaClient): Promise<string> {
+  const names = new Set<string>();
+  for await (const record of osvRecords(prisma)) record.affected.forEach((a) => names.add(ecosystemOf(a)));
+  return [...names].sort().map((name) => `${name}\n`).join('');
+}
+
+export function useOsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
+  return {
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (!url.pathname.startsWith(`${OSV_EXPORT_PATH}/`)) return;
+      const path = url.pathname.slice(OSV_EXPORT_PATH.length + 1);
+      const ecosystem = /^([^/]+)\/all\.zip$/.exec(path)?.[1];
+      if (path !== 'all.zip' && path !== 'ecosystems.txt' && !ecosystem) return; // the REST plugin answers its 404
+      // HEAD arrives as GET (useHead).
+      if (request.method !== 'GET') {
+        return endResponse(errorResponse(405, `Method ${request.method} not allowed; use GET`, { Allow: 'GET, HEAD' }));
+      }
+      const requestId = currentRequestId();
+      const onError = (err: unknown) => log.error('OSV export failed after the response started', { requestId, err });
+      if (path === 'ecosystems.txt') {
+        return endResponse(new Response(await ecosystemsText(db.prisma), { headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } }));
+      }
+      let name: string | undefined;
+      try {
+        name = ecosystem && decodeURIComponent(ecosystem);
+      } catch {
+        return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
+      }
+      const keep = name ? (record: OsvRecord) => record.affected.some((a) => ecosystemOf(a) === name) : () => true;
+      const headers = { 'Content-Type': 'application/zip', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+      endResponse(new Response(abortOnFailure(osvZipStream(osvRecords(db.prisma), keep), serverContext, onError), { headers }));
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// RFC 8288 Link headers with rel="next" and rel="prev" on the list routes, beside the spec's
+// `meta` (which stays as it is). The issue list's next link carries the opaque cursor of its last
+// issue, so a client following links is not shifted by issues added meanwhile; prev steps back
+// by offset. Added after the licence link, never in place of it.
+import type { Plugin } from 'graphql-yoga';
+import { encodeCursor } from '../issues/cursor.js';
+import { restBasePath } from '../rest/routes.js';
+
+interface ListBody {
+  data: { id: string; publishedAt?: string }[];
+  meta: { total: number; limit: number; offset: number };
+}
+
+/** The list paths, and whether their next link uses a cursor. */
+const lists: Record<string, { cursor: boolean }> = {
+  [`${restBasePath}/issues`]: { cursor: true },
+  [`${restBasePath}/digests`]: { cursor: false },
+};
+
+function link(url: URL, changes: Record<string, string | undefined>, rel: string): string {
+  const target = new URL(url);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) target.searchParams.delete(name);
+    else target.searchParams.set(name, value);
+  }
+  return `<${target.pathname}${target.search}>; rel="${rel}"`;
+}
+
+export function usePagingLinks(): Plugin {
+  return {
+    async onResponse({ request, response }) {
+      const url = new URL(request.url);
+      const list = lists[url.pathname];
+      if (!list || request.method !== 'GET' || response.status !== 200) return;
+      const body = (await response.clone().json()) as ListBody;
+      const { data, meta } = body;
+      const fromCursor = url.searchParams.has('cursor');
+      const links: string[] = [];
+      // After a cursor the remaining count is unknown: a full page may have a next one.
+      const more = fromCursor ? data.length === meta.limit : meta.offset + data.length < meta.total;
+      const last = data[data.length - 1];
+      if (more && last) {
+        links.push(
+          list.cursor && last.publishedAt
+            ? link(url, { cursor: encodeCursor({ publishedAt: last.publishedAt, id: last.id }), offset: undefined }, 'next')
+            : link(url, { offset: String(meta.offset + meta.limit) }, 'next'),
+        );
+      }
+      if (!fromCursor && meta.offset > 0) links.push(link(url, { offset: String(Math.max(0, meta.offset - meta.limit)) }, 'prev'));
+      for (const value of links) response.headers.append('Link', value);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// The components of an SBOM that scan can check: each one's reference in the document and its
+// purl with a version. CycloneDX JSON 1.4 to 1.6 (nested components included) and SPDX 2.3 JSON.
+import { badRequest, appError } from '../errors.js';
+import { MAX_ENTRIES } from '../scan/stack.js';
+
+export const CYCLONEDX_MEDIA_TYPE = 'application/vnd.cyclonedx+json';
+export const SPDX_MEDIA_TYPE = 'application/spdx+json';
+const CYCLONEDX_VERSIONS = ['1.4', '1.5', '1.6'];
+
+export interface SbomComponent {
+  /** bom-ref (CycloneDX) or SPDXID (SPDX); made from the purl when the document gives none. */
+  ref: string;
+  /** With the version, when the document gives one. */
+  purl: string;
+  name: string;
+  version?: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+
+/** The purl with the component's version added when the purl itself has none. */
+function versioned(purl: string, version: string | undefined): string {
+  if (!version || /@[^/]+$/.test(purl.split(/[?#]/)[0]!)) return purl;
+  const [base, ...rest] = purl.split(/(?=[?#])/);
+  return `${base}@${encodeURIComponent(version)}${rest.join('')}`;
+}
+
+function cycloneDxComponents(bom: Record<string, unknown>): SbomComponent[] {
+  if (!CYCLONEDX_VERSIONS.includes(String(bom.specVersion))) {
+    throw badRequest(`CycloneDX specVersion must be one of ${CYCLONEDX_VERSIONS.join(', ')}`);
+  }
+  const found: SbomComponent[] = [];
+  const visit = (list: unknown) => {
+    if (list === undefined) return;
+    if (!Array.isArray(list)) throw badRequest('CycloneDX components must be a list');
+    for (const component of list) {
+      if (!isObject(component)) throw badRequest('each CycloneDX component must be an object');
+      const purl = text(component.purl);
+      const version = text(component.version);
+      if (purl) found.push({ ref: text(component['bom-ref']) ?? purl, purl: versioned(purl, version), name: text(component.name) ?? purl, version });
+      visit(component.components);
+    }
+  };
+  visit(bom.components);
+  return found;
+}
+
+function spdxComponents(doc: Record<string, unknown>): SbomComponent[] {
+  if (doc.spdxVersion !== 'SPDX-2.3') throw badRequest('SPDX spdxVersion must be SPDX-2.3');
+  if (doc.packages !== undefined && !Array.isArray(doc.packages)) throw badRequest('SPDX packages must be a list');
+  const found: SbomComponent[] = [];
+  for (const pkg of (doc.packages as unknown[] | undefined) ?? []) {
+    if (!isObject(pkg)) throw badRequest('each SPDX package must be an object');
+    const refs = Array.isArray(pkg.externalRefs) ? pkg.externalRefs.filter(isObject) : [];
+    const version = text(pkg.versionInfo);
+    for (const ref of refs) {
+      const purl = ref.referenceType === 'purl' ? text(ref.referenceLocator) : undefined;
+      if (purl) found.push({ ref: text(pkg.SPDXID) ?? purl, purl: versioned(purl, version), name: text(pkg.name) ?? purl, version });
+    }
+  }
+  return found;
+}
+
+/** The document's format from the media type, or else from its own marker fields. */
+export function sbomComponents(document: unknown, mediaType?: string): SbomComponent[] {
+  if (!isObject(document)) throw badRequest('The SBOM must be a JSON object');
+  const spdx = mediaType === SPDX_MEDIA_TYPE || (mediaType !== CYCLONEDX_MEDIA_TYPE && typeof document.spdxVersion === 'string');
+  if (!spdx && document.bomFormat !== 'CycloneDX') throw badRequest('The SBOM must be CycloneDX JSON (bomFormat "CycloneDX") or SPDX 2.3 JSON');
+  const components = spdx ? spdxComponents(document) : cycloneDxComponents(document);
+  if (components.length === 0) throw badRequest('The SBOM lists no component with a purl');
+  const purls = new Set(components.map((c) => c.purl));
+  if (purls.size > MAX_ENTRIES) {
+    throw appError('PAYLOAD_TOO_LARGE', `The SBOM lists ${purls.size} distinct purls; at most ${MAX_ENTRIES} are scanned per request`);
+  }
+  return components;
+}

@@ -1,0 +1,25 @@
+// OSV output: GET /api/v1/issues/:id/osv and Query.osvRecord. The record is a JSON scalar, so REST
+// answers the record itself, as OSV clients expect. The bulk zip is a plain route (src/osv-output/export.ts).
+import { notFound } from '../errors.js';
+import { isUuid } from '../http/params.js';
+import { servedIssue } from '../issues/served.js';
+import { osvIssueSelect, osvRecordOf } from '../osv-output/record.js';
+import { builder } from './builder.js';
+
+builder.queryField('osvRecord', (t) =>
+  t.field({
+    type: 'JSON',
+    nullable: true,
+    description:
+      'One served issue as an OSV record (OSV schema 1.7): aliases, affected packages and ranges as ingested, CVSS severity, references, ' +
+      'and the classification under database_specific. An issue from an OSV advisory keeps its id (GHSA-..., PYSEC-...); others are ' +
+      'x_secwire-<issue id>. NOT_FOUND (404) as for the issue itself. REST: GET /api/v1/issues/:id/osv.',
+    args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
+    resolve: async (_root, { id }, { prisma }) => {
+      if (!isUuid(String(id))) throw notFound('Issue not found');
+      const issue = await prisma.issue.findFirst({ where: { ...servedIssue, id: String(id) }, select: osvIssueSelect });
+      if (!issue) throw notFound('Issue not found');
+      return osvRecordOf(issue);
+    },
+  }),
+);

@@ -1,0 +1,32 @@
+// What an operator lists as sources (SOURCES or the file SOURCES_FILE names, read by
+// src/config.ts): a name, a kind, an https URL or a local path, and how often to sync it.
+import { z } from 'zod';
+
+export const sourceKinds = ['osv-zip', 'osv-dir', 'kev', 'epss', 'feed'] as const;
+export type SourceKind = (typeof sourceKinds)[number];
+
+const location = z.string().refine((v) => {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return v.length > 0;
+  try {
+    return new URL(v).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'must be an https:// URL or a local path');
+
+export const sourceDefinition = z
+  .strictObject({
+    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lowercase letters, digits, - or _ (at most 63)'),
+    kind: z.enum(sourceKinds),
+    location,
+    /** Minutes between syncs when the server runs them. */
+    intervalMinutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+  })
+  .refine((s) => s.kind !== 'osv-dir' || !/^https:\/\//i.test(s.location), { message: 'an osv-dir location must be a local directory', path: ['location'] });
+
+export type SourceDefinition = z.infer<typeof sourceDefinition>;
+
+export const sourceList = z
+  .array(sourceDefinition)
+  .refine((list) => new Set(list.map((s) => s.name)).size === list.length, 'source names must be unique');
+

@@ -1,0 +1,175 @@
+// One sync of one source: take the source's lock, fetch (or learn nothing changed), hand the
+// records to the ingest pipeline or the signals to the enrichment store, and write the source's
+// state row. A failure is logged and written to the state row; it never reaches other sources.
+import type { Database } from '../db/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import type { IngestDeps } from '../ingest/ingest.js';
+import type { SourceDefinition } from './definition.js';
+import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
+import { readFeed } from './feed.js';
+import { fetchSource, SourceError, type Validators } from './fetch.js';
+import { listOsvDir } from './osv-dir.js';
+import { openOsvZip } from './osv-zip.js';
+import { emptyCounts, syncRecords, type SourceRecordEntry, type SyncCounts } from './records.js';
+import { readEpss, readKev } from './signals.js';
+
+export interface SyncDeps extends IngestDeps {
+  db: Database;
+}
+
+export interface SyncOptions {
+  allowPrivate: boolean;
+  /** Publish new issues from this process (the server); the CLI leaves them to the server's relay. */
+  relay?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+  /** Extra CA certificate to trust for https sources (tests). */
+  ca?: string;
+  /** Records per ingest transaction. */
+  chunkSize?: number;
+}
+
+export interface SyncOutcome {
+  source: string;
+  /** synced: fetched and processed; unchanged: the source said nothing changed; busy: another instance holds it. */
+  status: 'synced' | 'unchanged' | 'busy' | 'failed';
+  counts: SyncCounts;
+  error?: string;
+  seconds: number;
+}
+
+interface Cursor {
+  kind?: string;
+  location?: string;
+  validators?: Validators;
+}
+
+/** Sources being synced through each database handle; PostgreSQL's advisory lock covers the other instances. */
+const running = new WeakMap<Database, Set<string>>();
+
+/**
+ * Runs `fn` while holding the source: at most one sync per source across every instance. On
+ * PostgreSQL a transaction-scoped advisory lock is held by an otherwise idle transaction for the
+ * sync's duration (the work itself runs on other connections); PGlite is one process.
+ */
+async function withSourceLock<T>(db: Database, name: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const mine = running.get(db) ?? new Set<string>();
+  running.set(db, mine);
+  if (mine.has(name)) return undefined;
+  mine.add(name);
+  try {
+    if (db.kind !== 'postgres') return await fn();
+    return await db.prisma.$transaction(
+      async (tx) => {
+        const [row] = await tx.$queryRaw<{ locked: boolean }[]>`
+          SELECT pg_try_advisory_xact_lock(hashtext('secwire-source'), hashtext(${name})) AS locked`;
+        return row?.locked ? fn() : undefined;
+      },
+      { maxWait: 30_000, timeout: 7 * 24 * 3600_000 },
+    );
+  } finally {
+    mine.delete(name);
+  }
+}
+
+async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: SyncOptions): Promise<SyncCounts> {
+  const counts = { ...emptyCounts(), received: rows.length };
+  const chunk = 5000;
+  for (let start = 0; start < rows.length; start += chunk) {
+    const stored = await storeEnrichment(deps.prisma, rows.slice(start, start + chunk));
+    counts.updated += stored.updatedIssues;
+    options.onProgress?.(Math.min(start + chunk, rows.length), rows.length);
+    options.signal?.throwIfAborted();
+  }
+  // CVEs the feed names that no issue has are neither: count them as unchanged.
+  counts.unchanged = rows.length - counts.updated;
+  return counts;
+}
+
+async function processFile(deps: SyncDeps, source: SourceDefinition, path: string, options: SyncOptions): Promise<SyncCounts> {
+  if (source.kind === 'kev') return syncEnrichment(deps, await readKev(path), options);
+  if (source.kind === 'epss') return syncEnrichment(deps, await readEpss(path), options);
+  let listing: { total: number; entries: AsyncIterable<SourceRecordEntry>; close?: () => void };
+  if (source.kind === 'osv-zip') listing = await openOsvZip(path);
+  else if (source.kind === 'osv-dir') listing = await listOsvDir(path);
+  else listing = await readFeed(path);
+  try {
+    const { counts, problems } = await syncRecords(listing.entries, listing.total, {
+      deps,
+      source: source.name,
+      relay: options.relay ?? false,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      chunkSize: options.chunkSize,
+    });
+    if (problems.length) deps.log.warn('source records rejected', { source: source.name, rejected: problems.length, first: problems.slice(0, 5) });
+    return counts;
+  } finally {
+    listing.close?.();
+  }
+}
+
+export async function syncSource(deps: SyncDeps, source: SourceDefinition, options: SyncOptions): Promise<SyncOutcome> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  const outcome = await withSourceLock(deps.db, source.name, async (): Promise<SyncOutcome> => {
+    const { prisma, log } = deps;
+    const state = await prisma.sourceState.upsert({
+      where: { name: source.name },
+      create: { name: source.name, kind: source.kind, location: source.location, lastAttemptAt: new Date() },
+      update: { kind: source.kind, location: source.location, lastAttemptAt: new Date() },
+    });
+    const cursor = state.cursor as Cursor;
+    // A source that now names another file starts over.
+    const validators = cursor.kind === source.kind && cursor.location === source.location ? (cursor.validators ?? {}) : {};
+    let cleanup = async () => {};
+    try {
+      const fetched = await fetchSource(source.location, {
+        allowPrivate: options.allowPrivate,
+        validators,
+        ca: options.ca,
+        onRetry: (attempt, err) => log.warn('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
+      });
+      let counts = emptyCounts();
+      let next = validators;
+      if (fetched.changed) {
+        cleanup = fetched.cleanup;
+        counts = await processFile(deps, source, fetched.path, options);
+        next = fetched.validators;
+      }
+      const nextCursor: Cursor = { kind: source.kind, location: source.location, validators: next };
+      await prisma.sourceState.update({
+        where: { name: source.name },
+        data: {
+          lastSuccessAt: new Date(),
+          lastError: null,
+          lastErrorAt: null,
+          cursor: nextCursor as Prisma.InputJsonValue,
+          ...(fetched.changed ? { counts: counts as unknown as Prisma.InputJsonValue } : {}),
+        },
+      });
+      const status = fetched.changed ? 'synced' : 'unchanged';
+      log.info('source synced', { source: source.name, kind: source.kind, status, ...counts, seconds: Number(seconds().toFixed(2)) });
+      return { source: source.name, status, counts, seconds: seconds() };
+    } catch (err) {
+      const interrupted = err instanceof Error && err.name === 'AbortError';
+      const message = err instanceof SourceError ? err.message : interrupted ? 'sync interrupted' : 'unexpected error';
+      if (!(err instanceof SourceError) && !interrupted) log.error('source sync failed unexpectedly', { source: source.name, err });
+      log.error('source sync failed', { source: source.name, kind: source.kind, error: message });
+      await prisma.sourceState
+        .update({ where: { name: source.name }, data: { lastError: message, lastErrorAt: new Date() } })
+        .catch((stateErr) => log.error('source state not written', { source: source.name, err: stateErr }));
+      return { source: source.name, status: 'failed', counts: emptyCounts(), error: message, seconds: seconds() };
+    } finally {
+      await cleanup();
+    }
+  });
+  return outcome ?? { source: source.name, status: 'busy', counts: emptyCounts(), seconds: seconds() };
+}
+
+/** Syncs each source in turn; one failing never stops the next. */
+export async function syncSources(deps: SyncDeps, sources: SourceDefinition[], options: SyncOptions): Promise<SyncOutcome[]> {
+  const outcomes: SyncOutcome[] = [];
+  for (const source of sources) outcomes.push(await syncSource(deps, source, options));
+  return outcomes;
+}

@@ -1,0 +1,105 @@
+// A collection's objects in TAXII order (TAXII 2.1, 5.4). The order is fixed once and for all, so
+// a client walking `next` never sees an object twice or misses one while issues keep arriving:
+// - first the reference objects (markings, identity, every known attack pattern), added at the
+//   service epoch, in a fixed order;
+// - then each issue's own objects, issue by issue in (firstSeenAt, id) order, its date_added being
+//   firstSeenAt. New issues are only ever seen later than every listed one, and only once they
+//   have settled (config.taxiiSettleSeconds), so a slow ingest transaction cannot commit behind a
+//   cursor.
+// `next` is the position of the page's last object, not an offset, so inserts never shift it.
+import { badRequest } from '../errors.js';
+import { isUuid } from '../http/params.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { issueOwnObjects, referenceObjects, SERVICE_EPOCH, stixIssueSelect, type StixObject } from '../stix/bundle.js';
+import type { Collection } from './collections.js';
+
+export const TAXII_LIMIT = { defaultLimit: 100, maxLimit: 1000 };
+const ISSUES_PER_QUERY = 100;
+
+/** Where the last object of a page sits: the r-th reference object, or the k-th object of an issue. */
+type Position = { r: number } | { t: string; id: string; k: number };
+
+export interface ObjectsQuery {
+  addedAfter?: Date;
+  limit: number;
+  after?: Position;
+  types?: string[];
+  ids?: string[];
+  /** Issues first seen after this are not listed yet. */
+  settledBefore: Date;
+}
+
+export interface ObjectsPage {
+  objects: { object: StixObject; dateAdded: Date }[];
+  more: boolean;
+  next?: string;
+}
+
+export const encodeNext = (position: Position) => Buffer.from(JSON.stringify(position)).toString('base64url');
+
+export function decodeNext(next: string): Position {
+  try {
+    const value = JSON.parse(Buffer.from(next, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (Number.isInteger(value.r)) return { r: value.r as number };
+    if (typeof value.t === 'string' && !Number.isNaN(Date.parse(value.t)) && typeof value.id === 'string' && isUuid(value.id) && Number.isInteger(value.k)) {
+      return { t: value.t, id: value.id, k: value.k as number };
+    }
+  } catch {
+    // falls through to the 400
+  }
+  throw badRequest('next is not a value this server gave');
+}
+
+export async function collectionObjects(prisma: PrismaClient, collection: Collection, query: ObjectsQuery): Promise<ObjectsPage> {
+  const wanted = (o: StixObject) => (!query.types || query.types.includes(o.type)) && (!query.ids || query.ids.includes(o.id));
+  const found: { object: StixObject; dateAdded: Date; position: Position }[] = [];
+  const full = () => found.length > query.limit;
+
+  const after = query.after;
+  const epoch = new Date(SERVICE_EPOCH);
+  if (!(after && 'id' in after) && !(query.addedAfter && query.addedAfter >= epoch)) {
+    const reference = [...referenceObjects().values()];
+    const start = after && 'r' in after ? after.r + 1 : 0;
+    for (let r = start; r < reference.length && !full(); r++) {
+      if (wanted(reference[r]!)) found.push({ object: reference[r]!, dateAdded: epoch, position: { r } });
+    }
+  }
+
+  let cursor = after && 'id' in after ? after : undefined;
+  while (!full()) {
+    const since = cursor && { firstSeenAt: new Date(cursor.t), id: cursor.id };
+    const issues = await prisma.issue.findMany({
+      where: {
+        AND: [
+          collection.where,
+          { firstSeenAt: { lte: query.settledBefore } },
+          query.addedAfter ? { firstSeenAt: { gt: query.addedAfter } } : {},
+          since ? { OR: [{ firstSeenAt: { gt: since.firstSeenAt } }, { firstSeenAt: since.firstSeenAt, id: { gte: since.id } }] } : {},
+        ],
+      },
+      orderBy: [{ firstSeenAt: 'asc' }, { id: 'asc' }],
+      take: ISSUES_PER_QUERY,
+      select: { ...stixIssueSelect, firstSeenAt: true },
+    });
+    for (const issue of issues) {
+      const t = issue.firstSeenAt.toISOString();
+      // The cursor's own issue continues after its last listed object.
+      const from = cursor && cursor.id === issue.id && cursor.t === t ? cursor.k + 1 : 0;
+      issueOwnObjects(issue).forEach((object, k) => {
+        if (k >= from && wanted(object)) found.push({ object, dateAdded: issue.firstSeenAt, position: { t, id: issue.id, k } });
+      });
+      if (full()) break;
+    }
+    if (issues.length < ISSUES_PER_QUERY) break;
+    const last = issues[issues.length - 1]!;
+    cursor = { t: last.firstSeenAt.toISOString(), id: last.id, k: Number.MAX_SAFE_INTEGER };
+  }
+
+  const page = found.slice(0, query.limit);
+  const more = found.length > query.limit;
+  return {
+    objects: page.map(({ object, dateAdded }) => ({ object, dateAdded })),
+    more,
+    ...(more ? { next: encodeNext(page[page.length - 1]!.position) } : {}),
+  };
+}

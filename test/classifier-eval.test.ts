@@ -1,0 +1,54 @@
+// The relevance decision's floors on grouped cross-validation (no package in both the training
+// and the test side of a fold), and the guarantees that keep those folds honest.
+import { describe, expect, it } from 'vitest';
+import { buildCatalogue, catalogueData, findPackage } from '../src/ingest/classifier/catalogue.js';
+import { evaluate } from '../src/ingest/classifier/evaluate.js';
+import { exclusionFor, outOfScopeSample, packageGroups, trainingExamples } from '../src/ingest/classifier/training.js';
+
+describe('relevance classifier, grouped by package', () => {
+  it('no package is in two groups, and every labelled example is in one', () => {
+    const all = trainingExamples();
+    const groups = packageGroups(all);
+    const owner = new Map<string, number>();
+    groups.forEach((group, i) => {
+      for (const p of new Set(group.flatMap((e) => e.packages))) {
+        expect(owner.get(p) ?? i, p).toBe(i);
+        owner.set(p, i);
+      }
+    });
+    expect(groups.flat().length).toBe(all.filter((e) => e.labelled).length);
+    expect(all.filter((e) => e.labelled).length).toBe(100);
+  });
+
+  it("a fold's catalogue knows nothing of the held-out packages, their repositories or owners", () => {
+    const group = packageGroups(trainingExamples()).find((g) => g.some((e) => e.packages.includes('flowise')))!;
+    const exclusion = exclusionFor(group);
+    const fold = buildCatalogue(catalogueData(), exclusion);
+    const full = buildCatalogue();
+    expect(findPackage(full, 'npm', 'flowise')).toBeDefined();
+    expect(findPackage(fold, 'npm', 'flowise')).toBeUndefined();
+    expect(fold.repos.has('flowiseai/flowise')).toBe(false);
+    expect(fold.orgs.has('flowiseai')).toBe(false);
+    // Entries of other projects stay.
+    expect(findPackage(fold, 'PyPI', 'langchain')).toBeDefined();
+  });
+
+  it('meets the floors on the held-out folds: recall >= 0.90, precision >= 0.95, with a Brier score', () => {
+    const { metrics, reliability, misses } = evaluate();
+    expect(metrics.n).toBe(100);
+    expect(metrics.recall).toBeGreaterThanOrEqual(0.9);
+    expect(metrics.precision).toBeGreaterThanOrEqual(0.95);
+    expect(metrics.brier).toBeLessThan(0.1);
+    expect(reliability.reduce((n, r) => n + r.n, 0)).toBe(100);
+    for (const miss of misses) expect(miss.evidence).not.toBe('');
+  });
+
+  it('serves the whole bundled sample (advisories and ATLAS case studies) and nothing out of scope', () => {
+    const { sample } = evaluate();
+    for (const set of sample) {
+      expect(set.unserved, set.name).toEqual([]);
+      expect(set.wronglyServed, set.name).toEqual([]);
+    }
+    expect(sample.reduce((n, s) => n + s.served, 0)).toBe(71 + 76 - outOfScopeSample.size);
+  });
+});

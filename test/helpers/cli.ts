@@ -1,0 +1,32 @@
+// The operator CLI as a real process, on a database of its own: the embedded one in a scratch
+// directory, or a PostgreSQL scratch database when TEST_DATABASE_URL is set.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './database.js';
+
+const run = promisify(execFile);
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment that points the CLI at a fresh database, and how to drop it again. */
+export async function cliDatabase(dir: string): Promise<{ env: Record<string, string>; pg?: TestDatabase }> {
+  if (!testDatabaseUrl) return { env: { DATA_DIR: join(dir, 'db'), DATABASE_URL: '' } };
+  const pg = await createTestDatabase();
+  return { env: { DATABASE_URL: pg.url! }, pg };
+}
+
+/** Runs `npm run cli -- <args>` (without npm's own output) and answers its exit code and output. */
+export function runCli(env: Record<string, string>, args: string[]): Promise<CliResult> {
+  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'error', ...env },
+    timeout: 120_000,
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+  );
+}

@@ -1,0 +1,345 @@
+// Sources end to end: real files in their real formats (an OSV zip built from the sample
+// advisories, CISA's KEV catalog, an EPSS CSV in FIRST's layout, RSS and Atom feeds) served over
+// HTTPS from 127.0.0.1, synced into a real database, read back through the API.
+import { readFileSync } from 'node:fs';
+import { buffer } from 'node:stream/consumers';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import yazl from 'yazl';
+import { parseConfig, type ConfigError } from '../src/config.js';
+import { openDatabase } from '../src/db/client.js';
+import type { SourceDefinition } from '../src/sources/definition.js';
+import { syncSource, type SyncOptions } from '../src/sources/sync.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { testDatabaseUrl } from './helpers/database.js';
+import { startFileServer, type FileServer } from './helpers/file-server.js';
+import { recordingLog } from './helpers/recording-log.js';
+import { loadAdvisories } from './helpers/samples.js';
+
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/sources/${name}`, import.meta.url));
+const langflow = JSON.parse(fixture('GHSA-rvqx-wpfh-mfx7.json').toString()) as Record<string, any>;
+const kevFile = readFileSync(new URL('../data/kev/known_exploited_vulnerabilities.json', import.meta.url));
+
+async function zipOf(records: Record<string, unknown>[]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const r of records) zip.addBuffer(Buffer.from(JSON.stringify(r, null, 2)), `${String(r.id)}.json`);
+  zip.end();
+  return buffer(zip.outputStream);
+}
+
+let t: TestApp;
+let files: FileServer;
+const log = recordingLog();
+const advisories = [...loadAdvisories(), langflow];
+
+const source = (name: string, kind: SourceDefinition['kind'], path: string): SourceDefinition => ({
+  name,
+  kind,
+  location: files.url(path),
+  intervalMinutes: 60,
+});
+const deps = () => ({ prisma: t.db.prisma, pubsub: t.pubsub, log, db: t.db });
+const options = (extra: Partial<SyncOptions> = {}): SyncOptions => ({ allowPrivate: true, ca: files.ca, relay: false, ...extra });
+const sync = (s: SourceDefinition, extra: Partial<SyncOptions> = {}) => syncSource(deps(), s, options(extra));
+
+/** What a change would move: the newest modifiedAt, the event rows and the stored issues. */
+async function snapshot() {
+  const prisma = t.db.prisma;
+  const [latest, events, issues] = await Promise.all([
+    prisma.issue.aggregate({ _max: { modifiedAt: true } }),
+    prisma.issueEvent.count(),
+    prisma.issue.count(),
+  ]);
+  return { latest: latest._max.modifiedAt?.toISOString() ?? null, events, issues };
+}
+
+const issueBy = async (cve: string) => (await (await t.fetch(`/api/v1/issues?search=${cve}`)).json()).data[0];
+
+beforeAll(async () => {
+  files = await startFileServer();
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+  await files?.close();
+});
+
+describe('osv-zip, kev and epss', () => {
+  beforeAll(async () => {
+    files.set('/osv/all.zip', await zipOf(advisories));
+    files.set('/kev.json', kevFile);
+    files.set('/epss.csv.gz', gzipSync(fixture('epss.csv')));
+  });
+
+  it('fill kevDateAdded, exploitMaturity, epssScore and epssCheckedAt on the matching served issues, shown by the REST list', async () => {
+    const zip = await sync(source('osv', 'osv-zip', '/osv/all.zip'));
+    expect(zip).toMatchObject({ status: 'synced', counts: { received: advisories.length, created: advisories.length, rejected: 0 } });
+    const kev = await sync(source('kev', 'kev', '/kev.json'));
+    expect(kev).toMatchObject({ status: 'synced', counts: { received: 1404, updated: 1 } });
+    const epss = await sync(source('epss', 'epss', '/epss.csv.gz'));
+    expect(epss.status).toBe('synced');
+    expect(epss.counts.updated).toBeGreaterThan(60);
+
+    const issue = await issueBy('CVE-2025-3248');
+    expect(issue).toMatchObject({
+      cveId: 'CVE-2025-3248',
+      kevDateAdded: '2025-05-05',
+      exploitMaturity: 'active',
+      epssScore: 0.92841,
+      epssCheckedAt: '2025-08-25T00:00:00.000Z',
+    });
+    const other = await issueBy('CVE-2024-37014');
+    expect(other).toMatchObject({ kevDateAdded: null, exploitMaturity: 'unknown', epssCheckedAt: '2025-08-25T00:00:00.000Z' });
+    expect(typeof other.epssScore).toBe('number');
+
+    const state = await t.db.prisma.sourceState.findUniqueOrThrow({ where: { name: 'epss' } });
+    expect(state).toMatchObject({ kind: 'epss', lastError: null });
+    expect(state.lastSuccessAt).toBeInstanceOf(Date);
+  });
+
+  it('write and publish nothing on a re-run over unchanged data (304, or same fingerprints)', async () => {
+    const before = await snapshot();
+    for (const [name, kind, path] of [['osv', 'osv-zip', '/osv/all.zip'], ['kev', 'kev', '/kev.json'], ['epss', 'epss', '/epss.csv.gz']] as const) {
+      expect((await sync(source(name, kind, path))).status).toBe('unchanged');
+      expect(files.log.at(-1)).toEqual({ path, status: 304 });
+    }
+    // The same bytes under new validators: fetched again, every record skipped by fingerprint.
+    files.set('/osv/all.zip', await zipOf(advisories));
+    await t.db.prisma.sourceState.update({ where: { name: 'osv' }, data: { cursor: {} } });
+    const again = await sync(source('osv', 'osv-zip', '/osv/all.zip'));
+    expect(again).toMatchObject({ status: 'synced', counts: { skipped: advisories.length, received: 0 } });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('keeps the signals when a record is rewritten, and a new EPSS score is an update, not a new issue', async () => {
+    const changed = advisories.map((a) => (a.id === langflow.id ? { ...a, modified: '2025-06-01T00:00:00Z', summary: `${a.summary} (revised)` } : a));
+    files.set('/osv/all.zip', await zipOf(changed));
+    const before = await snapshot();
+    const earlierEvents = new Set((await t.db.prisma.issueEvent.findMany({ select: { id: true } })).map((e) => e.id));
+    const result = await sync(source('osv', 'osv-zip', '/osv/all.zip'));
+    expect(result.counts).toMatchObject({ received: 1, updated: 1, created: 0, skipped: advisories.length - 1 });
+    expect(await issueBy('CVE-2025-3248')).toMatchObject({ kevDateAdded: '2025-05-05', exploitMaturity: 'active', epssScore: 0.92841 });
+
+    const csv = fixture('epss.csv').toString().replace('CVE-2025-3248,0.92841', 'CVE-2025-3248,0.95012');
+    files.set('/epss.csv.gz', gzipSync(csv));
+    expect((await sync(source('epss', 'epss', '/epss.csv.gz'))).counts.updated).toBe(1);
+    expect(await issueBy('CVE-2025-3248')).toMatchObject({ epssScore: 0.95012 });
+    const after = await snapshot();
+    expect(after.issues).toBe(before.issues);
+    const id = (await issueBy('CVE-2025-3248')).id;
+    const events = await t.db.prisma.issueEvent.findMany({ where: { id: { notIn: [...earlierEvents] } }, orderBy: { createdAt: 'asc' } });
+    // The rewrite, then the new score: two updates of the same issue.
+    expect(events.map((e) => [e.kind, e.issueIds])).toEqual([
+      ['issues_updated', [id]],
+      ['issues_updated', [id]],
+    ]);
+  });
+});
+
+describe('a mirror polling issueChanges and modifiedSince', () => {
+  const changesQuery = `query($since: String!) { issueChanges(modifiedSince: $since) { id modifiedAt withdrawn issue { id title } } }`;
+
+  it('sees every change exactly once across a sync that adds, updates and withdraws', async () => {
+    const base = advisories.slice(0, 10).map((a) => ({ ...a, id: `${a.id}-m`.replace('GHSA-', 'MIRR-'), aliases: [], references: [] }));
+    files.set('/mirror/all.zip', await zipOf(base));
+    const mirror = new Map<string, string>();
+    let cursor = '1970-01-01T00:00:00Z';
+    const poll = async () => {
+      const seen: string[] = [];
+      for (;;) {
+        const { body } = await t.graphql(changesQuery, { since: cursor });
+        expect(body.errors).toBeUndefined();
+        const page = body.data.issueChanges as { id: string; modifiedAt: string; withdrawn: boolean; issue: { title: string } | null }[];
+        if (page.length === 0) return seen;
+        for (const change of page) {
+          seen.push(change.id);
+          if (change.withdrawn) mirror.delete(change.id);
+          else mirror.set(change.id, change.issue!.title);
+          cursor = change.modifiedAt;
+        }
+      }
+    };
+    await poll();
+    await sync(source('mirror', 'osv-zip', '/mirror/all.zip'));
+    const first = await poll();
+    const servedNow = await t.db.prisma.issue.findMany({ where: { relevant: true, withdrawn: false, naturalKey: { startsWith: 'MIRR-' } }, select: { id: true } });
+    expect(new Set(first)).toEqual(new Set(servedNow.map((i) => i.id)));
+    expect(first).toHaveLength(servedNow.length);
+    expect(servedNow.length).toBeGreaterThan(5);
+
+    // The REST list gives the same changes, oldest first.
+    const rest = await (await t.fetch(`/api/v1/issues?modifiedSince=1970-01-01&search=mirr-&limit=100`)).json();
+    expect(rest.data.map((i: { id: string }) => i.id)).toEqual(first);
+    expect(Object.keys(rest.data[0])).not.toContain('modifiedAt');
+
+    const [updated, withdrawn] = base;
+    const added = { ...advisories[20]!, id: 'MIRR-added-0001', aliases: [], references: [] };
+    const next = [
+      { ...updated!, modified: '2030-01-01T00:00:00Z', summary: 'Revised summary' },
+      { ...withdrawn!, modified: '2030-01-01T00:00:00Z', withdrawn: '2030-01-01T00:00:00Z' },
+      ...base.slice(2),
+      added,
+    ];
+    files.set('/mirror/all.zip', await zipOf(next));
+    const result = await sync(source('mirror', 'osv-zip', '/mirror/all.zip'));
+    expect(result.counts).toMatchObject({ received: 3, created: 1, updated: 2 });
+    const second = await poll();
+    const byKey = async (key: string) => (await t.db.prisma.issue.findFirstOrThrow({ where: { naturalKey: key } })).id;
+    const [updatedId, withdrawnId, addedId] = await Promise.all([byKey(updated!.id), byKey(withdrawn!.id), byKey(added.id)]);
+    expect(second.sort()).toEqual([updatedId, withdrawnId, addedId].sort());
+    expect(mirror.get(updatedId)).toBe('Revised summary');
+    expect(mirror.has(withdrawnId)).toBe(false);
+    expect(mirror.has(addedId)).toBe(true);
+    expect(await poll()).toEqual([]);
+
+    // Withdrawn: unserved (404) and recorded as an event.
+    expect((await t.fetch(`/api/v1/issues/${withdrawnId}`)).status).toBe(404);
+    const events = await t.db.prisma.issueEvent.findMany({ where: { kind: 'issues_withdrawn' } });
+    expect(events.flatMap((e) => e.issueIds)).toContain(withdrawnId);
+  });
+});
+
+describe('interrupted and failing syncs', () => {
+  beforeEach(() => log.entries.splice(0));
+
+  it('resume where an interrupted sync stopped', async () => {
+    const records = advisories.map((a, i) => ({ ...a, id: `RESU-${String(i).padStart(4, '0')}`, aliases: [], references: [] }));
+    files.set('/resume/all.zip', await zipOf(records));
+    const stop = new AbortController();
+    const cut = await sync(source('resume', 'osv-zip', '/resume/all.zip'), {
+      chunkSize: 20,
+      signal: stop.signal,
+      onProgress: (done) => done >= 20 && stop.abort(),
+    });
+    expect(cut).toMatchObject({ status: 'failed', error: 'sync interrupted' });
+    const stored = await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'RESU-' } } });
+    expect(stored).toBe(20);
+    const resumed = await sync(source('resume', 'osv-zip', '/resume/all.zip'), { chunkSize: 20 });
+    expect(resumed).toMatchObject({ status: 'synced', counts: { skipped: 20, created: records.length - 20, unchanged: 0 } });
+    expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'RESU-' } } })).toBe(records.length);
+  });
+
+  it.each([
+    ['corrupt zip', 'osv-zip', '/bad/all.zip', Buffer.from('PK\u0003\u0004 this is not really a zip file'), /^not a readable zip file: /],
+    ['bad EPSS CSV', 'epss', '/bad/epss.csv', '#model_version:v1,score_date:2025-08-25T00:00:00+0000\ncve,epss,percentile\nCVE-2025-3248,lots,0.9\n', /^bad EPSS file: line 3: /],
+    ['EPSS without its model line', 'epss', '/bad/epss2.csv', 'cve,epss,percentile\nCVE-2025-3248,0.5,0.9\n', /^bad EPSS file: line 1 must be #model_version/],
+    ['malformed feed', 'feed', '/bad/feed.xml', '<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>', /^not a readable RSS or Atom feed: /],
+    ['KEV that is not KEV', 'kev', '/bad/kev.json', '{"vulnerabilities": [{"cveID": "nope"}]}', /^not a KEV catalog: /],
+  ] as const)('a %s gets a clear logged error and changes nothing', async (_label, kind, path, body, message) => {
+    files.set(path, body);
+    const before = await snapshot();
+    const result = await sync(source(`bad-${kind}`, kind, path));
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatch(message);
+    expect(log.entries).toContainEqual({ level: 'error', msg: 'source sync failed', fields: expect.objectContaining({ source: `bad-${kind}`, error: result.error }) });
+    expect((await t.db.prisma.sourceState.findUniqueOrThrow({ where: { name: `bad-${kind}` } })).lastError).toBe(result.error);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('refuses a source on a private address unless private sources are allowed', async () => {
+    const result = await sync(source('private', 'kev', '/kev.json'), { allowPrivate: false });
+    expect(result).toMatchObject({ status: 'failed', error: expect.stringMatching(/non-public address/) });
+    expect(files.log.filter((r) => r.path === '/kev.json' && r.status === 200)).toHaveLength(1);
+  });
+
+  it('reports a source that answers an HTTP error, and keeps its state row', async () => {
+    const result = await sync(source('missing', 'kev', '/missing.json'));
+    expect(result).toMatchObject({ status: 'failed', error: 'source answered HTTP 404' });
+    expect(await t.db.prisma.sourceState.findUniqueOrThrow({ where: { name: 'missing' } })).toMatchObject({ lastError: 'source answered HTTP 404', lastSuccessAt: null });
+  });
+});
+
+describe('feeds', () => {
+  it('turn RSS and Atom entries into classified native items', async () => {
+    files.set('/feed.rss', fixture('feed.rss'));
+    files.set('/feed.atom', fixture('feed.atom'));
+    const rss = await sync(source('rss', 'feed', '/feed.rss'));
+    const atom = await sync(source('atom', 'feed', '/feed.atom'));
+    expect(rss.counts).toMatchObject({ received: 2, created: 2 });
+    expect(atom.counts).toMatchObject({ received: 1, created: 1 });
+    const research = await issueBy('email agents');
+    expect(research).toMatchObject({ sourceUrl: 'https://news.example/2025/06/prompt-injection-email-agents', issueType: 'research' });
+    expect(await issueBy('general-purpose AI models')).toMatchObject({ issueType: 'regulatory' });
+    // Not about AI: stored, never served.
+    expect(await issueBy('Main Street')).toBeUndefined();
+    expect(await t.db.prisma.issue.count({ where: { sourceUrl: 'https://news.example/2025/06/main-street', relevant: false } })).toBe(1);
+  });
+});
+
+describe('source status', () => {
+  it('shows each configured source on GET /ready and the admin route (REST and GraphQL)', async () => {
+    const configured = [source('kev', 'kev', '/kev.json'), source('missing', 'kev', '/missing.json'), source('never', 'feed', '/never.xml')];
+    const admin = await createTestApp({ sources: configured, adminApiKey: 'status-admin-key' }, t.db);
+    try {
+      const ready = await (await admin.fetch('/ready')).json();
+      expect(ready).toMatchObject({
+        status: 'ready',
+        sources: [
+          { name: 'kev', kind: 'kev', lastSuccessAt: expect.any(String), lastError: null },
+          { name: 'missing', kind: 'kev', lastSuccessAt: null, lastError: 'source answered HTTP 404' },
+          { name: 'never', kind: 'feed', lastSuccessAt: null, lastError: null },
+        ],
+      });
+      expect((await admin.fetch('/api/v1/admin/sources')).status).toBe(401);
+      const rest = await (await admin.fetch('/api/v1/admin/sources', { headers: { authorization: 'Bearer status-admin-key' } })).json();
+      expect(rest.data.map((s: { name: string }) => s.name)).toEqual(['kev', 'missing', 'never']);
+      expect(rest.data[0]).toMatchObject({ location: files.url('/kev.json'), intervalMinutes: 60, counts: { received: 1404, updated: 1 } });
+      const gql = await admin.graphql('{ sources { data { name lastError counts { received } } } }', {}, { authorization: 'Bearer status-admin-key' });
+      expect(gql.body.data.sources.data[1]).toEqual({ name: 'missing', lastError: 'source answered HTTP 404', counts: null });
+    } finally {
+      await admin.close();
+    }
+  });
+});
+
+describe.runIf(testDatabaseUrl)('two instances on PostgreSQL', () => {
+  it('never sync the same source at once', async () => {
+    const records = advisories.map((a, i) => ({ ...a, id: `TWIN-${String(i).padStart(4, '0')}`, aliases: [], references: [] }));
+    files.set('/twin/all.zip', await zipOf(records));
+    const other = await openDatabase({ kind: 'postgres', url: t.db.url! });
+    try {
+      const twin = source('twin', 'osv-zip', '/twin/all.zip');
+      const outcomes = await Promise.all([
+        syncSource(deps(), twin, options({ chunkSize: 10 })),
+        syncSource({ ...deps(), prisma: other.prisma, db: other }, twin, options({ chunkSize: 10 })),
+      ]);
+      const statuses = outcomes.map((o) => o.status).sort();
+      expect(statuses).toEqual(['busy', 'synced']);
+      expect(outcomes.find((o) => o.status === 'synced')!.counts.created).toBe(records.length);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('source configuration', () => {
+  it('is checked like every other setting, one line per problem', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        parseConfig(env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems({ SOURCES: 'not json' })).toEqual(['SOURCES: must be a JSON array of sources ({name, kind, location, intervalMinutes?})']);
+    expect(
+      problems({
+        SOURCES: JSON.stringify([
+          { name: 'Bad Name', kind: 'osv-zip', location: 'https://a.example/all.zip' },
+          { name: 'web', kind: 'kev', location: 'http://a.example/kev.json' },
+          { name: 'dir', kind: 'osv-dir', location: 'https://a.example/tree' },
+          { name: 'x', kind: 'nvd', location: '/tmp/x' },
+        ]),
+      }),
+    ).toEqual([
+      'SOURCES: 0.name: must be lowercase letters, digits, - or _ (at most 63)',
+      'SOURCES: 1.location: must be an https:// URL or a local path',
+      'SOURCES: 2.location: an osv-dir location must be a local directory',
+      'SOURCES: 3.kind: Invalid option: expected one of "osv-zip"|"osv-dir"|"kev"|"epss"|"feed"',
+    ]);
+    expect(problems({ SOURCES_FILE: '/nonexistent/sources.json' })).toEqual(['SOURCES_FILE: cannot read /nonexistent/sources.json (ENOENT)']);
+    const config = parseConfig({ SOURCES: JSON.stringify([{ name: 'kev', kind: 'kev', location: 'data/kev/known_exploited_vulnerabilities.json' }]) });
+    expect(config.sources).toEqual([{ name: 'kev', kind: 'kev', location: 'data/kev/known_exploited_vulnerabilities.json', intervalMinutes: 60 }]);
+  });
+});
