@@ -108,7 +108,10 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
         result.rejected.push({ index, message: 'could not be classified' });
       }
     }
-    if (start === 0 && options.storeAfter) await options.storeAfter;
+    if (start === 0 && options.storeAfter) {
+      await options.storeAfter;
+      if (options.stopping?.aborted) throw stoppedError(result, chunk[0]!.index);
+    }
     let stored;
     try {
       stored = await storeBatch(deps.prisma, prepared);

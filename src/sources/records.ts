@@ -94,7 +94,7 @@ export async function syncRecords(
   let done = 0;
   // The chunk being stored while the next one is read and classified: the database and this
   // process work at the same time, and at most two chunks are held.
-  let storing: Promise<void> | null = null;
+  let storing = null as Promise<void> | null;
 
   const statistics = await plannerStatistics(deps.prisma);
   const stored = async (chunk: typeof batch, readable: typeof batch, result: IngestResult) => {
@@ -119,16 +119,12 @@ export async function syncRecords(
     const current = ingest(
       deps,
       readable.map((b) => b.record),
-      { chunkSize: readable.length || 1, relay: options.relay, storeAfter: previous ?? undefined },
+      { chunkSize: readable.length || 1, relay: options.relay, storeAfter: previous ?? undefined, stopping: options.signal },
     ).then((result) => stored(chunk, readable, result));
     // Awaited by the next flush or at the end; a failure surfaces there once.
     current.catch(() => {});
     storing = current;
     if (previous) await previous;
-  };
-  /** Waits for the chunk being stored, so what was committed is counted before stopping. */
-  const settle = async () => {
-    if (storing) await storing;
   };
 
   for await (const entry of entries) {
@@ -147,13 +143,14 @@ export async function syncRecords(
     if (batch.length >= chunkSize) {
       await flush();
       if (options.signal?.aborted) {
-        await settle();
+        // The chunk after the one that was being stored does not start storing once aborted.
+        await storing?.catch(() => {});
         options.signal.throwIfAborted();
       }
     }
   }
   await flush();
-  await settle();
+  await storing;
   options.onProgress?.(done + counts.skipped, total);
   return { counts, problems };
 }
