@@ -4,6 +4,7 @@
 // cut short resumes where it stopped: what was stored is skipped next time.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ingest, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
+import { SourceError } from './fetch.js';
 
 export interface SyncCounts {
   received: number;
@@ -137,6 +138,9 @@ export async function syncRecords(
     try {
       record = await entry.read();
     } catch (err) {
+      // A record the source could not deliver (a fetch that failed) fails the sync, to be tried
+      // again; one it delivered unreadable is that record's problem.
+      if (err instanceof SourceError) throw err;
       problems.push(`${entry.key}: ${(err as Error).message}`);
     }
     batch.push({ key: entry.key, fingerprint: entry.fingerprint, record });
