@@ -12,6 +12,8 @@ export type EvidenceKind =
   | 'registry-summary'
   | 'catalogue-repository'
   | 'catalogue-organisation'
+  | 'listed-repository'
+  | 'listed-organisation'
   | 'reference-host'
   | 'package-name'
   | 'repository-name'
@@ -101,10 +103,17 @@ export function collectEvidence(item: Item, catalogue: Catalogue, vendors: strin
     entries.push(entry);
     evidence.push({ kind: 'catalogue-repository', detail: `github.com/${repo} (${entry.vendor})`, weight: w.catalogueRepository });
   }
+  // Curated lists speak only where the hand catalogue is silent, so one project is not counted twice.
+  const listed = repos.filter((repo) => !catalogue.repos.has(repo) && catalogue.listedRepos.has(repo));
+  if (listed.length > 0) evidence.push({ kind: 'listed-repository', detail: listed.slice(0, 3).map((r) => `github.com/${r}`).join(', '), weight: w.listedRepository });
   for (const owner of new Set(repos.map(repoOwner))) {
     const org = catalogue.orgs.get(owner);
-    if (!org) continue;
-    evidence.push({ kind: 'catalogue-organisation', detail: `github.com/${owner} (${org.vendor})`, weight: w.catalogueOrganisation });
+    if (org) {
+      evidence.push({ kind: 'catalogue-organisation', detail: `github.com/${owner} (${org.vendor})`, weight: w.catalogueOrganisation });
+      continue;
+    }
+    const project = catalogue.listedOrgs.get(owner);
+    if (project && listed.length === 0) evidence.push({ kind: 'listed-organisation', detail: `github.com/${owner} (owner of ${project})`, weight: w.listedOrganisation });
   }
   for (const host of referenceHosts(item)) {
     const known = catalogue.hosts.get(host);

@@ -10,6 +10,9 @@ export const evidenceWeights = {
   registrySummary: 4,
   catalogueRepository: 5,
   catalogueOrganisation: 3.5,
+  /** Curated AI/ML lists: mechanically derived like the registry summaries (data/catalogue/README.md). */
+  listedRepository: 4,
+  listedOrganisation: 3,
   packageName: 2.5,
   termFirst: 2.5,
   termMore: 1,

@@ -73,8 +73,14 @@ export function packageGroups(all: Example[]): Example[][] {
   return [...groups.values()];
 }
 
+/**
+ * How much a fold may know of the held-out packages: `grouped` keeps the mechanically derived
+ * lists (registry summaries, curated AI/ML lists), `catalogue-blind` drops their entries too.
+ */
+export type FoldMode = 'grouped' | 'catalogue-blind';
+
 /** Everything a fold holding out `group` must not know. */
-export function exclusionFor(group: Example[]): Exclusion {
+export function exclusionFor(group: Example[], mode: FoldMode = 'grouped'): Exclusion {
   const full = buildCatalogue();
   const repos = new Set(group.flatMap((e) => githubRepos(e.item)));
   for (const e of group) {
@@ -88,6 +94,7 @@ export function exclusionFor(group: Example[]): Exclusion {
     repos,
     orgs: new Set([...repos].map(repoOwner)),
     hosts: new Set(group.flatMap((e) => referenceHosts(e.item))),
+    lists: mode === 'catalogue-blind',
   };
 }
 
@@ -168,10 +175,10 @@ export interface OutOfFold extends Scored {
 }
 
 /** Scores every labelled example with a model and catalogue that never saw its group. */
-export function outOfFold(all: Example[] = trainingExamples()): OutOfFold[] {
+export function outOfFold(all: Example[] = trainingExamples(), mode: FoldMode = 'grouped'): OutOfFold[] {
   const out: OutOfFold[] = [];
   packageGroups(all).forEach((group, fold) => {
-    const exclusion = exclusionFor(group);
+    const exclusion = exclusionFor(group, mode);
     const held = new Set(group);
     const train = all.filter((e) => !held.has(e) && !(!e.labelled && overlaps(e, exclusion)));
     const model = trainModel(train);
