@@ -17,6 +17,9 @@ export const evidenceWeights = {
   termFirst: 2.5,
   termMore: 1,
   termMax: 4.5,
+  domainFirst: 1.5,
+  domainMore: 0.75,
+  domainMax: 3,
   atlas: 5,
   aiVendor: 3,
 };
@@ -27,9 +30,16 @@ export const aiNameTokens = {
     'ai', 'ml', 'llm', 'llms', 'gpt', 'nlp', 'neural', 'tensor', 'tensorflow', 'torch', 'pytorch', 'onnx', 'llama', 'genai', 'chatbot',
     'bert', 'mlops', 'automl', 'diffusion', 'transformer', 'transformers', 'embedding', 'embeddings', 'rag', 'agentic', 'langchain',
     'openai', 'anthropic', 'ollama', 'huggingface', 'keras', 'deeplearning', 'mcp', 'inference', 'vllm', 'gguf', 'ggml',
+    // Model libraries and formats whose names third-party packages take ("torch-geometric", "sklearn-pandas").
+    'sklearn', 'scikit', 'xgboost', 'lightgbm', 'catboost', 'mxnet', 'paddle', 'paddlepaddle', 'jax', 'flax', 'diffusers', 'safetensors',
+    'tflite', 'tensorrt', 'openvino', 'deepspeed', 'mlx', 'lora', 'qlora', 'peft', 'whisper', 'yolo', 'yolov5', 'yolov8',
+    // Words of the trade: vector stores, embeddings, agents built on models, language understanding.
+    'vectordb', 'vectorstore', 'reranker', 'rerank', 'nlu', 'asr', 'tts', 'chatgpt', 'copilot', 'autogen', 'aiagent', 'rlhf', 'mlops',
   ]),
-  /** Compounds: chatgpt, autogpt, llmops, gptcache, mlflow-like "ml" prefixes are too loose to use. */
-  affix: /^(llm|gpt)[a-z]|[a-z](gpt|llm)$/,
+  /** Compounds: chatgpt, autogpt, llmops, gptcache, torchvision, tensorboard; "ml" prefixes (mlflow-like) are too loose to use. */
+  affix: /^(llm|gpt|torch|tensor)[a-z]|[a-z](gpt|llm)$/,
+  /** Adjacent name words that together name the field ("machine-learning-kit", "deep_learning"). */
+  pairs: [['machine', 'learning'], ['deep', 'learning'], ['neural', 'network'], ['language', 'model'], ['vector', 'database'], ['vector', 'store']] as [string, string][],
 };
 
 /**
@@ -85,6 +95,13 @@ export const vendorAliases: { vendor: string; pattern: RegExp; ai?: true }[] = [
 export const aiTerms = {
   strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?|natural language processing|nlp|computer vision|reinforcement learning|federated learning|vector (databases?|search engine|similarity search)|embedding models?|model (serving|registry|inference)|inference (servers?|engine)|text generation|speech recognition|object detection|mlops|hugging ?face|transformers? models?|diffusion models?|stable diffusion|fine-?tun(e|ed|ing)|pre-?trained models?|neural network libraries)\b/i,
   weak: /\b(ai|ml|models?|inference|embeddings?|agents?|classifiers?|prompts?|dataset|vector (store|database)|tokenizer|checkpoints?)\b/i,
+  /**
+   * The field's own words and the platforms ML work runs on: weaker than `strong`, and never
+   * words that general software uses in another sense (type inference, database checkpoints,
+   * federated identity, lexers' tokenizers, ORM models, user agents).
+   */
+  domain:
+    /\b(ai|ml|jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings?|datasets?|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|crafted|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf)\b/i,
 };
 
 /** Terms that make an item specific to large language models. */

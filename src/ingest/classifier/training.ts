@@ -98,6 +98,13 @@ export function exclusionFor(group: Example[], mode: FoldMode = 'grouped'): Excl
   };
 }
 
+/**
+ * The text model learns from advisories only: the sample's news items and case studies are prose
+ * of another kind ("they", "we", "researchers"), whose words would otherwise read as AI evidence in
+ * any advisory. Those items keep their own evidence (ATLAS techniques, AI vendors, terms).
+ */
+const isAdvisory = (e: Example) => e.item.format === 'osv';
+
 const overlaps = (e: Example, ex: Exclusion) => e.packages.some((p) => ex.packages.has(p)) || e.owners.some((o) => ex.orgs.has(o));
 
 /** The two inputs the final decision weighs: the model's log-odds and the summed rule evidence. */
@@ -181,7 +188,7 @@ export function outOfFold(all: Example[] = trainingExamples(), mode: FoldMode = 
     const exclusion = exclusionFor(group, mode);
     const held = new Set(group);
     const train = all.filter((e) => !held.has(e) && !(!e.labelled && overlaps(e, exclusion)));
-    const model = trainModel(train);
+    const model = trainModel(train.filter(isAdvisory));
     const catalogue = buildCatalogue(catalogueData(), exclusion);
     for (const e of group) out.push({ ...scoreItem(e.item, e.features, model, catalogue), example: e, fold });
   });
@@ -206,5 +213,5 @@ export interface TrainedRelevance {
 
 /** The service's model: trained on every example; calibrated on every out-of-fold score. */
 export function trainRelevance(all: Example[] = trainingExamples()): TrainedRelevance {
-  return { model: trainModel(all), stacker: fitStacker(outOfFold(all).map(asPoint)) };
+  return { model: trainModel(all.filter(isAdvisory)), stacker: fitStacker(outOfFold(all).map(asPoint)) };
 }
