@@ -7,9 +7,10 @@ import re, sys
 
 vocabulary = re.compile(r"\b(llms?|large language models?|language models?|machine[- ]learning|deep[- ]learning|neural[- ]net(work)?s?|artificial intelligence|generative ai|gen ?ai|ai|ml|nlp|natural language processing|transformer models?|embeddings?|vector (databases?|search|stores?)|chatbots?|chat ?gpt|gpt-?[345]o?|openai|langchain|llama ?index|mlops|federated learning|computer vision|reinforcement learning|text-to-speech|speech recognition|stable diffusion|diffusion models?|hugging ?face|rag|retrieval[- ]augmented|ai agents?|agentic|model context protocol|mcp server|inference (server|engine)|model serving|pytorch|tensorflow|keras|onnx|jupyter\w*)\b", re.I)
 
-# General-purpose software that a list names for an AI feature it offers (a data store with vector
-# search): its advisories are about the general product, so the list must not speak for it.
-general = {'redis/redis'}
+# General-purpose software that a list names for an AI use it serves (data stores with vector
+# search, data orchestrators, a tweet-text utility under an NLP heading): its advisories are about
+# the general product, so the list must not speak for it.
+general = {'redis/redis', 'paradedb/paradedb', 'geldata/gel', 'risingwavelabs/risingwave', 'dagster-io/dagster', 'twitter/twitter-text'}
 
 
 def registry(pypi, npm):

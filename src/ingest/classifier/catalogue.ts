@@ -78,7 +78,8 @@ export function projectOwner(repo: string): string | undefined {
   const n = bare(name);
   const core = o.replace(/(org|project|ai|hq|io|dev|labs|inc|team|oss)$/, '');
   if (n.length < 3 || core.length < 3) return undefined;
-  return o === n || core === n || o.startsWith(n) || n.startsWith(o) ? owner.toLowerCase() : undefined;
+  // Not the other way round: "azure/azure-tdsp-utilities" does not make Azure an AI project.
+  return o === n || core === n || o.startsWith(n) ? owner.toLowerCase() : undefined;
 }
 
 let raw: CatalogueData | undefined;
