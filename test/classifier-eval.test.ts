@@ -1,7 +1,7 @@
 // The relevance decision's floors on grouped cross-validation (no package in both the training
 // and the test side of a fold), and the guarantees that keep those folds honest.
 import { describe, expect, it } from 'vitest';
-import { buildCatalogue, catalogueData, findPackage } from '../src/ingest/classifier/catalogue.js';
+import { buildCatalogue, catalogueData, findPackage, inRegistryList } from '../src/ingest/classifier/catalogue.js';
 import { evaluate } from '../src/ingest/classifier/evaluate.js';
 import { exclusionFor, outOfScopeSample, packageGroups, trainingExamples } from '../src/ingest/classifier/training.js';
 
@@ -33,14 +33,36 @@ describe('relevance classifier, grouped by package', () => {
     expect(findPackage(fold, 'PyPI', 'langchain')).toBeDefined();
   });
 
-  it('meets the floors on the held-out folds: recall >= 0.90, precision >= 0.95, with a Brier score', () => {
-    const { metrics, reliability, misses } = evaluate();
+  it('a catalogue-blind fold also loses the registry and curated-list entries of the held-out packages', () => {
+    const groupOf = (name: string) => packageGroups(trainingExamples()).find((g) => g.some((e) => e.packages.includes(name)))!;
+    const mindsdb = groupOf('mindsdb');
+    expect(inRegistryList(buildCatalogue(catalogueData(), exclusionFor(mindsdb)), 'PyPI', 'mindsdb')).toBe(true);
+    const blind = buildCatalogue(catalogueData(), exclusionFor(mindsdb, 'catalogue-blind'));
+    expect(inRegistryList(blind, 'PyPI', 'mindsdb')).toBe(false);
+    expect(inRegistryList(blind, 'PyPI', 'langchain')).toBe(true);
+
+    const weaviate = groupOf('github.com/weaviate/weaviate');
+    expect(buildCatalogue(catalogueData(), exclusionFor(weaviate)).listedRepos.has('weaviate/weaviate')).toBe(true);
+    const blindWeaviate = buildCatalogue(catalogueData(), exclusionFor(weaviate, 'catalogue-blind'));
+    expect(blindWeaviate.listedRepos.has('weaviate/weaviate')).toBe(false);
+    expect(blindWeaviate.listedOrgs.has('weaviate')).toBe(false);
+    expect(blindWeaviate.listedRepos.has('vllm-project/vllm')).toBe(true);
+  });
+
+  it('meets the floors on the held-out folds with a margin: recall >= 0.92, precision >= 0.95, with a Brier score', () => {
+    const { metrics, reliability, misses, blind } = evaluate();
     expect(metrics.n).toBe(100);
-    expect(metrics.recall).toBeGreaterThanOrEqual(0.9);
+    expect(metrics.recall).toBeGreaterThanOrEqual(0.92);
     expect(metrics.precision).toBeGreaterThanOrEqual(0.95);
     expect(metrics.brier).toBeLessThan(0.1);
     expect(reliability.reduce((n, r) => n + r.n, 0)).toBe(100);
     for (const miss of misses) expect(miss.evidence).not.toBe('');
+    // Catalogue-blind: text, names and references alone. Floors below today's figures (eval/README.md)
+    // so a change that loses generalisation fails here.
+    expect(blind.metrics.n).toBe(100);
+    expect(blind.metrics.recall).toBeGreaterThanOrEqual(0.75);
+    expect(blind.metrics.precision).toBeGreaterThanOrEqual(0.9);
+    expect(blind.metrics.brier).toBeLessThan(0.15);
   });
 
   it('serves the whole bundled sample (advisories and ATLAS case studies) and nothing out of scope', () => {
