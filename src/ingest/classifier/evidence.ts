@@ -144,7 +144,10 @@ export function collectEvidence(item: Item, catalogue: Catalogue, vendors: strin
   }
   // Addresses are the references' business (hosts, repositories): "huntr.ai" in a link is no word of the text.
   const prose = text.replace(/\b(https?:\/\/|www\.)\S+/gi, ' ').replace(/\b[\w-]+(\.[\w-]+)+\/\S*/g, ' ');
-  const domain = [...new Set((prose.match(new RegExp(aiTerms.domain.source, 'gi')) ?? []).map((t) => t.toLowerCase().replace(/\s+/g, ' ')))].filter((t) => !terms.includes(t));
+  const domainWords = (prose.match(new RegExp(aiTerms.domain.source, 'gi')) ?? []).map((t) => t.toLowerCase().replace(/\s+/g, ' '));
+  // Product names written in camel case carry the field's words too: "KubeAI", "PyTorch", "vLLM".
+  const products = (prose.match(/\b[A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*\b/g) ?? []).filter((word) => aiNameWords(nameTokens(word)).length > 0);
+  const domain = [...new Set([...domainWords, ...products.map((p) => p.toLowerCase())])].filter((t) => !terms.includes(t));
   if (domain.length > 0) {
     evidence.push({ kind: 'domain-term', detail: domain.slice(0, 5).join(', '), weight: Math.min(w.domainFirst + w.domainMore * (domain.length - 1), w.domainMax) });
   }

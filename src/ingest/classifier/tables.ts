@@ -93,7 +93,7 @@ export const vendorAliases: { vendor: string; pattern: RegExp; ai?: true }[] = [
 
 /** Words that make a text about AI/ML systems; strong ones decide on their own. */
 export const aiTerms = {
-  strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?|natural language processing|nlp|computer vision|reinforcement learning|federated learning|vector (databases?|search engine|similarity search)|embedding models?|model (serving|registry|inference)|inference (servers?|engine)|text generation|speech recognition|object detection|mlops|hugging ?face|transformers? models?|diffusion models?|stable diffusion|fine-?tun(e|ed|ing)|pre-?trained models?|neural network libraries)\b/i,
+  strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?|natural language processing|nlp|computer vision|reinforcement learning|federated learning|vector (databases?|search engine|similarity search)|embedding models?|model (serving|registry|inference)|inference (servers?|engine)|text generation|speech recognition|object detection|mlops|hugging ?face|transformers? models?|diffusion models?|stable diffusion|fine-?tun(e|ed|ing)|pre-?trained models?|neural network libraries|mcp servers?|model context protocol)\b/i,
   weak: /\b(ai|ml|models?|inference|embeddings?|agents?|classifiers?|prompts?|dataset|vector (store|database)|tokenizer|checkpoints?)\b/i,
   /**
    * The field's own words and the platforms ML work runs on: weaker than `strong`, and never
@@ -102,7 +102,7 @@ export const aiTerms = {
    * "AI" and "ML" only as words of their own, not inside a hyphenated name.
    */
   domain:
-    /(?<![\w./-])(ai|ml)(?![\w/-])|\b(jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings|(text|word|sentence|vector|image) embeddings?|embedding (models?|vectors?)|datasets?|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|crafted|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf)\b/i,
+    /(?<![\w./-])(ai|ml)(?![\w/-])|\b(jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings|(text|word|sentence|vector|image) embeddings?|embedding (models?|vectors?)|datasets?|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|crafted|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf|ollama|vllm|llama\.cpp)\b/i,
 };
 
 /** Terms that make an item specific to large language models. */
