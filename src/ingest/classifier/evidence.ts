@@ -83,7 +83,7 @@ function aiNameToken(token: string): boolean {
 
 /** The AI words among a name's tokens, single ("llm") or as an adjacent pair ("machine learning"). */
 function aiNameWords(tokens: string[]): string[] {
-  const words = tokens.filter(aiNameToken);
+  const words = tokens.filter((t, i) => aiNameToken(t) && !aiNameTokens.notBefore[t]?.has(tokens[i + 1] ?? ''));
   for (const [a, b] of aiNameTokens.pairs) {
     if (tokens.some((t, i) => t === a && tokens[i + 1]?.startsWith(b))) words.push(`${a} ${b}`);
   }

@@ -40,6 +40,8 @@ export const aiNameTokens = {
   affix: /^(llm|gpt|torch|tensor)[a-z]|[a-z](gpt|llm)$/,
   /** Adjacent name words that together name the field ("machine-learning-kit", "deep_learning"). */
   pairs: [['machine', 'learning'], ['deep', 'learning'], ['neural', 'network'], ['language', 'model'], ['vector', 'database'], ['vector', 'store']] as [string, string][],
+  /** A word followed by these is something else: ML-KEM and ML-DSA are post-quantum cryptography (FIPS 203, 204). */
+  notBefore: { ml: new Set(['kem', 'dsa']) } as Record<string, Set<string>>,
 };
 
 /**
@@ -98,11 +100,12 @@ export const aiTerms = {
   /**
    * The field's own words and the platforms ML work runs on: weaker than `strong`, and never
    * words that general software uses in another sense (type inference, database checkpoints,
-   * federated identity, lexers' tokenizers, ORM models, user agents, "embedding" a credential);
+   * federated identity, lexers' tokenizers, ORM models, user agents, "embedding" a credential,
+   * the datasets of any data or scientific software);
    * "AI" and "ML" only as words of their own, not inside a hyphenated name.
    */
   domain:
-    /(?<![\w./-])(ai|ml)(?![\w/-])|\b(jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings|(text|word|sentence|vector|image) embeddings?|embedding (models?|vectors?)|datasets?|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|crafted|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf|ollama|vllm|llama\.cpp)\b/i,
+    /(?<![\w./-])(ai|ml)(?![\w/-])|\b(jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings|(text|word|sentence|vector|image) embeddings?|embedding (models?|vectors?)|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|crafted|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf|ollama|vllm|llama\.cpp)\b/i,
 };
 
 /** Terms that make an item specific to large language models. */
