@@ -3,7 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue, catalogueData, findPackage, inRegistryList } from '../src/ingest/classifier/catalogue.js';
 import { evaluate } from '../src/ingest/classifier/evaluate.js';
+import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { exclusionFor, outOfScopeSample, packageGroups, trainingExamples } from '../src/ingest/classifier/training.js';
+import { vendorFacts } from '../src/ingest/classifier/vendors.js';
+import { parseEntry } from '../src/ingest/parse.js';
 
 describe('relevance classifier, grouped by package', () => {
   it('no package is in two groups, and every labelled example is in one', () => {
@@ -72,5 +75,44 @@ describe('relevance classifier, grouped by package', () => {
       expect(set.wronglyServed, set.name).toEqual([]);
     }
     expect(sample.reduce((n, s) => n + s.served, 0)).toBe(71 + 76 - outOfScopeSample.size);
+  });
+});
+
+// Advisories written for this test about packages in none of the project's data: general software
+// in the field's words (the traps real advisories fell into), and AI software known by its words.
+const advisory = (ecosystem: string, name: string, summary: string, details: string, references: string[] = []) => {
+  const parsed = parseEntry({
+    id: `TEST-${name.replace(/[^A-Za-z0-9-]/g, '-')}`,
+    modified: '2026-01-01T00:00:00Z',
+    published: '2026-01-01T00:00:00Z',
+    summary,
+    details,
+    affected: [{ package: { ecosystem, name } }],
+    references: references.map((url) => ({ type: 'WEB', url })),
+  });
+  if (!('item' in parsed)) throw new Error(parsed.message);
+  return defaultJudge().decide(parsed.item, vendorFacts(parsed.item).normalised);
+};
+
+describe('relevance of software in none of the data', () => {
+  it.each([
+    ['npm', 'ua-sniffer-lite', 'ReDoS in User-Agent parsing', 'A crafted User-Agent header makes the agent parser backtrack for minutes.'],
+    ['PyPI', 'django-tagfield-plus', 'SQL injection via crafted model field', 'A crafted model lookup in the admin reaches a raw query. Model instances are serialised unescaped.'],
+    ['Go', 'github.com/acme-oss/jwtkit', 'Token validation bypass', 'The JWT token signature is not checked when the alg header is none; tokens are accepted.'],
+    ['Packagist', 'acme/twiglet', 'Server-side template injection', 'User input reaches the template compiler, so templates execute arbitrary PHP.'],
+    ['Go', 'github.com/acme-oss/ci-runner', 'Pipeline secrets exposed to build agents', 'Secrets of one pipeline are visible to the agents of another pipeline run.'],
+    ['crates.io', 'ml-kem-fast', 'Timing side channel in ML-KEM decapsulation', 'Decapsulation in the ML-KEM implementation is not constant time.'],
+    ['PyPI', 'pipenvx', 'Credentials embedded in lock files', 'Embedding credentials in index URLs writes them to the lock file in clear text.'],
+  ])('%s %s stays out', (ecosystem, name, summary, details) => {
+    expect(advisory(ecosystem, name, summary, details).relevant).toBe(false);
+  });
+
+  it.each([
+    ['PyPI', 'acme-modelhub', 'Arbitrary code execution when loading untrusted models', 'Loading an untrusted model with the PyTorch loader unpickles attacker-controlled data.'],
+    ['Go', 'github.com/acme-oss/promptgate', 'Authorization bypass in the MCP server', 'Any authenticated user can call the tools of every registered MCP server.'],
+    ['npm', 'acme-context-kit', 'Path traversal in document loader', 'The retrieval-augmented generation pipeline reads arbitrary files into the vector store.'],
+  ])('%s %s is served', (ecosystem, name, summary, details) => {
+    const decision = advisory(ecosystem, name, summary, details);
+    expect(decision.relevant, JSON.stringify(decision.reasons)).toBe(true);
   });
 });
