@@ -9,6 +9,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import lockfile from 'proper-lockfile';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, type Database } from './client.js';
+import { clusterTemplate } from './pglite-template.js';
 
 // PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
 // most of the embedded server's memory. 32 MB holds the sample many times over (bench/README.md,
@@ -100,7 +101,7 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
 
 export async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<Database> {
   const unlock = dataDir ? await lockDataDir(dataDir) : undefined;
-  const pglite = newPGlite(dataDir, loadDataDir);
+  const pglite = newPGlite(dataDir, loadDataDir ?? (dataDir ? clusterTemplate(dataDir) : undefined));
   const adapterFactory = pgliteFactory(pglite);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
