@@ -32,10 +32,7 @@ function issueJson(row: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-/**
- * The list filters the benchmark uses, as SQL. Search mirrors src/issues/filters.ts: full-text
- * words through the generated tsvector, identifier-like terms as a substring of searchText.
- */
+/** The list filters the benchmark uses, as SQL; its search is words (src/issues/filters.ts: full text). */
 function listWhere(query: URLSearchParams, params: unknown[]): string {
   const where = [served];
   const severity = query.get('severity');
@@ -43,7 +40,7 @@ function listWhere(query: URLSearchParams, params: unknown[]): string {
   const pkg = query.get('package');
   if (pkg) where.push(`"packageNames" && $${params.push([pkg.toLowerCase()])}::text[]`);
   const search = query.get('search');
-  if (search) where.push(`"searchVector" @@ websearch_to_tsquery('simple', $${params.push(search)})`);
+  if (search) where.push(`"searchVector" @@ websearch_to_tsquery('english', $${params.push(search)})`);
   return where.join(' AND ');
 }
 

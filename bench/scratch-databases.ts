@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { openDatabase, type Database } from '../src/db/client.js';
+import { withFullTextSearch } from '../src/db/full-text-search.js';
 import { newPGlite } from '../src/db/pglite.js';
 import { migrate } from '../src/db/migrator.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
@@ -23,7 +24,7 @@ export async function scratchPGlite(): Promise<BenchDatabase> {
   const pglite = newPGlite();
   const adapterFactory = new PrismaPGlite(pglite);
   await migrate(adapterFactory);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
   const close = async () => {
     await prisma.$disconnect();
     await pglite.close();

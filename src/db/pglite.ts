@@ -9,6 +9,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import lockfile from 'proper-lockfile';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, type Database } from './client.js';
+import { withFullTextSearch } from './full-text-search.js';
 
 /** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
 export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {
@@ -97,7 +98,7 @@ export async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<
   const unlock = dataDir ? await lockDataDir(dataDir) : undefined;
   const pglite = newPGlite(dataDir, loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
   return {
     prisma,
     adapterFactory,
