@@ -6,6 +6,9 @@
 // /proc/<pid>/stat before and after each run, RSS from /proc/<pid>/status.
 //
 //   npm run bench -- throughput [--issues 100000] [--seconds 5] [--rounds 2] [--only list,single]
+//   npm run bench -- throughput --cpu-prof <dir> [--only list] [--seconds 10]: instead of comparing,
+//     drives only the real server under node --cpu-prof, one process per workload, and summarises
+//     where its CPU went while under load (bench/cpu-profile.ts), into bench/README.md.
 //
 // The issues: the bundled sample data ingested through the real pipeline, then cloned by COPY
 // FROM STDIN (pg-copy-streams) up to --issues, each clone with its own id, natural key, identifiers
@@ -13,7 +16,9 @@
 // package matches a realistic few hundred issues and not a 64th of the table.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
@@ -25,6 +30,7 @@ import { seedSampleData } from '../src/db/seed.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
+import { summariseProfile } from './cpu-profile.js';
 import { withoutSecondaryIndexes } from './issue-rows.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
 import { writeReadmeSection } from './readme.js';
@@ -37,6 +43,8 @@ const { values: options } = parseArgs({
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
+    /** A directory: profile the real server (node --cpu-prof) per workload instead of comparing. */
+    'cpu-prof': { type: 'string' },
     'no-readme': { type: 'boolean', default: false },
   },
 });
@@ -122,8 +130,8 @@ function startFlags(): string[] {
   return start.split(/\s+/).filter((arg) => /^--[\w-]+=/.test(arg));
 }
 
-async function startReal(url: string): Promise<Server> {
-  const server = await startServerProcess({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, startFlags());
+async function startReal(url: string, extraFlags: string[] = []): Promise<Server> {
+  const server = await startServerProcess({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...startFlags(), ...extraFlags]);
   return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop() };
 }
 
@@ -255,6 +263,39 @@ async function drive(server: Server, workload: Workload, duration: number): Prom
   return { reqPerSec: result.requests.total / duration, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total, rss: memoryMb(server.pid).rss };
 }
 
+/** One profiled server process per workload: 1 s warm-up, then `seconds` under load, summarised. */
+async function profile(bench: BenchDatabase, served: number, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const sections: string[] = [];
+  for (const workload of await workloads(bench, served)) {
+    const before = new Set(await readdir(dir));
+    const real = await startReal(bench.url!, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    let sample: Sample;
+    try {
+      await drive(real, workload, 1);
+      sample = await drive(real, workload, seconds);
+    } finally {
+      await real.stop();
+    }
+    const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
+    if (!file) throw new Error(`no profile written into ${dir}`);
+    const summary = summariseProfile(join(dir, file), 25, seconds * 1000);
+    console.error(`${workload.name}: ${sample.reqPerSec.toFixed(0)} req/s, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req (profiled)\n${summary}`);
+    sections.push(`### ${workload.name} (\`${workload.method} ${workload.path}\`), ${sample.reqPerSec.toFixed(0)} req/s under the profiler\n\n${summary}`);
+  }
+  const section = [
+    '<!-- throughput-profile:begin -->',
+    `## Where the real server's CPU goes under load (\`npm run bench -- throughput --cpu-prof <dir>${options.only ? ` --only ${options.only}` : ''} --seconds ${seconds}\`)`,
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (load average ${loadavg().map((v) => v.toFixed(1)).join(' / ')}), PostgreSQL, ${issueCount.toLocaleString('en')} issues, autocannon -c ${connections}. The server runs as \`npm start\` runs it plus \`--cpu-prof\`; only the samples of the last ${seconds} s (under load, after a 1 s warm-up) count, idle excluded. Self time: the function itself, not what it calls. Packages: node_modules/<name>, the project's src/<folder>, node internals, and V8's own entries such as (garbage collector) and (program).`,
+    '',
+    ...sections,
+    '<!-- throughput-profile:end -->',
+  ].join('\n');
+  console.log(section);
+  if (!options['no-readme']) await writeReadmeSection('throughput-profile', section);
+}
+
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 async function main() {
@@ -267,6 +308,7 @@ async function main() {
     await seed(bench, issueCount);
     const [{ served }] = (await bench.sql<{ served: number }>(`SELECT count(*) FILTER (WHERE relevant AND processed AND NOT withdrawn)::int AS served FROM "Issue"`)) as [{ served: number }];
     console.error(`seeded ${issueCount} issues (${served} served) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    if (options['cpu-prof']) return await profile(bench, served, options['cpu-prof']);
     const real = await startReal(bench.url!);
     servers.push(real);
     const raw = await startRaw(bench.url!);
