@@ -1,15 +1,28 @@
 // The throughput benchmark's baseline: the least a server can do to answer the benchmarked requests
 // with the same JSON as secwire. node:http, one pg pool (10 connections, as the app's), hand-written
 // SQL, JSON.stringify. It knows only the requests bench/throughput.ts sends and answers 404 to
-// anything else; it validates nothing. Run as a child process: DATABASE_URL, PORT (0 = any), and it
-// prints `listening <port>` once ready.
+// anything else; it validates nothing. Run as a child process: DATABASE_URL, or DATA_DIR for an
+// embedded PGlite (queried directly, as the app's adapter does), PORT (0 = any); it prints
+// `listening <port>` once ready.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { newPGlite } from '../src/db/pglite.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
 import { scanCandidatesSql } from './issue-rows.js';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  end(): Promise<void>;
+}
+
+async function connect(): Promise<Queryable> {
+  if (process.env.DATABASE_URL) return new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }) as unknown as Queryable;
+  const pglite = newPGlite(process.env.DATA_DIR);
+  return { query: (sql, params) => pglite.query(sql, params), end: () => pglite.close() };
+}
+
+const pool = await connect();
 
 const issueColumns = `id::text, title, headline, summary, "sourceUrl", "publishedAt", severity::text, "cvssSeverity", "cvssScore",
   labels, "issueType"::text, "cveId", "cweIds", "affectedPackages", "affectedPackageRefs", "affectedVendors", "affectedVendorsRaw",
@@ -55,24 +68,23 @@ async function list(query: URLSearchParams, columns: string, toJson: (row: Recor
   return { data: rows.rows.map(toJson), meta: { total: count.rows[0]!.total, limit, offset: 0 } };
 }
 
+/** One statement; each count an index-only scan of the served partial indexes, as the app's four. */
 async function stats() {
+  const servedSince = (interval: string) => `(SELECT count(*) FROM "Issue" WHERE ${served} AND "publishedAt" > now() - interval '${interval}')::int`;
   const { rows } = await pool.query(`
-    SELECT count(*) FILTER (WHERE ${served})::int AS "totalIssues",
-           (SELECT count(*) FROM "Digest")::int AS "totalDigests",
-           count(*) FILTER (WHERE ${served} AND "publishedAt" > now() - interval '24 hours')::int AS "last24h",
-           count(*) FILTER (WHERE ${served} AND "publishedAt" > now() - interval '7 days')::int AS "last7d"
-    FROM "Issue"`);
+    SELECT (SELECT count(*) FROM "Issue" WHERE ${served})::int AS "totalIssues", (SELECT count(*) FROM "Digest")::int AS "totalDigests",
+           ${servedSince('24 hours')} AS "last24h", ${servedSince('7 days')} AS "last7d"`);
   return { data: rows[0] };
 }
 
 async function digest() {
-  const { rows } = await pool.query(`SELECT date, content, "issueCount", "generatedAt" FROM "Digest" WHERE "issueCount" > 0 ORDER BY date DESC LIMIT 1`);
-  return { data: { ...rows[0], generatedAt: iso(rows[0].generatedAt) } };
+  const [row] = (await pool.query<{ generatedAt: Date }>(`SELECT date, content, "issueCount", "generatedAt" FROM "Digest" WHERE "issueCount" > 0 ORDER BY date DESC LIMIT 1`)).rows;
+  return row && { data: { ...row, generatedAt: iso(row.generatedAt) } };
 }
 
 async function single(id: string) {
-  const { rows } = await pool.query(`SELECT ${issueColumns} FROM "Issue" WHERE id = $1 AND ${served}`, [id]);
-  return rows.length ? { data: issueJson(rows[0]) } : undefined;
+  const [row] = (await pool.query(`SELECT ${issueColumns} FROM "Issue" WHERE id = $1 AND ${served}`, [id])).rows;
+  return row && { data: issueJson(row) };
 }
 
 const severities = ['critical', 'high', 'medium', 'low', 'info'];

@@ -20,8 +20,9 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-export async function scratchPGlite(): Promise<BenchDatabase> {
-  const pglite = newPGlite();
+/** A migrated PGlite, in memory or in `dataDir` (which a server process can open once this is closed). */
+export async function scratchPGlite(dataDir?: string): Promise<BenchDatabase> {
+  const pglite = newPGlite(dataDir);
   const adapterFactory = new PrismaPGlite(pglite);
   await migrate(adapterFactory);
   const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
@@ -30,7 +31,7 @@ export async function scratchPGlite(): Promise<BenchDatabase> {
     await pglite.close();
   };
   return {
-    db: { prisma, adapterFactory, kind: 'pglite', close },
+    db: { prisma, adapterFactory, kind: 'pglite', pglite, close },
     sql: async <T>(query: string, params: unknown[] = []) => (await pglite.query<T>(query, params)).rows,
     close,
   };

@@ -1,29 +1,30 @@
 // Throughput under concurrency: the real server (src/main.ts in a child process, with the node
 // flags `npm start` uses) against a minimal node:http + pg server (bench/raw-server.ts) that sends
 // hand-written SQL and returns the same JSON, both on one scratch PostgreSQL database of realistic
-// issues. Every workload is first checked to give identical bodies on both, then driven with
+// issues (--db pglite: each on its own copy of an embedded data directory). Every workload is first checked to give identical bodies on both, then driven with
 // autocannon (-c 50), the two servers interleaved round by round. Server CPU per request comes from
 // /proc/<pid>/stat before and after each run, RSS from /proc/<pid>/status.
 //
-//   npm run bench -- throughput [--issues 100000] [--seconds 5] [--rounds 2] [--only list,single]
+//   npm run bench -- throughput [--db postgres|pglite] [--issues 100000] [--seconds 5] [--rounds 2] [--only list,single]
 //   npm run bench -- throughput --cpu-prof <dir> [--only list] [--seconds 10]: instead of comparing,
 //     drives only the real server under node --cpu-prof, one process per workload, and summarises
 //     where its CPU went while under load (bench/cpu-profile.ts), into bench/README.md.
 //
 // The issues: the bundled sample data ingested through the real pipeline, then cloned by COPY
-// FROM STDIN (pg-copy-streams) up to --issues, each clone with its own id, natural key, identifiers
+// (PostgreSQL: FROM STDIN through pg-copy-streams; PGlite: FROM '/dev/blob', 5,000 rows a Blob) up to --issues, each clone with its own id, natural key, identifiers
 // and publication day; one clone in 64 keeps its package names, the others get a suffix, so a
 // package matches a realistic few hundred issues and not a 64th of the table.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import canonicalize from 'canonicalize';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { seedSampleData } from '../src/db/seed.js';
@@ -34,7 +35,7 @@ import { summariseProfile } from './cpu-profile.js';
 import { withoutSecondaryIndexes } from './issue-rows.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
 import { writeReadmeSection } from './readme.js';
-import { scratchPostgres, type BenchDatabase } from './scratch-databases.js';
+import { scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
 const { values: options } = parseArgs({
   options: {
@@ -46,6 +47,7 @@ const { values: options } = parseArgs({
     /** A directory: profile the real server (node --cpu-prof) per workload instead of comparing. */
     'cpu-prof': { type: 'string' },
     'no-readme': { type: 'boolean', default: false },
+    db: { type: 'string', default: 'postgres' },
   },
 });
 const issueCount = Number(options.issues);
@@ -59,12 +61,43 @@ const connections = Number(options.connections);
 /** One COPY text-format row split into its columns (tabs inside values are escaped as \t). */
 type CopyRow = string[];
 
-/** Reads every served-or-not Issue row in COPY text format; publishedAt as epoch milliseconds. */
-async function templateRows(client: pg.Client, columns: string[]): Promise<CopyRow[]> {
+/** COPY in both directions, in text format: pg-copy-streams on PostgreSQL, /dev/blob on PGlite. */
+interface Copy {
+  out(query: string): Promise<string>;
+  in(target: string, lines: Iterable<string>): Promise<void>;
+}
+
+function postgresCopy(client: pg.Client): Copy {
+  return {
+    async out(query) {
+      let text = '';
+      for await (const chunk of client.query(copyTo(`COPY (${query}) TO STDOUT`))) text += (chunk as Buffer).toString('utf8');
+      return text;
+    },
+    in: (target, lines) => pipeline(Readable.from(lines), client.query(copyFrom(`COPY ${target} FROM STDIN`))),
+  };
+}
+
+/** PGlite takes COPY input as one Blob per statement: 5,000 rows at a time keeps memory flat. */
+function pgliteCopy(pglite: PGlite): Copy {
+  return {
+    out: async (query) => (await (await pglite.query(`COPY (${query}) TO '/dev/blob'`)).blob!.text()),
+    async in(target, lines) {
+      let chunk: string[] = [];
+      const flush = async () => {
+        if (chunk.length) await pglite.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob(chunk) });
+        chunk = [];
+      };
+      for (const line of lines) if (chunk.push(line) === 5000) await flush();
+      await flush();
+    },
+  };
+}
+
+/** Every Issue row (served or not) in COPY text format; publishedAt as epoch milliseconds. */
+async function templateRows(copy: Copy, columns: string[]): Promise<CopyRow[]> {
   const select = columns.map((c) => (c === 'publishedAt' ? `(extract(epoch from "publishedAt") * 1000)::bigint` : `"${c}"`)).join(', ');
-  let text = '';
-  const stream = client.query(copyTo(`COPY (SELECT ${select} FROM "Issue" ORDER BY "publishedAt", id) TO STDOUT`));
-  for await (const chunk of stream) text += (chunk as Buffer).toString('utf8');
+  const text = await copy.out(`SELECT ${select} FROM "Issue" ORDER BY "publishedAt", id`);
   return text.split('\n').filter(Boolean).map((line) => line.split('\t'));
 }
 
@@ -90,27 +123,69 @@ async function seed(bench: BenchDatabase, total: number): Promise<void> {
   const { pubsub, close } = createIssuePubSub();
   await seedSampleData({ prisma: bench.db.prisma, pubsub, log: createLogger('silent') });
   await close();
-  const client = new pg.Client({ connectionString: bench.url });
-  await client.connect();
+  const client = bench.url ? new pg.Client({ connectionString: bench.url }) : undefined;
+  await client?.connect();
   try {
+    const copy = client ? postgresCopy(client) : pgliteCopy(bench.db.pglite!);
     const columns = (
-      await client.query<{ column_name: string }>(
+      await bench.sql<{ column_name: string }>(
         `SELECT column_name FROM information_schema.columns WHERE table_name = 'Issue' AND is_generated = 'NEVER' ORDER BY ordinal_position`,
       )
-    ).rows.map((r) => r.column_name);
+    ).map((r) => r.column_name);
     const column = new Map(columns.map((c, i) => [c, i]));
-    const templates = await templateRows(client, columns);
+    const templates = await templateRows(copy, columns);
     const clones = total - templates.length;
     function* lines() {
       for (let i = 0; i < clones; i++) yield cloneLine(templates[i % templates.length]!, column, i, 1 + Math.floor(i / templates.length));
     }
-    await withoutSecondaryIndexes(
-      (q) => bench.sql(q),
-      () => pipeline(Readable.from(lines()), client.query(copyFrom(`COPY "Issue" (${columns.map((c) => `"${c}"`).join(', ')}) FROM STDIN`))),
-    );
-    await client.query('VACUUM ANALYZE "Issue"');
+    await withoutSecondaryIndexes((q) => bench.sql(q), () => copy.in(`"Issue" (${columns.map((c) => `"${c}"`).join(', ')})`, lines()));
+    // The visibility map, so counts can be index-only scans as on a long-running database.
+    await bench.sql('VACUUM "Issue"');
   } finally {
-    await client.end();
+    await client?.end();
+  }
+}
+
+/**
+ * The database both servers read, and the environment that points each at it. PostgreSQL: one
+ * scratch database for both. PGlite serves one process, so each server gets its own copy of the
+ * seeded data directory.
+ */
+interface Target {
+  kind: 'postgres' | 'pglite';
+  served: number;
+  workloads: Workload[];
+  env: { real: Record<string, string>; raw: Record<string, string> };
+  /** Statements still running in the database (PostgreSQL; PGlite runs inside the server process). */
+  activeStatements(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function prepare(kind: Target['kind']): Promise<Target> {
+  const t0 = performance.now();
+  const dir = kind === 'pglite' ? await mkdtemp(join(tmpdir(), 'secwire-throughput-')) : undefined;
+  const bench = dir ? await scratchPGlite(join(dir, 'real')) : await scratchPostgres();
+  try {
+    await seed(bench, issueCount);
+    const [{ served }] = (await bench.sql<{ served: number }>(`SELECT count(*) FILTER (WHERE relevant AND processed AND NOT withdrawn)::int AS served FROM "Issue"`)) as [{ served: number }];
+    console.error(`${kind}: seeded ${issueCount} issues (${served} served) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const list = await workloads(bench, served);
+    // What the broad search costs the database alone (the count is the part no index answers).
+    const explain = `EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM "Issue" WHERE relevant AND processed AND NOT withdrawn AND "searchVector" @@ websearch_to_tsquery('english', 'injection')`;
+    console.error((await bench.sql<Record<string, string>>(explain)).map((r) => `  ${Object.values(r)[0]}`).join('\n'));
+    if (!dir) {
+      const activeStatements = async () =>
+        (await bench.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`))[0]!.n;
+      return { kind, served, workloads: list, env: { real: { DATABASE_URL: bench.url! }, raw: { DATABASE_URL: bench.url! } }, activeStatements, close: () => bench.close() };
+    }
+    await bench.close();
+    await cp(join(dir, 'real'), join(dir, 'raw'), { recursive: true });
+    const env = (name: string) => ({ DATABASE_URL: '', DATA_DIR: join(dir, name) });
+    return { kind, served, workloads: list, env: { real: env('real'), raw: env('raw') }, activeStatements: async () => 0, close: () => rm(dir, { recursive: true, force: true }) };
+  } catch (err) {
+    await bench.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+    throw err;
   }
 }
 
@@ -130,14 +205,14 @@ function startFlags(): string[] {
   return start.split(/\s+/).filter((arg) => /^--[\w-]+=/.test(arg));
 }
 
-async function startReal(url: string, extraFlags: string[] = []): Promise<Server> {
-  const server = await startServerProcess({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...startFlags(), ...extraFlags]);
+async function startReal(env: Record<string, string>, extraFlags: string[] = []): Promise<Server> {
+  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...startFlags(), ...extraFlags]);
   return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop() };
 }
 
-async function startRaw(url: string): Promise<Server> {
+async function startRaw(env: Record<string, string>): Promise<Server> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', new URL('./raw-server.ts', import.meta.url).pathname], {
-    env: { ...process.env, DATABASE_URL: url, PORT: '0' },
+    env: { ...process.env, ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -239,6 +314,8 @@ async function checkIdentical(real: Server, raw: Server, list: Workload[]): Prom
 }
 
 interface Sample {
+  /** Non-2xx answers, errors and timeouts (a server failing under load is a result, not a crash). */
+  failed: number;
   reqPerSec: number;
   p50: number;
   p99: number;
@@ -257,19 +334,16 @@ async function drive(server: Server, workload: Workload, duration: number): Prom
     duration,
   });
   const cpu = cpuMs(server.pid) - cpuBefore;
-  if (result.errors || result.timeouts || result.non2xx) {
-    throw new Error(`${server.name}, ${workload.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
-  }
-  return { reqPerSec: result.requests.total / duration, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total, rss: memoryMb(server.pid).rss };
+  return { failed: result.errors + result.timeouts + result.non2xx, reqPerSec: result.requests.total / duration, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total, rss: memoryMb(server.pid).rss };
 }
 
 /** One profiled server process per workload: 1 s warm-up, then `seconds` under load, summarised. */
-async function profile(bench: BenchDatabase, served: number, dir: string): Promise<void> {
+async function profile(target: Target, dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   const sections: string[] = [];
-  for (const workload of await workloads(bench, served)) {
+  for (const workload of target.workloads) {
     const before = new Set(await readdir(dir));
-    const real = await startReal(bench.url!, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const real = await startReal(target.env.real, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
     let sample: Sample;
     try {
       await drive(real, workload, 1);
@@ -284,50 +358,71 @@ async function profile(bench: BenchDatabase, served: number, dir: string): Promi
     sections.push(`### ${workload.name} (\`${workload.method} ${workload.path}\`), ${sample.reqPerSec.toFixed(0)} req/s under the profiler\n\n${summary}`);
   }
   const section = [
-    '<!-- throughput-profile:begin -->',
+    `<!-- throughput-profile-${target.kind}:begin -->`,
     `## Where the real server's CPU goes under load (\`npm run bench -- throughput --cpu-prof <dir>${options.only ? ` --only ${options.only}` : ''} --seconds ${seconds}\`)`,
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (load average ${loadavg().map((v) => v.toFixed(1)).join(' / ')}), PostgreSQL, ${issueCount.toLocaleString('en')} issues, autocannon -c ${connections}. The server runs as \`npm start\` runs it plus \`--cpu-prof\`; only the samples of the last ${seconds} s (under load, after a 1 s warm-up) count, idle excluded. Self time: the function itself, not what it calls. Packages: node_modules/<name>, the project's src/<folder>, node internals, and V8's own entries such as (garbage collector) and (program).`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (load average ${loadavg().map((v) => v.toFixed(1)).join(' / ')}), ${databaseName[target.kind]}, ${issueCount.toLocaleString('en')} issues, autocannon -c ${connections}. The server runs as \`npm start\` runs it plus \`--cpu-prof\`; only the samples of the last ${seconds} s (under load, after a 1 s warm-up) count, idle excluded. Self time: the function itself, not what it calls. Packages: node_modules/<name>, the project's src/<folder>, node internals, and V8's own entries such as (garbage collector) and (program).`,
     '',
     ...sections,
-    '<!-- throughput-profile:end -->',
+    `<!-- throughput-profile-${target.kind}:end -->`,
   ].join('\n');
   console.log(section);
-  if (!options['no-readme']) await writeReadmeSection('throughput-profile', section);
+  if (!options['no-readme']) await writeReadmeSection(`throughput-profile-${target.kind}`, section);
 }
 
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+/**
+ * Waits until the previous run has drained: autocannon stops sending at the end of its duration,
+ * but the requests already queued in the server and the database still run, and would be charged
+ * to the next run. Drained = no statement running in the database and no server process busy.
+ */
+async function quiesce(target: Target, servers: Server[]): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const before = servers.map((s) => cpuMs(s.pid));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const busy = servers.some((s, i) => cpuMs(s.pid) - before[i]! > 20);
+    if (!busy && (await target.activeStatements()) === 0) return;
+    if (Date.now() > deadline) return console.error('still busy after 120 s; going on');
+  }
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const mean = (values: number[]) => sum(values) / values.length;
+
+const databaseName = { postgres: 'PostgreSQL', pglite: 'PGlite (embedded, one data directory per server)' };
 
 async function main() {
   const started = new Date();
   const loadStart = loadavg();
-  const bench = await scratchPostgres();
+  const target = await prepare(options.db === 'pglite' ? 'pglite' : 'postgres');
   const servers: Server[] = [];
   try {
-    const t0 = performance.now();
-    await seed(bench, issueCount);
-    const [{ served }] = (await bench.sql<{ served: number }>(`SELECT count(*) FILTER (WHERE relevant AND processed AND NOT withdrawn)::int AS served FROM "Issue"`)) as [{ served: number }];
-    console.error(`seeded ${issueCount} issues (${served} served) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    if (options['cpu-prof']) return await profile(bench, served, options['cpu-prof']);
-    const real = await startReal(bench.url!);
+    if (options['cpu-prof']) return await profile(target, options['cpu-prof']);
+    const { served, workloads: list } = target;
+    const real = await startReal(target.env.real);
     servers.push(real);
-    const raw = await startRaw(bench.url!);
+    const raw = await startRaw(target.env.raw);
     servers.push(raw);
     const idle = { real: memoryMb(real.pid).rss, raw: memoryMb(raw.pid).rss };
-    const list = await workloads(bench, served);
     const sizes = await checkIdentical(real, raw, list);
     console.error(`identical bodies on all ${list.length} workloads`);
 
     const samples = new Map<string, { real: Sample[]; raw: Sample[] }>(list.map((w) => [w.name, { real: [], raw: [] }]));
-    for (const workload of list) for (const server of [real, raw]) await drive(server, workload, 1); // warm-up
+    for (const workload of list) {
+      for (const server of [real, raw]) {
+        await drive(server, workload, 1); // warm-up
+        await quiesce(target, servers);
+      }
+    }
     for (let round = 0; round < rounds; round++) {
       for (const workload of list) {
         // Interleaved, and the order alternates, so drift in the machine's load hits both alike.
         const order = round % 2 === 0 ? [real, raw] : [raw, real];
         for (const server of order) {
           const sample = await drive(server, workload, seconds);
+          await quiesce(target, servers);
           samples.get(workload.name)![server === real ? 'real' : 'raw'].push(sample);
-          console.error(`round ${round + 1}, ${workload.name}, ${server.name}: ${sample.reqPerSec.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req`);
+          console.error(`round ${round + 1}, ${workload.name}, ${server.name}: ${sample.reqPerSec.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req${sample.failed ? `, ${sample.failed} failed` : ''}`);
         }
       }
     }
@@ -341,28 +436,26 @@ async function main() {
       const s = samples.get(w.name)!;
       const m = (side: 'real' | 'raw', key: keyof Sample) => mean(s[side].map((x) => x[key]));
       const ratios = s.real.map((x, i) => x.reqPerSec / s.raw[i]!.reqPerSec);
-      return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${f0(m('real', 'reqPerSec'))} | ${f0(m('raw', 'reqPerSec'))} | **${f2(m('real', 'reqPerSec') / m('raw', 'reqPerSec'))}** (${ratios.map(f2).join(', ')}) | ${f0(m('real', 'p50'))} / ${f0(m('raw', 'p50'))} | ${f0(m('real', 'p99'))} / ${f0(m('raw', 'p99'))} | ${f2(m('real', 'cpuPerRequest'))} / ${f2(m('raw', 'cpuPerRequest'))} (${f1(m('real', 'cpuPerRequest') / m('raw', 'cpuPerRequest'))}x) | ${f0(m('real', 'rss'))} / ${f0(m('raw', 'rss'))} |`;
+      return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${f0(m('real', 'reqPerSec'))} | ${f0(m('raw', 'reqPerSec'))} | **${f2(m('real', 'reqPerSec') / m('raw', 'reqPerSec'))}** (${ratios.map(f2).join(', ')}) | ${f0(m('real', 'p50'))} / ${f0(m('raw', 'p50'))} | ${f0(m('real', 'p99'))} / ${f0(m('raw', 'p99'))} | ${f2(m('real', 'cpuPerRequest'))} / ${f2(m('raw', 'cpuPerRequest'))} (${f1(m('real', 'cpuPerRequest') / m('raw', 'cpuPerRequest'))}x) | ${f0(m('real', 'rss'))} / ${f0(m('raw', 'rss'))} | ${sum(s.real.map((x) => x.failed))} / ${sum(s.raw.map((x) => x.failed))} |`;
     });
     const section = [
-      `<!-- throughput:begin -->`,
-      `## Throughput against a raw server (\`npm run bench -- throughput --issues ${issueCount} --seconds ${seconds} --rounds ${rounds}\`)`,
+      `<!-- throughput-${target.kind}:begin -->`,
+      `### ${databaseName[target.kind]} (\`npm run bench -- throughput --db ${target.kind} --issues ${issueCount} --seconds ${seconds} --rounds ${rounds}\`)`,
       '',
-      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on this machine (${cpus().length} shared cores; load average ${loadStart.map(f1).join(' / ')} at the start, ${loadEnd.map(f1).join(' / ')} at the end, other work running: compare the ratios, not the absolute figures). PostgreSQL, ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served): the sample data ingested, then cloned by COPY FROM STDIN. autocannon -c ${connections}, ${seconds} s per workload per server per round after a 1 s warm-up each, ${rounds} rounds, the two servers interleaved (order alternating by round); autocannon runs in the benchmark's own process on the same 2 cores.`,
+      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on this machine (${cpus().length} shared cores; load average ${loadStart.map(f1).join(' / ')} at the start, ${loadEnd.map(f1).join(' / ')} at the end, other work running: compare the ratios, not the absolute figures). ${databaseName[target.kind]}, ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served). autocannon -c ${connections}, ${seconds} s per workload per server per round after a 1 s warm-up each, ${rounds} rounds, the two servers interleaved (order alternating by round); autocannon runs in the benchmark's own process on the same 2 cores.`,
       '',
-      '"raw" is bench/raw-server.ts: node:http, one pg pool of 10 (as the app), hand-written SQL (stats in one statement, scan without a transaction), JSON.stringify; every body was checked identical (as JSON) to secwire\'s before measuring. CPU is the server process\'s user + system time from /proc/<pid>/stat over the run divided by the requests answered; RSS is /proc/<pid>/status VmRSS after the run.',
-      '',
-      '| workload | body bytes | secwire req/s | raw req/s | secwire / raw req/s (per round) | p50 ms secwire / raw | p99 ms secwire / raw | CPU ms per request secwire / raw | RSS MB secwire / raw |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| workload | body bytes | secwire req/s | raw req/s | secwire / raw req/s (per round) | p50 ms secwire / raw | p99 ms secwire / raw | CPU ms per request secwire / raw | RSS MB secwire / raw | failed answers secwire / raw |',
+      '|---|---|---|---|---|---|---|---|---|---|',
       ...rowsOut,
       '',
       `Idle RSS after start-up: secwire ${f0(idle.real)} MB, raw ${f0(idle.raw)} MB; peak RSS over the run: secwire ${f0(peak.real)} MB, raw ${f0(peak.raw)} MB.`,
-      `<!-- throughput:end -->`,
+      `<!-- throughput-${target.kind}:end -->`,
     ].join('\n');
     console.log(section);
-    if (!options['no-readme']) await writeReadmeSection('throughput', section);
+    if (!options['no-readme']) await writeReadmeSection(`throughput-${target.kind}`, section);
   } finally {
     for (const server of servers) await server.stop();
-    await bench.close();
+    await target.close();
   }
 }
 
