@@ -172,7 +172,14 @@ async function prepare(kind: Target['kind']): Promise<Target> {
     const list = await workloads(bench, served);
     // What the broad search costs the database alone (the count is the part no index answers).
     const explain = `EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM "Issue" WHERE relevant AND processed AND NOT withdrawn AND "searchVector" @@ websearch_to_tsquery('english', 'injection')`;
-    console.error((await bench.sql<Record<string, string>>(explain)).map((r) => `  ${Object.values(r)[0]}`).join('\n'));
+    const printPlan = async () => console.error((await bench.sql<Record<string, string>>(explain)).map((r) => `  ${Object.values(r)[0]}`).join('\n'));
+    await printPlan();
+    if (!dir) {
+      // And through the GIN index, for comparison (the planner prefers a sequential scan at this share of rows).
+      await bench.sql('SET enable_seqscan = off');
+      await printPlan();
+      await bench.sql('RESET enable_seqscan');
+    }
     if (!dir) {
       const activeStatements = async () =>
         (await bench.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`))[0]!.n;
