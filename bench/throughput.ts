@@ -186,8 +186,10 @@ async function prepare(kind: Target['kind']): Promise<Target> {
       return { kind, served, workloads: list, env: { real: { DATABASE_URL: bench.url! }, raw: { DATABASE_URL: bench.url! } }, activeStatements, close: () => bench.close() };
     }
     await bench.close();
-    await cp(join(dir, 'real'), join(dir, 'raw'), { recursive: true });
     const env = (name: string) => ({ DATABASE_URL: '', DATA_DIR: join(dir, name) });
+    // The server writes at start-up (yesterday's digest): once, before the copy, so both copies hold it.
+    await (await startReal(env('real'))).stop();
+    await cp(join(dir, 'real'), join(dir, 'raw'), { recursive: true });
     return { kind, served, workloads: list, env: { real: env('real'), raw: env('raw') }, activeStatements: async () => 0, close: () => rm(dir, { recursive: true, force: true }) };
   } catch (err) {
     await bench.close();
