@@ -368,7 +368,7 @@ async function profile(target: Target, dir: string): Promise<void> {
   }
   const section = [
     `<!-- throughput-profile-${target.kind}:begin -->`,
-    `## Where the real server's CPU goes under load (\`npm run bench -- throughput --cpu-prof <dir>${options.only ? ` --only ${options.only}` : ''} --seconds ${seconds}\`)`,
+    `### Where the real server's CPU goes under load (\`npm run bench -- throughput --cpu-prof <dir>${options.only ? ` --only ${options.only}` : ''} --seconds ${seconds}\`)`,
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (load average ${loadavg().map((v) => v.toFixed(1)).join(' / ')}), ${databaseName[target.kind]}, ${issueCount.toLocaleString('en')} issues, autocannon -c ${connections}. The server runs as \`npm start\` runs it plus \`--cpu-prof\`; only the samples of the last ${seconds} s (under load, after a 1 s warm-up) count, idle excluded. Self time: the function itself, not what it calls. Packages: node_modules/<name>, the project's src/<folder>, node internals, and V8's own entries such as (garbage collector) and (program).`,
     '',
