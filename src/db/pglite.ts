@@ -11,9 +11,14 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, type Database } from './client.js';
 import { withFullTextSearch } from './full-text-search.js';
 
+// PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
+// most of the embedded server's memory. 32 MB holds the sample many times over (bench/README.md,
+// start-up section, has the figures).
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
 /** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
 export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {
-  return new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm } });
+  return new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm }, startParams });
 }
 
 /**
