@@ -9,6 +9,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import lockfile from 'proper-lockfile';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, type Database } from './client.js';
+import { withFullTextSearch } from './full-text-search.js';
 import { clusterTemplate } from './pglite-template.js';
 
 // PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
@@ -103,7 +104,7 @@ export async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<
   const unlock = dataDir ? await lockDataDir(dataDir) : undefined;
   const pglite = newPGlite(dataDir, loadDataDir ?? (dataDir ? clusterTemplate(dataDir) : undefined));
   const adapterFactory = pgliteFactory(pglite);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
   return {
     prisma,
     adapterFactory,
