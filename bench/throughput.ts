@@ -14,7 +14,7 @@
 // (PostgreSQL: FROM STDIN through pg-copy-streams; PGlite: FROM '/dev/blob', 5,000 rows a Blob) up to --issues, each clone with its own id, natural key, identifiers
 // and publication day; one clone in 64 keeps its package names, the others get a suffix, so a
 // package matches a realistic few hundred issues and not a 64th of the table.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -36,6 +36,9 @@ import { withoutSecondaryIndexes } from './issue-rows.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
 import { writeReadmeSection } from './readme.js';
 import { scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
+
+// The real server runs as `npm start` runs it: compiled first.
+execFileSync(process.execPath, [new URL('../scripts/build.mjs', import.meta.url).pathname], { stdio: 'inherit' });
 
 const { values: options } = parseArgs({
   options: {
@@ -209,13 +212,14 @@ interface Server {
 }
 
 /** The node flags of package.json's start script, so the server runs as `npm start` runs it. */
-function startFlags(): string[] {
+/** node's arguments in `npm start` (the compiled server; built by scripts/build.mjs first). */
+function startArgs(): string[] {
   const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((arg) => /^--[\w-]+=/.test(arg));
+  return start.split(/\s+/).slice(1);
 }
 
 async function startReal(env: Record<string, string>, extraFlags: string[] = []): Promise<Server> {
-  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...startFlags(), ...extraFlags]);
+  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...extraFlags, ...startArgs()]);
   return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop() };
 }
 
