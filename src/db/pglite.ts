@@ -9,10 +9,17 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import lockfile from 'proper-lockfile';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, type Database } from './client.js';
+import { withFullTextSearch } from './full-text-search.js';
+import { clusterTemplate } from './pglite-template.js';
+
+// PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
+// most of the embedded server's memory. 32 MB holds the sample many times over (bench/README.md,
+// start-up section, has the figures).
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 
 /** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
 export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {
-  return new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm } });
+  return new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm }, startParams });
 }
 
 /**
@@ -95,9 +102,9 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
 
 export async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<Database> {
   const unlock = dataDir ? await lockDataDir(dataDir) : undefined;
-  const pglite = newPGlite(dataDir, loadDataDir);
+  const pglite = newPGlite(dataDir, loadDataDir ?? (dataDir ? clusterTemplate(dataDir) : undefined));
   const adapterFactory = pgliteFactory(pglite);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
   return {
     prisma,
     adapterFactory,
