@@ -19,7 +19,7 @@ import { writeReadmeSection } from './readme.js';
 import { scratchPGlite, scratchPostgres } from './scratch-databases.js';
 import { cloneAdvisory } from './synthetic.js';
 
-const { values } = parseArgs({ options: { issues: { type: 'string', default: '10000' } } });
+const { values } = parseArgs({ options: { issues: { type: 'string', default: '10000' }, 'skip-pglite': { type: 'boolean', default: false } } });
 const total = Number(values.issues);
 
 const negativesDir = new URL('../data/relevance/negative/', import.meta.url);
@@ -82,8 +82,11 @@ function cliRun(url: string): { seconds: number; line: string } {
 }
 
 const input = records(total);
-const pglite = await scratchPGlite();
-const onPGlite = await measure(pglite.db, input).finally(() => pglite.close());
+let onPGlite: Run | undefined;
+if (!values['skip-pglite']) {
+  const pglite = await scratchPGlite();
+  onPGlite = await measure(pglite.db, input).finally(() => pglite.close());
+}
 const postgres = await scratchPostgres();
 let onPostgres: Run;
 let cli: { seconds: number; line: string };
@@ -99,7 +102,7 @@ const row = (name: string, r: Run) =>
   `| ${name} | ${r.result.examined} | ${r.seconds.toFixed(1)} s | ${Math.round(r.result.examined / r.seconds)} | ${r.result.newlyServed} | ${r.missed} | ${r.announcedOnce ? 'yes' : 'NO'} | ${r.again.toFixed(2)} s |`;
 const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
 const section = `<!-- reclassify:begin -->
-## Reclassify (\`npx tsx bench/reclassify.ts --issues ${total}\`)
+## Reclassify (\`npx tsx bench/reclassify.ts --issues ${total}${onPGlite ? '' : ' --skip-pglite'}\`)
 
 Measured ${when} UTC on this machine (2 shared cores, other work running). ${total} stored issues
 (80% clones of the sample's AI/ML advisories, 20% of the labelled general-software ones), all
@@ -108,8 +111,7 @@ announced). \`reclassify\` in batches of 500 through the ingest path, with the C
 
 | database | issues | time | issues/s | newly served | missed before | each announced exactly once | second run (nothing stale) |
 |---|---|---|---|---|---|---|---|
-${row('PGlite', onPGlite)}
-${row('PostgreSQL', onPostgres)}
+${onPGlite ? `${row('PGlite', onPGlite)}\n` : ''}${row('PostgreSQL', onPostgres)}
 
 "Announced exactly once": the new event rows (the outbox webhooks and SSE read) name every missed
 issue once and nothing else. The real CLI on the same PostgreSQL store, everything marked stale
