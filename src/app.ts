@@ -7,9 +7,10 @@ import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from './db/unavailable.js';
 import { useAtomFeeds } from './feeds/routes.js';
-import { requireAdminKey } from './http/admin-auth.js';
+import { requireAdminKey } from './keys/bearer.js';
 import { bodyLimits, useBodyLimit } from './http/body-limit.js';
-import { clientIdentity, KnownKeys, type NodeServerContext } from './http/client-identity.js';
+import { clientIdentity, type NodeServerContext } from './http/client-identity.js';
+import { KnownKeys } from './keys/api-keys.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
 import { useGraphiQLPage } from './http/graphiql.js';
@@ -17,13 +18,13 @@ import { guarded } from './http/guard.js';
 import { readMethods, useFixedPaths } from './http/methods.js';
 import { useHead } from './http/head.js';
 import { useLicenseLink } from './http/license.js';
-import { MemoryRateLimitStore } from './http/rate-limit-store.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
 import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { useOsvExport } from './osv-output/export.js';
 import { usePagingLinks } from './paging/links.js';
-import { useAdminIngestBody } from './rest/admin-ingest-body.js';
+import { adminIngestPath, useAdminIngestBody } from './rest/admin-ingest-body.js';
 import { CSV_EXPORT_PATH, useCsvExport } from './rest/csv.js';
 import { useErrorEnvelope, useRest, useRestBearer } from './rest/sofa.js';
 import { restRoutes } from './rest/routes.js';
@@ -56,7 +57,12 @@ const graphqlEndpoint = '/graphql';
 /** How long GET /ready waits for the database before answering 503. */
 export const READY_TIMEOUT_MS = 1000;
 
-export function createApp(services: Services) {
+export interface AppServices extends Services {
+  /** Where the rate limit counts requests; this process's memory when absent. */
+  rateLimitStore?: RateLimitStore;
+}
+
+export function createApp(services: AppServices) {
   const { config, db, log } = services;
   const keys = new KnownKeys(config, db.prisma);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
@@ -139,14 +145,14 @@ export function createApp(services: Services) {
       useRequestId(),
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
-      useBodyLimit({ config, graphqlEndpoint }),
+      useBodyLimit({ config, graphqlEndpoint, adminIngestPath }),
       useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }),
       useRestBearer({
         schema,
         routes: restRoutes,
         log,
         authenticate: (kind, request) =>
-          kind === 'admin' ? requireAdminKey({ config, request }) : webhookOwner({ config, prisma: db.prisma, request }),
+          kind === 'admin' ? requireAdminKey(config, request) : webhookOwner({ config, prisma: db.prisma, request }),
       }),
       useGraphQLLimits(),
       useGraphQLParamErrors(),
@@ -168,6 +174,7 @@ export function createApp(services: Services) {
     context: ({ request, ...serverContext }): Context => ({
       ...services,
       prisma: db.prisma,
+      newIssues: services.pubsub,
       request,
       requestId: requestIdOf(request),
       takeSubscriptionSlot: async () =>

@@ -13,6 +13,23 @@ export interface NewIssuesEvent {
   issueIds: string[];
 }
 
+/**
+ * Where Subscription.newIssues hears published batches: the live pub/sub, or (the webhook
+ * dispatcher's replay) events read back from the database.
+ */
+export interface NewIssuesSource {
+  subscribe(topic: 'newIssues'): AsyncIterable<NewIssuesEvent>;
+}
+
+/** A source that yields these events, then ends. */
+export function replayedEvents(events: NewIssuesEvent[]): NewIssuesSource {
+  return {
+    async *subscribe() {
+      yield* events;
+    },
+  };
+}
+
 export type IssuePubSub = ReturnType<typeof createIssuePubSub>['pubsub'];
 
 const topic = 'newIssues';

@@ -7,7 +7,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
-import { errorResponse, INTERNAL_ERROR_MESSAGE } from '../rest/envelope.js';
+import { errorResponse, INTERNAL_ERROR_MESSAGE } from './envelope.js';
 import { currentRequestId } from './request-id.js';
 
 function internalError(isGraphQL: boolean): Response {

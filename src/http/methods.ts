@@ -2,7 +2,7 @@
 // app serves: the REST routes (src/rest/sofa.ts), and the fixed paths outside them listed here.
 // Every GET path answers HEAD too (src/http/head.ts), so Allow names it.
 import type { Plugin } from 'graphql-yoga';
-import { errorResponse } from '../rest/envelope.js';
+import { errorResponse } from './envelope.js';
 
 export const readMethods = ['GET', 'HEAD'] as const;
 

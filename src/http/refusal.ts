@@ -2,7 +2,7 @@
 // its own error shape: GraphQL clients get a standard GraphQL error with `extensions.code`, every
 // other path the API's envelope `{error: {message, status}}`. The HTTP status is the same for both.
 import type { ErrorCode } from '../errors.js';
-import { errorResponse } from '../rest/envelope.js';
+import { errorResponse } from './envelope.js';
 
 export interface RefusalInit {
   status: number;

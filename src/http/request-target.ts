@@ -5,7 +5,7 @@
 // line or headers).
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errorEnvelope } from '../rest/envelope.js';
+import { errorEnvelope } from './envelope.js';
 
 // RFC 3986 host (a registered name or an IP literal) and an optional port; no user info, no path.
 const hostShape = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?$/i;

@@ -6,7 +6,7 @@ import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
-import { integer, isAbsent, number, oneOf, single, text } from '../http/params.js';
+import { integer, isAbsent, number, oneOf, single, text } from '../params.js';
 import { nameKeys } from '../scan/ecosystems.js';
 import { servedIssue } from './served.js';
 

@@ -18,7 +18,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { badRequest } from '../errors.js';
-import { boolean, integer, number, oneOf, rejectUnknownParameters } from '../http/params.js';
+import { boolean, integer, number, oneOf, rejectUnknownParameters } from '../params.js';
 
 function checkValue(name: string, type: GraphQLInputType, value: unknown, fromBody: boolean): void {
   const named = getNamedType(type);

@@ -4,12 +4,12 @@
 // page (src/issues/csv.ts). The licence Link header comes from useLicenseLink, as on every /api route.
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
-import { rejectUnknownParameters } from '../http/params.js';
+import { rejectUnknownParameters } from '../params.js';
 import { currentRequestId } from '../http/request-id.js';
 import { abortOnFailure } from '../http/streamed-body.js';
 import { issueCsvStream } from '../issues/csv.js';
 import { filterDescriptions, issueWhere, parseIssueFilters, type RawIssueFilters } from '../issues/filters.js';
-import { envelopeFor, errorResponse } from './envelope.js';
+import { envelopeFor, errorResponse } from '../http/envelope.js';
 
 export const CSV_EXPORT_PATH = '/api/issues/export';
 

@@ -17,7 +17,7 @@ import { currentRequestId, replacingRequest } from '../http/request-id.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
 import { renderDocs } from './docs.js';
-import { envelopeFor, errorResponse } from './envelope.js';
+import { envelopeFor, errorResponse } from '../http/envelope.js';
 import { buildOpenAPI } from './openapi.js';
 import { restBasePath, type RestRoute } from './routes.js';
 

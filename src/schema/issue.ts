@@ -2,7 +2,7 @@
 // (GET /api/v1/issues/:id). The Issue type itself is in issue-type.ts.
 import { badRequest, notFound } from '../errors.js';
 import { afterCursor, cursorDescription } from '../issues/cursor.js';
-import { isUuid } from '../http/params.js';
+import { isUuid } from '../params.js';
 import type { Issue } from '../generated/prisma/client.js';
 import { changeOrder, filterDescriptions, issueOrder, issueOrderFor, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';

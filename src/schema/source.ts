@@ -1,5 +1,5 @@
 // Upstream sources (SOURCES / SOURCES_FILE): what each one's last sync did, for operators.
-import { requireAdminKey } from '../http/admin-auth.js';
+import { requireAdminKey } from '../keys/bearer.js';
 import { sourceStatuses, type SourceStatus } from '../sources/status.js';
 import { builder } from './builder.js';
 
@@ -42,7 +42,7 @@ builder.queryField('sources', (t) =>
       'Admin (bearer ADMIN_API_KEY): the configured upstream sources and what each last sync did (last success, last error, counts). ' +
       'REST: GET /api/v1/admin/sources.',
     resolve: async (_root, _args, ctx) => {
-      requireAdminKey(ctx);
+      requireAdminKey(ctx.config, ctx.request);
       return { data: await sourceStatuses(ctx.prisma, ctx.config.sources) };
     },
   }),

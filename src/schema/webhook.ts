@@ -3,7 +3,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { badRequest, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { isUuid } from '../http/params.js';
+import { isUuid } from '../params.js';
 import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import {
