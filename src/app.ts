@@ -24,11 +24,10 @@ import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { useOsvExport } from './osv-output/export.js';
 import { usePagingLinks } from './paging/links.js';
-import { adminIngestPath, useAdminIngestBody } from './rest/admin-ingest-body.js';
 import { CSV_EXPORT_PATH, useCsvExport } from './rest/csv.js';
-import { useErrorEnvelope, useRest, useRestBearer } from './rest/sofa.js';
-import { restRoutes } from './rest/routes.js';
-import { useSbomScan } from './sbom/route.js';
+import { useErrorEnvelope, useRestGate } from './rest/gate.js';
+import { adminBodyLimits, restRoutes } from './rest/routes.js';
+import { sbomScan } from './sbom/route.js';
 import { schema } from './schema/index.js';
 import { useTaxii } from './taxii/server.js';
 import { sourceStatuses } from './sources/status.js';
@@ -145,28 +144,28 @@ export function createApp(services: AppServices) {
       useRequestId(),
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
-      useBodyLimit({ config, graphqlEndpoint, adminIngestPath }),
+      useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
       useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }),
-      useRestBearer({
-        schema,
-        routes: restRoutes,
-        log,
-        authenticate: (kind, request) =>
-          kind === 'admin' ? requireAdminKey(config, request) : webhookOwner({ config, prisma: db.prisma, request }),
-      }),
       useGraphQLLimits(),
       useGraphQLParamErrors(),
       readiness,
       useLicenseLink(graphqlEndpoint),
       // After the licence link, which it adds to.
       usePagingLinks(),
-      useAdminIngestBody(),
-      // Before the REST plugin, which answers 404 for any other path under /api/v1.
+      // Before the REST gate, which answers 404 for any other path under /api/v1.
       useOsvExport(services),
       useAtomFeeds(services),
       useTaxii(services),
-      useSbomScan(services),
-      useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint }),
+      useRestGate({
+        schema,
+        routes: restRoutes,
+        log,
+        version: packageJson.version,
+        graphqlEndpoint,
+        authenticate: (kind, request) =>
+          kind === 'admin' ? requireAdminKey(config, request) : webhookOwner({ config, prisma: db.prisma, request }),
+        bodyHandlers: { 'Query.scan': sbomScan(services) },
+      }),
       useCsvExport(services),
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),

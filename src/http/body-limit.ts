@@ -19,14 +19,16 @@ export const bodyLimits = {
 
 const sizeText = (bytes: number) => `${bytes / MB} MB`;
 
-export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; graphqlEndpoint: string; adminIngestPath: string }): Plugin {
+/** `adminLimits`: larger limits for requests with the admin key, by path (the route table's). */
+export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; graphqlEndpoint: string; adminLimits: Record<string, number> }): Plugin {
   const { config } = options;
 
   function limitFor(request: Request, pathname: string): number {
-    if (pathname !== options.adminIngestPath || !config.adminApiKey) return bodyLimits.default;
+    const larger = options.adminLimits[pathname];
+    if (!larger || !config.adminApiKey) return bodyLimits.default;
     const token = bearerToken(request);
     // Only the admin may send more; anyone else is held to the default before authentication runs.
-    return token && secretsEqual(token, config.adminApiKey) ? bodyLimits.adminIngest : bodyLimits.default;
+    return token && secretsEqual(token, config.adminApiKey) ? larger : bodyLimits.default;
   }
 
   return {
