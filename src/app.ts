@@ -7,10 +7,10 @@ import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from './db/unavailable.js';
 import { useAtomFeeds } from './feeds/routes.js';
-import { requireAdminKey } from './keys/bearer.js';
 import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { clientIdentity, type NodeServerContext } from './http/client-identity.js';
 import { KnownKeys } from './keys/api-keys.js';
+import { viewerOf, type Viewer } from './keys/viewer.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
 import { useGraphiQLPage } from './http/graphiql.js';
@@ -31,7 +31,6 @@ import { sbomScan } from './sbom/route.js';
 import { schema } from './schema/index.js';
 import { useTaxii } from './taxii/server.js';
 import { sourceStatuses } from './sources/status.js';
-import { webhookOwner } from './webhooks/manage.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
 # Ask for the fields you need; the Docs panel lists them all.
@@ -96,7 +95,7 @@ export function createApp(services: AppServices) {
     },
   };
 
-  return createYoga<{ requestId?: string }, Context>({
+  return createYoga<{ requestId?: string; viewer?: Viewer }, Context>({
     schema,
     graphqlEndpoint,
     // Yoga's health check answers any URL that ends with its endpoint, with any method; useFixedPaths
@@ -162,19 +161,18 @@ export function createApp(services: AppServices) {
         log,
         version: packageJson.version,
         graphqlEndpoint,
-        authenticate: (kind, request) =>
-          kind === 'admin' ? requireAdminKey(config, request) : webhookOwner({ config, prisma: db.prisma, request }),
+        viewerOf: (request) => viewerOf({ config, prisma: db.prisma }, request),
         bodyHandlers: { 'Query.scan': sbomScan(services) },
       }),
       useCsvExport(services),
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
-    context: ({ request, ...serverContext }): Context => ({
+    context: ({ request, viewer, ...serverContext }): Context => ({
       ...services,
       prisma: db.prisma,
       newIssues: services.pubsub,
-      request,
+      viewer: viewer ?? viewerOf({ config, prisma: db.prisma }, request),
       requestId: requestIdOf(request),
       takeSubscriptionSlot: async () =>
         subscriptionSlots.take(await clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys })),

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import type { Viewer } from './keys/viewer.js';
 import type { Logger } from './log.js';
 import type { IssuePubSub, NewIssuesSource } from './pubsub.js';
 
@@ -19,7 +20,8 @@ export interface Context extends Services {
   prisma: PrismaClient;
   /** What Subscription.newIssues listens to: the pub/sub, or the webhook dispatcher's replay. */
   newIssues: NewIssuesSource;
-  request: Request;
+  /** Who is calling (worked out once per request; the REST gate passes on the one it checked). */
+  viewer: Viewer;
   requestId: string;
   /**
    * Takes one of the open-subscription slots of the request's client (throws a 429 when none is

@@ -28,6 +28,7 @@ import { createSofa, createSofaRouter } from 'sofa-api';
 import { envelopeFor, errorResponse } from '../http/envelope.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
+import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
 import { renderDocs } from './docs.js';
@@ -195,13 +196,13 @@ export interface RestGateOptions {
   version: string;
   /** Where GraphQL (and GraphiQL) is served, for the docs page. */
   graphqlEndpoint: string;
-  /** Refuses (throws) a request without the bearer key a route needs. */
-  authenticate: (bearer: NonNullable<RestRoute['bearer']>, request: Request) => unknown;
+  /** The caller of a request; checked against a route's bearer scope, then handed to the context. */
+  viewerOf: (request: Request) => Viewer;
   /** Routes that may answer a body themselves before it is read as arguments. */
   bodyHandlers?: Partial<Record<string, BodyHandler>>;
 }
 
-export function useRestGate({ schema, routes, log, version, graphqlEndpoint, authenticate, bodyHandlers = {} }: RestGateOptions): Plugin {
+export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {} }: RestGateOptions): Plugin {
   const sofa = createSofa({
     basePath: restBasePath,
     schema: restSchema(schema, routes),
@@ -224,10 +225,10 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, aut
     return errorResponse(status, message, headers);
   };
 
-  async function run(match: CompiledRoute, request: Request, params: Record<string, string>, body: Record<string, unknown>, serverContext: object, fetchAPI: { Response: typeof Response }) {
+  async function run(match: CompiledRoute, request: Request, viewer: Viewer, params: Record<string, string>, body: Record<string, unknown>, serverContext: object, fetchAPI: { Response: typeof Response }) {
     try {
       const variableValues = variablesOf(sofa.schema, match, request.url, params, body);
-      const enveloped = yoga.getEnveloped({ ...serverContext, request });
+      const enveloped = yoga.getEnveloped({ ...serverContext, request, viewer });
       const contextValue = await enveloped.contextFactory();
       const result = await enveloped.execute({ schema: enveloped.schema, document: match.document, contextValue, variableValues });
       if (result.errors) return failed(result.errors);
@@ -256,9 +257,10 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, aut
         return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
       }
       const { route, key } = match.compiled;
+      const viewer = viewerOf(request);
       if (route.bearer) {
         try {
-          await authenticate(route.bearer, request);
+          if (!(await hasScope(viewer, route.bearer))) return endResponse(failed([scopeRefusal[route.bearer]()]));
         } catch (err) {
           return endResponse(failed([err]));
         }
@@ -274,7 +276,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, aut
         const { status, message } = envelopeFor([err]);
         return endResponse(errorResponse(status, message));
       }
-      endResponse(await run(match.compiled, request, match.params, args, serverContext, fetchAPI));
+      endResponse(await run(match.compiled, request, viewer, match.params, args, serverContext, fetchAPI));
     },
   };
 }

@@ -5,12 +5,13 @@
 // next to /issues/:id).
 import type { createSofa } from 'sofa-api';
 import { bodyLimits } from '../http/body-limit.js';
+import type { Scope } from '../keys/viewer.js';
 
 export type RestRoute = NonNullable<Parameters<typeof createSofa>[0]['routes']>[string] & {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   /** Needs `Authorization: Bearer <key>`: the admin key or a webhook key (documented in the OpenAPI document, with its 401). */
-  bearer?: 'admin' | 'webhooks';
+  bearer?: Scope;
   /** A larger body limit for the route's admin (fixed paths only: it applies before the route is matched). */
   adminBodyLimit?: number;
   /** A body that is not `{<name>: ...}` is this argument as a whole (a record, or an array of them). */

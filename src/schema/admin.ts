@@ -2,7 +2,6 @@
 // (re)generate a digest.
 import { generateDigest, isCalendarDate, utcDay, yesterdayUtc } from '../digest/generate.js';
 import { badRequest } from '../errors.js';
-import { requireAdminKey } from '../keys/bearer.js';
 import { ingest, type IngestResult } from '../ingest/ingest.js';
 import { issueKey, type IssuedKey } from '../keys/api-keys.js';
 import type { Rejection } from '../ingest/parse.js';
@@ -40,6 +39,7 @@ const IngestEnvelope = builder.objectRef<{ data: IngestResult }>('IngestResultEn
 
 builder.mutationField('ingestItems', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: IngestEnvelope,
     description:
       'Admin (bearer ADMIN_API_KEY): ingests OSV records and/or native items. Each record is validated on its own; ' +
@@ -54,7 +54,6 @@ builder.mutationField('ingestItems', (t) =>
       }),
     },
     resolve: async (_root, { items }, ctx) => {
-      requireAdminKey(ctx.config, ctx.request);
       if (items.length > maxItemsPerRequest) throw badRequest(`At most ${maxItemsPerRequest} records per request; use the CLI for larger loads`);
       return { data: await ingest({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }, items, { stopping: ctx.stopping }) };
     },
@@ -80,13 +79,13 @@ const ReclassifyEnvelope = builder.objectRef<{ data: ReclassifyResult }>('Reclas
 
 builder.mutationField('reclassifyIssues', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: ReclassifyEnvelope,
     description:
       'Admin (bearer ADMIN_API_KEY): re-runs the current classifier over every stored issue classified by another version, ' +
       'from its stored source record. Idempotent. An issue that becomes relevant is published once as new; one that stops ' +
       'being relevant stops being served. REST: POST /api/v1/admin/reclassify (no body). Large stores: npm run cli -- reclassify.',
     resolve: async (_root, _args, ctx) => {
-      requireAdminKey(ctx.config, ctx.request);
       return { data: await reclassify({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }) };
     },
   }),
@@ -94,6 +93,7 @@ builder.mutationField('reclassifyIssues', (t) =>
 
 builder.mutationField('generateDigest', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: DigestEnvelopeRef,
     description:
       "Admin (bearer ADMIN_API_KEY): generates or regenerates a UTC day's digest (default: yesterday). " +
@@ -102,7 +102,6 @@ builder.mutationField('generateDigest', (t) =>
       date: t.arg.string({ required: false, description: 'Day to summarise, YYYY-MM-DD (UTC); not in the future. Default: yesterday.' }),
     },
     resolve: async (_root, { date }, ctx) => {
-      requireAdminKey(ctx.config, ctx.request);
       const day = date ?? yesterdayUtc();
       if (!isCalendarDate(day)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
       if (day > utcDay(new Date())) throw badRequest('date must not be in the future');
@@ -127,6 +126,7 @@ const IssuedKeyEnvelope = builder.objectRef<{ data: IssuedKey }>('IssuedApiKeyEn
 
 builder.mutationField('createApiKey', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: IssuedKeyEnvelope,
     description:
       'Admin (bearer ADMIN_API_KEY): issues a bearer key for registering and managing webhooks, as `npm run cli -- keys create` does, ' +
@@ -135,7 +135,6 @@ builder.mutationField('createApiKey', (t) =>
       name: t.arg.string({ required: true, description: 'What the key is for (1 to 100 characters), shown by `keys list`.' }),
     },
     resolve: async (_root, { name }, ctx) => {
-      requireAdminKey(ctx.config, ctx.request);
       return { data: await issueKey(ctx.prisma, name) };
     },
   }),

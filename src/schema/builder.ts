@@ -1,22 +1,50 @@
 // The one Pothos builder. Domain files (issue.ts, digest.ts, ...) add their types and fields to it.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin, { queryFromInfo } from '@pothos/plugin-prisma';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import { GraphQLError, Kind, type GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
+import { scopeRefusal, type Scope } from '../keys/viewer.js';
+
+/** The scope a refused field required (the 401 says which key was missing). */
+function failedScope(failure: AuthFailure): Scope | undefined {
+  if (failure.kind === AuthScopeFailureType.AuthScope) return failure.scope as Scope;
+  if (failure.kind === AuthScopeFailureType.AnyAuthScopes || failure.kind === AuthScopeFailureType.AllAuthScopes) {
+    for (const child of failure.failures) {
+      const scope = failedScope(child);
+      if (scope) return scope;
+    }
+  }
+  return undefined;
+}
 
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
   Context: Context;
+  // Who may call a field, from the caller the context worked out; a webhooks field also gets the owner.
+  AuthScopes: Record<Scope, boolean>;
+  AuthContexts: { webhooks: Context & { webhookOwner: string } };
   DefaultFieldNullability: false;
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [PrismaPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin],
   defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => ({
+      admin: ctx.viewer.isAdmin,
+      webhooks: async () => {
+        const owner = await ctx.viewer.webhookOwner();
+        if (owner !== undefined) Object.assign(ctx, { webhookOwner: owner });
+        return owner !== undefined;
+      },
+    }),
+    unauthorizedError: (_parent, _ctx, _info, result) => scopeRefusal[failedScope(result.failure) ?? 'webhooks'](),
+  },
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { parse, subscribe, type ExecutionResult, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import type { Context, Services } from '../context.js';
+import { noViewer } from '../keys/viewer.js';
 import { createDispatcher, type DispatchBatch, type DispatcherOptions, type IssueStream } from '../webhooks/dispatcher.js';
 import { schema as publicSchema } from './index.js';
 
@@ -14,7 +15,7 @@ export function webhookIssueStream(schema: GraphQLSchema, services: Services): I
     newIssues(filter: $filter) { eventId issues { ${fields.join(' ')} } }
   }`);
   return async (filters, source) => {
-    const contextValue: Context = { ...services, prisma: services.db.prisma, newIssues: source, request: new Request('http://dispatcher.internal/'), requestId: `dispatcher-${randomUUID()}` };
+    const contextValue: Context = { ...services, prisma: services.db.prisma, newIssues: source, viewer: noViewer, requestId: `dispatcher-${randomUUID()}` };
     const result = await subscribe({ schema, document, variableValues: { filter: filters }, contextValue });
     if (!(Symbol.asyncIterator in result)) throw new Error(result.errors?.[0]?.message ?? 'subscription refused');
     const results: AsyncIterator<ExecutionResult> = result[Symbol.asyncIterator]();

@@ -1,5 +1,4 @@
 // Upstream sources (SOURCES / SOURCES_FILE): what each one's last sync did, for operators.
-import { requireAdminKey } from '../keys/bearer.js';
 import { sourceStatuses, type SourceStatus } from '../sources/status.js';
 import { builder } from './builder.js';
 
@@ -37,12 +36,12 @@ const SourceListRef = builder.objectRef<{ data: SourceStatus[] }>('SourceStatusL
 
 builder.queryField('sources', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: SourceListRef,
     description:
       'Admin (bearer ADMIN_API_KEY): the configured upstream sources and what each last sync did (last success, last error, counts). ' +
       'REST: GET /api/v1/admin/sources.',
     resolve: async (_root, _args, ctx) => {
-      requireAdminKey(ctx.config, ctx.request);
       return { data: await sourceStatuses(ctx.prisma, ctx.config.sources) };
     },
   }),

@@ -13,7 +13,6 @@ import {
   requireOwnedWebhook,
   validateRegistration,
   validateUpdate,
-  webhookOwner,
 } from '../webhooks/manage.js';
 import { newSecret } from '../webhooks/signing.js';
 import { builder } from './builder.js';
@@ -155,11 +154,11 @@ const WebhookDeliveryEnvelope = builder.objectRef<{ data: unknown }>('WebhookDel
 // ---- queries
 
 builder.queryField('webhooks', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookList,
     description: 'The webhooks registered with the bearer key (Authorization: Bearer <key>).',
     resolve: async (_root, _args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const data = await ctx.prisma.webhook.findMany({
         ...queryFromInfo({ context: ctx, info, path: ['data'] }),
         where: { ownerKeyHash },
@@ -171,12 +170,12 @@ builder.queryField('webhooks', (t) =>
 );
 
 builder.queryField('webhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookEnvelope,
     description: 'One webhook of the bearer key; 404 for unknown ids and for other keys\' webhooks.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const data = await ctx.prisma.webhook.findFirst({
         ...queryFromInfo({ context: ctx, info, path: ['data'] }),
         where: ownedWebhook(String(args.id), ownerKeyHash),
@@ -188,7 +187,7 @@ builder.queryField('webhook', (t) =>
 );
 
 builder.queryField('webhookDeliveries', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookDeliveryList,
     description: "A webhook's deliveries with every attempt, newest first.",
     args: {
@@ -198,7 +197,7 @@ builder.queryField('webhookDeliveries', (t) =>
       offset: t.arg.int({ description: 'Items to skip; default 0.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const { limit, offset } = parsePage(args);
       const webhook = await requireOwnedWebhook(ctx, String(args.webhookId), ownerKeyHash);
       const where: Prisma.WebhookDeliveryWhereInput = { webhookId: webhook.id, ...(args.status ? { status: args.status } : {}) };
@@ -235,7 +234,7 @@ export const WebhookFiltersInput = builder.inputType('WebhookFiltersInput', {
 const maxOverlapHours = 168;
 
 builder.mutationField('createWebhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookSecretEnvelope,
     description:
       'Registers a webhook (Authorization: Bearer <key>). The url must be https on a public address. ' +
@@ -245,7 +244,7 @@ builder.mutationField('createWebhook', (t) =>
       filters: t.arg({ type: WebhookFiltersInput, description: 'Optional filters: severity, issueType, vendor, llmSpecific.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const valid = await validateRegistration(ctx, args);
       const data = await withinWebhookCap(ctx, ownerKeyHash, (tx) =>
         tx.webhook.create({
@@ -259,7 +258,7 @@ builder.mutationField('createWebhook', (t) =>
 );
 
 builder.mutationField('updateWebhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookEnvelope,
     description:
       'Changes a webhook of the bearer key: its url (checked like a registration), its filters (replaced entirely; ' +
@@ -272,7 +271,7 @@ builder.mutationField('updateWebhook', (t) =>
       active: t.arg.boolean({ description: 'false pauses deliveries, true resumes them.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const where = ownedWebhook(String(args.id), ownerKeyHash);
       const current = await ctx.prisma.webhook.findFirst({ where, select: { id: true, url: true, filters: true, active: true } });
       if (!current) throw notFound('Webhook not found');
@@ -287,12 +286,12 @@ builder.mutationField('updateWebhook', (t) =>
 );
 
 builder.mutationField('deleteWebhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: DeletedWebhookEnvelope,
     description: 'Deletes a webhook of the bearer key with its deliveries; nothing more is sent to it.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const { count } = await ctx.prisma.webhook.deleteMany({ where: ownedWebhook(String(args.id), ownerKeyHash) });
       if (count === 0) throw notFound('Webhook not found');
       return { data: { id: String(args.id) } };
@@ -301,7 +300,7 @@ builder.mutationField('deleteWebhook', (t) =>
 );
 
 builder.mutationField('rotateWebhookSecret', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookSecretEnvelope,
     description:
       'Replaces the signing secret and answers the new one once; every later attempt is signed with it. For overlapHours ' +
@@ -312,7 +311,7 @@ builder.mutationField('rotateWebhookSecret', (t) =>
       overlapHours: t.arg.int({ description: `Hours the old secret keeps signing too: 0 to ${maxOverlapHours}, default 24.` }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const overlapHours = args.overlapHours ?? 24;
       if (overlapHours < 0 || overlapHours > maxOverlapHours) throw badRequest(`overlapHours must be between 0 and ${maxOverlapHours}`);
       const current = await ctx.prisma.webhook.findFirst({ where: ownedWebhook(String(args.id), ownerKeyHash), select: { id: true, secret: true } });
@@ -332,7 +331,7 @@ builder.mutationField('rotateWebhookSecret', (t) =>
 );
 
 builder.mutationField('redeliverWebhookDelivery', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookDeliveryEnvelope,
     description:
       'Sends a delivery again with the same webhook-id: a finished one gets a fresh retry schedule, a waiting one is due now.',
@@ -341,7 +340,7 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
       deliveryId: t.arg.id({ required: true, description: 'Delivery id.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const webhook = await requireOwnedWebhook(ctx, String(args.webhookId), ownerKeyHash);
       if (!webhook.active) throw badRequest('Webhook is inactive');
       const deliveryId = String(args.deliveryId);
@@ -366,14 +365,14 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
 );
 
 builder.mutationField('pingWebhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookDeliveryEnvelope,
     description:
       'Queues a signed test delivery {event: "ping", webhookId, deliveredAt} (one attempt, no retries); ' +
       'follow it in webhookDeliveries.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
+      const ownerKeyHash = ctx.webhookOwner;
       const webhook = await requireOwnedWebhook(ctx, String(args.id), ownerKeyHash);
       if (!webhook.active) throw badRequest('Webhook is inactive');
       const data = await ctx.prisma.webhookDelivery.create({

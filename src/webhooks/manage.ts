@@ -2,11 +2,9 @@
 // never sees, changes or learns of another key's webhooks (someone else's id is a plain 404).
 import { isDeepStrictEqual } from 'node:util';
 import type { Config } from '../config.js';
-import { badRequest, notFound, unauthenticated } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { bearerToken, secretsEqual, sha256Hex } from '../keys/bearer.js';
 import { isUuid } from '../params.js';
-import { issuedKeyShape, useActiveKey, webhookScope } from '../keys/api-keys.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
 import { checkTargetUrl, TargetRefused } from './ssrf.js';
@@ -15,31 +13,6 @@ const maxUrlLength = 2048;
 
 /** What these rules need of the running service. */
 type Deps = { config: Config; prisma: PrismaClient };
-
-/**
- * The owner of the request: the SHA-256 of its bearer key, when that key is the configured
- * WEBHOOK_API_KEY or an issued key with the webhooks scope. Anything else is a 401.
- */
-export function webhookOwner(ctx: Deps & { request: Request }): Promise<string> {
-  // REST routes check the key before their arguments, then the resolver asks again: once per request.
-  let owner = owners.get(ctx.request);
-  if (!owner) {
-    owner = findOwner(ctx);
-    owners.set(ctx.request, owner);
-  }
-  return owner;
-}
-
-const owners = new WeakMap<Request, Promise<string>>();
-
-async function findOwner(ctx: Deps & { request: Request }): Promise<string> {
-  const token = bearerToken(ctx.request);
-  if (!token) throw unauthenticated();
-  const keyHash = sha256Hex(token);
-  if (ctx.config.webhookApiKey && secretsEqual(token, ctx.config.webhookApiKey)) return keyHash;
-  if (issuedKeyShape.test(token) && (await useActiveKey(ctx.prisma, keyHash, webhookScope))) return keyHash;
-  throw unauthenticated();
-}
 
 /** The where for one webhook of this owner; malformed ids are simply not found. */
 export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWhereInput & { id: string } {
