@@ -6,7 +6,7 @@ import { ingest, type IngestResult } from '../ingest/ingest.js';
 import { issueKey, type IssuedKey } from '../keys/api-keys.js';
 import type { Rejection } from '../ingest/parse.js';
 import { reclassify, type ReclassifyResult } from '../ingest/reclassify.js';
-import { builder } from './builder.js';
+import { builder, envelopeRef } from './builder.js';
 import { DigestEnvelopeRef } from './digest.js';
 
 /** Records per request; larger loads go through the CLI. */
@@ -32,10 +32,7 @@ const IngestResultRef = builder.objectRef<IngestResult>('IngestResult').implemen
   }),
 });
 
-const IngestEnvelope = builder.objectRef<{ data: IngestResult }>('IngestResultEnvelope').implement({
-  description: 'An ingest result under `data`, the REST response shape.',
-  fields: (t) => ({ data: t.field({ type: IngestResultRef, resolve: (parent) => parent.data }) }),
-});
+const IngestEnvelope = envelopeRef('IngestResultEnvelope', { description: 'An ingest result under `data`, the REST response shape.', data: { type: IngestResultRef } });
 
 builder.mutationField('ingestItems', (t) =>
   t.field({
@@ -72,9 +69,9 @@ const ReclassifyResultRef = builder.objectRef<ReclassifyResult>('ReclassifyResul
   }),
 });
 
-const ReclassifyEnvelope = builder.objectRef<{ data: ReclassifyResult }>('ReclassifyResultEnvelope').implement({
+const ReclassifyEnvelope = envelopeRef('ReclassifyResultEnvelope', {
   description: 'A reclassification result under `data`, the REST response shape.',
-  fields: (t) => ({ data: t.field({ type: ReclassifyResultRef, resolve: (parent) => parent.data }) }),
+  data: { type: ReclassifyResultRef },
 });
 
 builder.mutationField('reclassifyIssues', (t) =>
@@ -119,10 +116,7 @@ const IssuedKeyRef = builder.objectRef<IssuedKey>('IssuedApiKey').implement({
   }),
 });
 
-const IssuedKeyEnvelope = builder.objectRef<{ data: IssuedKey }>('IssuedApiKeyEnvelope').implement({
-  description: 'An issued key under `data`, the REST response shape.',
-  fields: (t) => ({ data: t.field({ type: IssuedKeyRef, resolve: (parent) => parent.data }) }),
-});
+const IssuedKeyEnvelope = envelopeRef('IssuedApiKeyEnvelope', { description: 'An issued key under `data`, the REST response shape.', data: { type: IssuedKeyRef } });
 
 builder.mutationField('createApiKey', (t) =>
   t.field({

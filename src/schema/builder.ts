@@ -2,6 +2,7 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin, { queryFromInfo } from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import type { OutputRef } from '@pothos/core';
 import { GraphQLError, Kind, type GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
@@ -67,6 +68,33 @@ export function selectionUnder(path: string, context: object, info: GraphQLResol
   return queryFromInfo({ context, info, path: [path] });
 }
 
+interface EnvelopeOptions<Data, Meta> {
+  description: string;
+  data: { type: OutputRef<Data> | [OutputRef<Data>]; description?: string };
+  meta?: { type: OutputRef<Meta>; description: string };
+}
+
+type Envelope<Data, Meta> = [Meta] extends [never] ? { data: Data } : { data: Data; meta: Meta };
+
+/**
+ * The REST response shape as a GraphQL type: `{data}`, or `{data, meta}` for a page. The payload
+ * keeps its type: a list when `data.type` is `[Ref]`.
+ */
+export function envelopeRef<Data, Meta = never>(
+  name: string,
+  options: EnvelopeOptions<Data, Meta> & { data: { type: [OutputRef<Data>] } },
+): OutputRef<Envelope<Data[], Meta>>;
+export function envelopeRef<Data, Meta = never>(name: string, options: EnvelopeOptions<Data, Meta>): OutputRef<Envelope<Data, Meta>>;
+export function envelopeRef<Data, Meta>(name: string, { description, data, meta }: EnvelopeOptions<Data, Meta>): OutputRef<unknown> {
+  return builder.objectRef<{ data: unknown; meta?: unknown }>(name).implement({
+    description,
+    fields: (t) => ({
+      // The payload's type is the ref's (the overloads keep it for callers).
+      data: t.field({ type: data.type as never, description: data.description, resolve: (p) => p.data as never }),
+      ...(meta ? { meta: t.field({ type: meta.type as never, description: meta.description, resolve: (p) => p.meta as never }) } : {}),
+    }),
+  });
+}
 
 /** ISO 8601 UTC with milliseconds and Z, as the spec requires for every timestamp. */
 builder.scalarType('DateTime', {

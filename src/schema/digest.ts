@@ -3,7 +3,7 @@ import { isCalendarDate } from '../digest/generate.js';
 import { badRequest, notFound } from '../errors.js';
 import type { Digest } from '../generated/prisma/client.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
-import { builder, selectionUnder } from './builder.js';
+import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { once, PageMetaRef } from './issue.js';
 
 export const DigestRef = builder.prismaObject('Digest', {
@@ -17,9 +17,9 @@ export const DigestRef = builder.prismaObject('Digest', {
   }),
 });
 
-export const DigestEnvelopeRef = builder.objectRef<{ data: Digest }>('DigestEnvelope').implement({
+export const DigestEnvelopeRef = envelopeRef('DigestEnvelope', {
   description: 'One digest: the GET /api/v1/digest/latest response.',
-  fields: (t) => ({ data: t.field({ type: DigestRef, description: 'The digest.', resolve: (envelope) => envelope.data }) }),
+  data: { type: DigestRef, description: 'The digest.' },
 });
 
 builder.queryField('latestDigest', (t) =>

@@ -6,7 +6,7 @@ import { isUuid } from '../params.js';
 import type { Issue } from '../generated/prisma/client.js';
 import { changeOrder, filterDescriptions, issueOrder, issueOrderFor, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';
-import { builder, selectionUnder } from './builder.js';
+import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 /** Both halves start only when asked for, so a query for `meta` alone runs no row query, and vice versa. */
@@ -39,10 +39,7 @@ const IssueListRef = builder.objectRef<IssuePage>('IssueList').implement({
   }),
 });
 
-const IssueEnvelopeRef = builder.objectRef<{ data: Issue }>('IssueEnvelope').implement({
-  description: 'One issue: the GET /api/v1/issues/:id response.',
-  fields: (t) => ({ data: t.field({ type: IssueRef, description: 'The issue.', resolve: (envelope) => envelope.data }) }),
-});
+const IssueEnvelopeRef = envelopeRef('IssueEnvelope', { description: 'One issue: the GET /api/v1/issues/:id response.', data: { type: IssueRef, description: 'The issue.' } });
 
 // Postgres rejects a malformed uuid with an error; a malformed id is simply not found.
 

@@ -20,12 +20,6 @@ export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWh
   return { id, ownerKeyHash };
 }
 
-export async function requireOwnedWebhook(ctx: Deps, id: string, ownerKeyHash: string) {
-  const webhook = await ctx.prisma.webhook.findFirst({ where: ownedWebhook(id, ownerKeyHash), select: { id: true, active: true } });
-  if (!webhook) throw notFound('Webhook not found');
-  return webhook;
-}
-
 /** Validates a registration: an https URL on a public address (unless allowed) and known filters. */
 export async function validateRegistration(ctx: Deps, input: { url: string; filters?: IssueFiltersInput | null }) {
   if (input.url.length > maxUrlLength) throw badRequest(`url must be at most ${maxUrlLength} characters`);
