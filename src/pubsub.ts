@@ -21,15 +21,6 @@ export interface NewIssuesSource {
   subscribe(topic: 'newIssues'): AsyncIterable<NewIssuesEvent>;
 }
 
-/** A source that yields these events, then ends. */
-export function replayedEvents(events: NewIssuesEvent[]): NewIssuesSource {
-  return {
-    async *subscribe() {
-      yield* events;
-    },
-  };
-}
-
 export type IssuePubSub = ReturnType<typeof createIssuePubSub>['pubsub'];
 
 const topic = 'newIssues';

@@ -1,4 +1,4 @@
-// The issue list filters (DESIGN.md section 5): parsed and validated once, then turned into a
+// The issue list filters: parsed and validated once, then turned into a
 // Prisma `where`. GraphQL arguments arrive typed, REST and CSV query strings arrive as text; both
 // go through here, so the rules and the messages are the same on every surface.
 import { z } from 'zod';

@@ -46,10 +46,3 @@ export function viewerOf(deps: { config: Pick<Config, 'adminApiKey' | 'webhookAp
 export async function hasScope(viewer: Viewer, scope: Scope): Promise<boolean> {
   return scope === 'admin' ? viewer.isAdmin : (await viewer.webhookOwner()) !== undefined;
 }
-
-/** The owner of the webhooks in question; only for fields and routes that require the webhooks scope. */
-export async function ownerOf(viewer: Viewer): Promise<string> {
-  const owner = await viewer.webhookOwner();
-  if (owner === undefined) throw scopeRefusal.webhooks();
-  return owner;
-}

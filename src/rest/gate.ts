@@ -8,20 +8,8 @@
 // and the route's operation (built the way SOFA builds it) runs through Yoga's execute.
 // SOFA itself only describes the routes: its OpenAPI document is completed in openapi.ts.
 import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
-import {
-  GraphQLError,
-  GraphQLObjectType,
-  GraphQLSchema,
-  isInputObjectType,
-  isScalarType,
-  GraphQLBoolean,
-  Kind,
-  OperationTypeNode,
-  type DocumentNode,
-  type GraphQLField,
-  type TypeNode,
-  type VariableDefinitionNode,
-} from 'graphql';
+import { GraphQLBoolean, GraphQLError, GraphQLObjectType, GraphQLSchema, isInputObjectType, isScalarType, Kind, OperationTypeNode } from 'graphql';
+import type { DocumentNode, GraphQLField, TypeNode, VariableDefinitionNode } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { parse as parseQueryString } from 'qs';
 import { createSofa, createSofaRouter } from 'sofa-api';
@@ -273,8 +261,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       try {
         checkRestArguments(match.compiled.field, { params: match.params, query: url.searchParams, body: args });
       } catch (err) {
-        const { status, message } = envelopeFor([err]);
-        return endResponse(errorResponse(status, message));
+        return endResponse(failed([err]));
       }
       endResponse(await run(match.compiled, request, viewer, match.params, args, serverContext, fetchAPI));
     },

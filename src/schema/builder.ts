@@ -12,13 +12,8 @@ import { scopeRefusal, type Scope } from '../keys/viewer.js';
 /** The scope a refused field required (the 401 says which key was missing). */
 function failedScope(failure: AuthFailure): Scope | undefined {
   if (failure.kind === AuthScopeFailureType.AuthScope) return failure.scope as Scope;
-  if (failure.kind === AuthScopeFailureType.AnyAuthScopes || failure.kind === AuthScopeFailureType.AllAuthScopes) {
-    for (const child of failure.failures) {
-      const scope = failedScope(child);
-      if (scope) return scope;
-    }
-  }
-  return undefined;
+  const children = 'failures' in failure ? failure.failures : [];
+  return children.map(failedScope).find(Boolean);
 }
 
 export const builder = new SchemaBuilder<{

@@ -2,6 +2,7 @@
 // schema, selecting every field of the Issue type REST serves (not the graphqlOnly ones), so a
 // webhook receives the REST Issue shape of exactly what a subscriber with its filters would.
 import { randomUUID } from 'node:crypto';
+import { map } from 'graphql-yoga';
 import { parse, subscribe, type ExecutionResult, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import type { Context, Services } from '../context.js';
 import { noViewer } from '../keys/viewer.js';
@@ -18,17 +19,12 @@ export function webhookIssueStream(schema: GraphQLSchema, services: Services): I
     const contextValue: Context = { ...services, prisma: services.db.prisma, newIssues: source, viewer: noViewer, requestId: `dispatcher-${randomUUID()}` };
     const result = await subscribe({ schema, document, variableValues: { filter: filters }, contextValue });
     if (!(Symbol.asyncIterator in result)) throw new Error(result.errors?.[0]?.message ?? 'subscription refused');
-    const results: AsyncIterator<ExecutionResult> = result[Symbol.asyncIterator]();
-    return {
-      async next() {
-        const step = await results.next();
-        if (step.done) return step;
-        const { data, errors } = step.value;
-        if (errors?.length || !data) throw new Error(errors?.[0]?.message ?? 'empty subscription result');
-        return { done: false, value: data.newIssues as DispatchBatch };
-      },
-      return: async () => (await results.return?.(), { done: true, value: undefined }),
-    };
+    // Repeater-based: ending the stream ends the subscription at once, even while it waits.
+    const batches = map(({ data, errors }: ExecutionResult) => {
+      if (errors?.length || !data) throw new Error(errors?.[0]?.message ?? 'empty subscription result');
+      return data.newIssues as DispatchBatch;
+    });
+    return batches(result)[Symbol.asyncIterator]();
   };
 }
 

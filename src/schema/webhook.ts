@@ -2,6 +2,7 @@
 // that owns them. Secrets are returned by createWebhook and rotateWebhookSecret only.
 import { badRequest, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { DeliveryStatus } from '../generated/prisma/enums.js';
 import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import { maxOverlapHours, queuePing, redeliver, requireOwnedWebhook, rotateSecret } from '../webhooks/deliveries.js';
@@ -55,7 +56,7 @@ const WebhookWithSecretRef = builder.prismaObject('Webhook', {
 
 const DeliveryStatusEnum = builder.enumType('DeliveryStatus', {
   description: 'pending: waiting for its first attempt; delivering: in flight; succeeded; failed: will be retried; dead: no more retries.',
-  values: ['pending', 'delivering', 'succeeded', 'failed', 'dead'] as const,
+  values: Object.values(DeliveryStatus),
 });
 
 const DeliveryAttemptRef = builder.prismaObject('DeliveryAttempt', {

@@ -13,7 +13,7 @@
 import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
-import { replayedEvents, type NewIssuesSource } from '../pubsub.js';
+import type { NewIssuesEvent, NewIssuesSource } from '../pubsub.js';
 
 export interface DispatcherOptions {
   /** How often the set of webhook filters is re-read (webhooks registered on other instances). */
@@ -133,7 +133,11 @@ export function createDispatcher(
       group.lastReplayAt = started;
       return;
     }
-    const source = replayedEvents(events.map((e) => ({ eventId: e.id, issueIds: e.issueIds })));
+    const source: NewIssuesSource = {
+      async *subscribe() {
+        for (const e of events) yield { eventId: e.id, issueIds: e.issueIds } satisfies NewIssuesEvent;
+      },
+    };
     const written = await consume(group, await issueStream(group.filters, source));
     // Only a replay that went through moves the window on.
     group.lastReplayAt = started;
