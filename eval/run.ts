@@ -8,29 +8,60 @@ import { outOfScopeSample } from '../src/ingest/classifier/training.js';
 const started = performance.now();
 const e = evaluate();
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
-const m = e.metrics;
 const pct = (x: number) => x.toFixed(3);
 
+const metricRow = (name: string, m: typeof e.metrics) =>
+  `| ${name} | ${m.n} | ${m.tp} | ${m.fp} | ${m.fn} | ${m.tn} | ${pct(m.recall)} | ${pct(m.precision)} | ${pct(m.f1)} | ${pct(m.brier)} |`;
+const missRows = (misses: typeof e.misses) => [
+  '| id | package | label | p(relevant) | evidence |',
+  '|---|---|---|---|---|',
+  ...misses.map((x) => `| ${x.id} | ${x.package} | ${x.expected ? 'relevant' : 'not relevant'} | ${pct(x.probability)} | ${x.evidence.replace(/\|/g, '\\|')} |`),
+];
+const reliabilityRows = (r: typeof e.reliability) => [
+  '| probability | examples | mean predicted | share relevant |',
+  '|---|---|---|---|',
+  ...r.map((b) => `| ${b.bin} | ${b.n} | ${b.n ? pct(b.predicted) : '-'} | ${b.n ? pct(b.observed) : '-'} |`),
+];
+
 const lines = [
-  `Classifier version \`${defaultJudge().version}\`; ${e.groups} package groups, leave-one-group-out; ${seconds} s on this machine.`,
+  `Classifier version \`${defaultJudge().version}\`; ${e.groups} package groups, leave-one-group-out; ${seconds} s on this machine (both evaluations).`,
   '',
-  '| examples | TP | FP | FN | TN | recall | precision | F1 | Brier |',
-  '|---|---|---|---|---|---|---|---|---|',
-  `| ${m.n} | ${m.tp} | ${m.fp} | ${m.fn} | ${m.tn} | ${pct(m.recall)} | ${pct(m.precision)} | ${pct(m.f1)} | ${pct(m.brier)} |`,
+  '| evaluation | examples | TP | FP | FN | TN | recall | precision | F1 | Brier |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+  metricRow('grouped (main)', e.metrics),
+  metricRow('catalogue-blind', e.blind.metrics),
+  '',
+  '### Grouped (main)',
   '',
   'Reliability (out-of-fold probabilities):',
   '',
-  '| probability | examples | mean predicted | share relevant |',
-  '|---|---|---|---|',
-  ...e.reliability.map((r) => `| ${r.bin} | ${r.n} | ${r.n ? pct(r.predicted) : '-'} | ${r.n ? pct(r.observed) : '-'} |`),
+  ...reliabilityRows(e.reliability),
   '',
   `Misclassified (${e.misses.length}), with the evidence that decided, strongest first:`,
   '',
-  '| id | package | label | p(relevant) | evidence |',
-  '|---|---|---|---|---|',
-  ...e.misses.map((x) => `| ${x.id} | ${x.package} | ${x.expected ? 'relevant' : 'not relevant'} | ${pct(x.probability)} | ${x.evidence.replace(/\|/g, '\\|')} |`),
+  ...missRows(e.misses),
   '',
-  'The bundled sample, judged by the service classifier (trained on everything):',
+  `Near misses (${e.nearMisses.length}): right, but relevant below 0.9 or anything between 0.3 and 0.7:`,
+  '',
+  ...missRows(e.nearMisses),
+  '',
+  '### Catalogue-blind',
+  '',
+  'Reliability (out-of-fold probabilities):',
+  '',
+  ...reliabilityRows(e.blind.reliability),
+  '',
+  `Misclassified (${e.blind.misses.length}):`,
+  '',
+  ...missRows(e.blind.misses),
+  '',
+  `Near misses (${e.blind.nearMisses.length}):`,
+  '',
+  ...missRows(e.blind.nearMisses),
+  '',
+  '### The bundled sample',
+  '',
+  'Judged by the service classifier (trained on everything, full catalogue):',
   '',
   '| set | records | served | relevant but not served | served but out of scope |',
   '|---|---|---|---|---|',

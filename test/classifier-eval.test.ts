@@ -1,9 +1,12 @@
 // The relevance decision's floors on grouped cross-validation (no package in both the training
 // and the test side of a fold), and the guarantees that keep those folds honest.
 import { describe, expect, it } from 'vitest';
-import { buildCatalogue, catalogueData, findPackage } from '../src/ingest/classifier/catalogue.js';
+import { buildCatalogue, catalogueData, findPackage, inRegistryList } from '../src/ingest/classifier/catalogue.js';
 import { evaluate } from '../src/ingest/classifier/evaluate.js';
+import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { exclusionFor, outOfScopeSample, packageGroups, trainingExamples } from '../src/ingest/classifier/training.js';
+import { vendorFacts } from '../src/ingest/classifier/vendors.js';
+import { parseEntry } from '../src/ingest/parse.js';
 
 describe('relevance classifier, grouped by package', () => {
   it('no package is in two groups, and every labelled example is in one', () => {
@@ -33,14 +36,36 @@ describe('relevance classifier, grouped by package', () => {
     expect(findPackage(fold, 'PyPI', 'langchain')).toBeDefined();
   });
 
-  it('meets the floors on the held-out folds: recall >= 0.90, precision >= 0.95, with a Brier score', () => {
-    const { metrics, reliability, misses } = evaluate();
+  it('a catalogue-blind fold also loses the registry and curated-list entries of the held-out packages', () => {
+    const groupOf = (name: string) => packageGroups(trainingExamples()).find((g) => g.some((e) => e.packages.includes(name)))!;
+    const mindsdb = groupOf('mindsdb');
+    expect(inRegistryList(buildCatalogue(catalogueData(), exclusionFor(mindsdb)), 'PyPI', 'mindsdb')).toBe(true);
+    const blind = buildCatalogue(catalogueData(), exclusionFor(mindsdb, 'catalogue-blind'));
+    expect(inRegistryList(blind, 'PyPI', 'mindsdb')).toBe(false);
+    expect(inRegistryList(blind, 'PyPI', 'langchain')).toBe(true);
+
+    const weaviate = groupOf('github.com/weaviate/weaviate');
+    expect(buildCatalogue(catalogueData(), exclusionFor(weaviate)).listedRepos.has('weaviate/weaviate')).toBe(true);
+    const blindWeaviate = buildCatalogue(catalogueData(), exclusionFor(weaviate, 'catalogue-blind'));
+    expect(blindWeaviate.listedRepos.has('weaviate/weaviate')).toBe(false);
+    expect(blindWeaviate.listedOrgs.has('weaviate')).toBe(false);
+    expect(blindWeaviate.listedRepos.has('vllm-project/vllm')).toBe(true);
+  });
+
+  it('meets the floors on the held-out folds with a margin: recall >= 0.92, precision >= 0.95, with a Brier score', () => {
+    const { metrics, reliability, misses, blind } = evaluate();
     expect(metrics.n).toBe(100);
-    expect(metrics.recall).toBeGreaterThanOrEqual(0.9);
+    expect(metrics.recall).toBeGreaterThanOrEqual(0.92);
     expect(metrics.precision).toBeGreaterThanOrEqual(0.95);
     expect(metrics.brier).toBeLessThan(0.1);
     expect(reliability.reduce((n, r) => n + r.n, 0)).toBe(100);
     for (const miss of misses) expect(miss.evidence).not.toBe('');
+    // Catalogue-blind: text, names and references alone. Floors below today's figures (eval/README.md)
+    // so a change that loses generalisation fails here.
+    expect(blind.metrics.n).toBe(100);
+    expect(blind.metrics.recall).toBeGreaterThanOrEqual(0.75);
+    expect(blind.metrics.precision).toBeGreaterThanOrEqual(0.9);
+    expect(blind.metrics.brier).toBeLessThan(0.15);
   });
 
   it('serves the whole bundled sample (advisories and ATLAS case studies) and nothing out of scope', () => {
@@ -50,5 +75,44 @@ describe('relevance classifier, grouped by package', () => {
       expect(set.wronglyServed, set.name).toEqual([]);
     }
     expect(sample.reduce((n, s) => n + s.served, 0)).toBe(71 + 76 - outOfScopeSample.size);
+  });
+});
+
+// Advisories written for this test about packages in none of the project's data: general software
+// in the field's words (the traps real advisories fell into), and AI software known by its words.
+const advisory = (ecosystem: string, name: string, summary: string, details: string, references: string[] = []) => {
+  const parsed = parseEntry({
+    id: `TEST-${name.replace(/[^A-Za-z0-9-]/g, '-')}`,
+    modified: '2026-01-01T00:00:00Z',
+    published: '2026-01-01T00:00:00Z',
+    summary,
+    details,
+    affected: [{ package: { ecosystem, name } }],
+    references: references.map((url) => ({ type: 'WEB', url })),
+  });
+  if (!('item' in parsed)) throw new Error(parsed.message);
+  return defaultJudge().decide(parsed.item, vendorFacts(parsed.item).normalised);
+};
+
+describe('relevance of software in none of the data', () => {
+  it.each([
+    ['npm', 'ua-sniffer-lite', 'ReDoS in User-Agent parsing', 'A crafted User-Agent header makes the agent parser backtrack for minutes.'],
+    ['PyPI', 'django-tagfield-plus', 'SQL injection via crafted model field', 'A crafted model lookup in the admin reaches a raw query. Model instances are serialised unescaped.'],
+    ['Go', 'github.com/acme-oss/jwtkit', 'Token validation bypass', 'The JWT token signature is not checked when the alg header is none; tokens are accepted.'],
+    ['Packagist', 'acme/twiglet', 'Server-side template injection', 'User input reaches the template compiler, so templates execute arbitrary PHP.'],
+    ['Go', 'github.com/acme-oss/ci-runner', 'Pipeline secrets exposed to build agents', 'Secrets of one pipeline are visible to the agents of another pipeline run.'],
+    ['crates.io', 'ml-kem-fast', 'Timing side channel in ML-KEM decapsulation', 'Decapsulation in the ML-KEM implementation is not constant time.'],
+    ['PyPI', 'pipenvx', 'Credentials embedded in lock files', 'Embedding credentials in index URLs writes them to the lock file in clear text.'],
+  ])('%s %s stays out', (ecosystem, name, summary, details) => {
+    expect(advisory(ecosystem, name, summary, details).relevant).toBe(false);
+  });
+
+  it.each([
+    ['PyPI', 'acme-modelhub', 'Arbitrary code execution when loading untrusted models', 'Loading an untrusted model with the PyTorch loader unpickles attacker-controlled data.'],
+    ['Go', 'github.com/acme-oss/promptgate', 'Authorization bypass in the MCP server', 'Any authenticated user can call the tools of every registered MCP server.'],
+    ['npm', 'acme-context-kit', 'Path traversal in document loader', 'The retrieval-augmented generation pipeline reads arbitrary files into the vector store.'],
+  ])('%s %s is served', (ecosystem, name, summary, details) => {
+    const decision = advisory(ecosystem, name, summary, details);
+    expect(decision.relevant, JSON.stringify(decision.reasons)).toBe(true);
   });
 });

@@ -43,7 +43,7 @@ describe('health and readiness', () => {
       await early.close();
       await unmigrated.close();
     }
-  });
+  }, 120_000); // a fresh embedded database (initdb in Wasm) takes well over 30 s on a loaded machine
 
   it('serves GraphiQL to browsers on GET /graphql', async () => {
     const res = await t.fetch('/graphql', { headers: { accept: 'text/html' } });
@@ -85,7 +85,7 @@ describe('embedded database directory', () => {
       await rm(`${dataDir}.lock`, { recursive: true, force: true });
       await rm(`${dataDir}.lock-holder`, { force: true });
     }
-  });
+  }, 120_000); // two fresh embedded databases
 });
 
 describe('stats', () => {

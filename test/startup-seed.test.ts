@@ -26,7 +26,7 @@ it('seeds an empty embedded database on first start and serves it', async () => 
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
-        if (output.includes('secwire listening')) {
+        if (output.includes('"msg":"bearer keys"')) {
           clearInterval(timer);
           resolve();
         }

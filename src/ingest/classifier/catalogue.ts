@@ -32,6 +32,11 @@ export interface Exclusion {
   repos: Set<string>;
   orgs: Set<string>;
   hosts: Set<string>;
+  /**
+   * Catalogue-blind: the mechanically derived lists lose these names, repositories and owners too,
+   * so only the advisory's own text, names and references can speak.
+   */
+  lists?: boolean;
 }
 
 export interface Catalogue {
@@ -43,18 +48,38 @@ export interface Catalogue {
   hosts: Map<string, { weight: number; generic: boolean }>;
   /** PyPI and npm names whose registry summary speaks of AI/ML (data/catalogue/README.md), by lower-case ecosystem. */
   registry: Map<string, Set<string>>;
+  /** GitHub repositories (owner/name) that curated AI/ML lists describe in AI/ML words. */
+  listedRepos: Set<string>;
+  /** Owners named after a listed repository ("flyteorg" for flyteorg/flyte): a project's own organisation. */
+  listedOrgs: Map<string, string>;
 }
 
 export const catalogueUrl = new URL('../../../data/catalogue/ai-software.json', import.meta.url);
 
-const registryFiles = { pypi: 'registry-pypi.txt', npm: 'registry-npm.txt' };
+const registryFiles = { pypi: 'registry-pypi.txt', npm: 'registry-npm.txt', github: 'registry-github.txt' };
 export const catalogueFiles = [catalogueUrl, ...Object.values(registryFiles).map((f) => new URL(f, catalogueUrl))];
 
 let registry: Map<string, Set<string>> | undefined;
-/** Derived from public registry data alone, so every evaluation fold keeps it. */
+/** Derived from public registry data and curated lists alone, so the main evaluation keeps it in every fold. */
 function registryNames(): Map<string, Set<string>> {
-  registry ??= new Map(Object.entries(registryFiles).map(([ecosystem, file]) => [ecosystem, new Set(readFileSync(new URL(file, catalogueUrl), 'utf8').split('\n').filter(Boolean))]));
+  registry ??= new Map(Object.entries(registryFiles).map(([source, file]) => [source, new Set(readFileSync(new URL(file, catalogueUrl), 'utf8').split('\n').filter(Boolean))]));
   return registry;
+}
+
+const bare = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+/**
+ * Whether the owner is the project's own organisation: "flyteorg/flyte", "ray-project/ray",
+ * "weaviate/weaviate", but not "microsoft/deepspeed" or "apache/mxnet", whose owners publish
+ * much else.
+ */
+export function projectOwner(repo: string): string | undefined {
+  const [owner = '', name = ''] = repo.split('/');
+  const o = bare(owner);
+  const n = bare(name);
+  const core = o.replace(/(org|project|ai|hq|io|dev|labs|inc|team|oss)$/, '');
+  if (n.length < 3 || core.length < 3) return undefined;
+  // Not the other way round: "azure/azure-tdsp-utilities" does not make Azure an AI project.
+  return o === n || core === n || o.startsWith(n) ? owner.toLowerCase() : undefined;
 }
 
 let raw: CatalogueData | undefined;
@@ -71,7 +96,7 @@ export const repoOwner = (repo: string) => repo.split('/')[0]!.toLowerCase();
 export function buildCatalogue(data: CatalogueData = catalogueData(), exclude?: Exclusion): Catalogue {
   const excludedPackage = (name: string) => exclude?.packages.has(name.toLowerCase()) || exclude?.packages.has(packageKey('pypi', name));
   const excludedRepo = (repo: string | null) => !!repo && (exclude?.repos.has(repo.toLowerCase()) || exclude?.orgs.has(repoOwner(repo)));
-  const catalogue: Catalogue = { version: data.version, packages: new Map(), repos: new Map(), orgs: new Map(), hosts: new Map(), registry: registryNames() };
+  const catalogue: Catalogue = { version: data.version, packages: new Map(), repos: new Map(), orgs: new Map(), hosts: new Map(), ...listsFor(exclude) };
   for (const group of data.groups) {
     for (const [name, vendor, repo, component] of group.entries) {
       if (excludedPackage(name) || excludedRepo(repo)) continue;
@@ -94,6 +119,23 @@ export function buildCatalogue(data: CatalogueData = catalogueData(), exclude?: 
     catalogue.hosts.set(host, { weight, generic });
   }
   return catalogue;
+}
+
+/** The derived lists, less what a catalogue-blind fold must not know. */
+function listsFor(exclude?: Exclusion): Pick<Catalogue, 'registry' | 'listedRepos' | 'listedOrgs'> {
+  const all = registryNames();
+  const blind = exclude?.lists ? exclude : undefined;
+  const registry = new Map<string, Set<string>>();
+  for (const [source, names] of all) {
+    if (source !== 'github') registry.set(source, blind ? new Set([...names].filter((n) => !blind.packages.has(n))) : names);
+  }
+  const listedRepos = new Set([...all.get('github')!].filter((r) => !blind || !(blind.repos.has(r) || blind.orgs.has(repoOwner(r)))));
+  const listedOrgs = new Map<string, string>();
+  for (const repo of listedRepos) {
+    const owner = projectOwner(repo);
+    if (owner && !listedOrgs.has(owner)) listedOrgs.set(owner, repo);
+  }
+  return { registry, listedRepos, listedOrgs };
 }
 
 export function findPackage(catalogue: Catalogue, ecosystem: string, name: string): CatalogueEntry | undefined {

@@ -3,7 +3,7 @@
 import type { Evidence } from './evidence.js';
 import { defaultJudge } from './relevance.js';
 import { vendorFacts } from './vendors.js';
-import { crossValidatedProbabilities, outOfFold, packageGroups, trainingExamples } from './training.js';
+import { crossValidatedProbabilities, outOfFold, packageGroups, trainingExamples, type Example, type FoldMode } from './training.js';
 
 export interface Metrics {
   n: number;
@@ -25,12 +25,19 @@ export interface Miss {
   evidence: string;
 }
 
-export interface Evaluation {
-  groups: number;
+export interface CrossValidation {
   metrics: Metrics;
   /** [lower, upper) probability bins: how many examples, mean predicted, share actually relevant. */
   reliability: { bin: string; n: number; predicted: number; observed: number }[];
   misses: Miss[];
+  /** Relevant examples below 0.9 and anything between 0.3 and 0.7: where the margin is thin. */
+  nearMisses: Miss[];
+}
+
+export interface Evaluation extends CrossValidation {
+  groups: number;
+  /** The same folds with the held-out packages gone from the registry and curated lists as well. */
+  blind: CrossValidation;
   sample: { name: string; total: number; served: number; unserved: string[]; wronglyServed: string[] }[];
 }
 
@@ -60,9 +67,8 @@ const describe = (evidence: Evidence[]) =>
     .map((e) => `${e.kind} ${e.detail} (${e.weight >= 0 ? '+' : ''}${e.weight.toFixed(1)})`)
     .join('; ');
 
-export function evaluate(): Evaluation {
-  const all = trainingExamples();
-  const predictions = crossValidatedProbabilities(outOfFold(all));
+function crossValidate(all: Example[], mode: FoldMode): CrossValidation {
+  const predictions = crossValidatedProbabilities(outOfFold(all, mode));
   const results = predictions.map(({ o, p }) => ({ relevant: o.example.relevant, p }));
   const reliability = [0, 0.1, 0.3, 0.5, 0.7, 0.9].map((lower, i, edges) => {
     const upper = edges[i + 1] ?? 1.0000001;
@@ -70,15 +76,28 @@ export function evaluate(): Evaluation {
     const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
     return { bin: `${lower.toFixed(1)}-${Math.min(upper, 1).toFixed(1)}`, n: inBin.length, predicted: mean(inBin.map((r) => r.p)), observed: mean(inBin.map((r) => (r.relevant ? 1 : 0))) };
   });
-  const misses = predictions
-    .filter(({ o, p }) => p >= 0.5 !== o.example.relevant)
-    .map(({ o, p }) => ({
-      id: o.example.id,
-      package: [...new Set(o.example.item.affected.map((a) => a.package.name))].join(', '),
-      expected: o.example.relevant,
-      probability: p,
-      evidence: describe([...o.evidence, { kind: 'model', detail: o.modelTop.join(' '), weight: o.modelLogit }]),
-    }));
+  const asMiss = ({ o, p }: (typeof predictions)[number]): Miss => ({
+    id: o.example.id,
+    package: [...new Set(o.example.item.affected.map((a) => a.package.name))].join(', '),
+    expected: o.example.relevant,
+    probability: p,
+    evidence: describe([...o.evidence, { kind: 'model', detail: o.modelTop.join(' '), weight: o.modelLogit }]),
+  });
+  const wrong = (x: (typeof predictions)[number]) => x.p >= 0.5 !== x.o.example.relevant;
+  const thin = (x: (typeof predictions)[number]) => !wrong(x) && ((x.o.example.relevant && x.p < 0.9) || (x.p > 0.3 && x.p < 0.7));
+  const byProbability = (a: Miss, b: Miss) => a.probability - b.probability || a.id.localeCompare(b.id);
+  return {
+    metrics: metrics(results),
+    reliability,
+    misses: predictions.filter(wrong).map(asMiss).sort(byProbability),
+    nearMisses: predictions.filter(thin).map(asMiss).sort(byProbability),
+  };
+}
+
+export function evaluate(): Evaluation {
+  const all = trainingExamples();
+  const grouped = crossValidate(all, 'grouped');
+  const blind = crossValidate(all, 'catalogue-blind');
 
   // The sample is judged by the service's own classifier, trained on everything: it shows the
   // sample stays served, not how the classifier generalises (the folds above do that).
@@ -99,5 +118,5 @@ export function evaluate(): Evaluation {
       wronglyServed: said.filter((s) => s.relevant && !s.e.relevant).map((s) => s.e.id),
     };
   });
-  return { groups: packageGroups(all).length, metrics: metrics(results), reliability, misses, sample };
+  return { groups: packageGroups(all).length, ...grouped, blind, sample };
 }

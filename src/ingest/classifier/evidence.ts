@@ -12,10 +12,13 @@ export type EvidenceKind =
   | 'registry-summary'
   | 'catalogue-repository'
   | 'catalogue-organisation'
+  | 'listed-repository'
+  | 'listed-organisation'
   | 'reference-host'
   | 'package-name'
   | 'repository-name'
   | 'term'
+  | 'domain-term'
   | 'atlas'
   | 'ai-vendor'
   | 'model';
@@ -78,6 +81,15 @@ function aiNameToken(token: string): boolean {
   return aiNameTokens.exact.has(token) || aiNameTokens.affix.test(token);
 }
 
+/** The AI words among a name's tokens, single ("llm") or as an adjacent pair ("machine learning"). */
+function aiNameWords(tokens: string[]): string[] {
+  const words = tokens.filter((t, i) => aiNameToken(t) && !aiNameTokens.notBefore[t]?.has(tokens[i + 1] ?? ''));
+  for (const [a, b] of aiNameTokens.pairs) {
+    if (tokens.some((t, i) => t === a && tokens[i + 1]?.startsWith(b))) words.push(`${a} ${b}`);
+  }
+  return words;
+}
+
 const aiVendors = new Set(vendorAliases.filter((v) => v.ai).map((v) => v.vendor));
 
 export function collectEvidence(item: Item, catalogue: Catalogue, vendors: string[]): ItemEvidence {
@@ -101,27 +113,43 @@ export function collectEvidence(item: Item, catalogue: Catalogue, vendors: strin
     entries.push(entry);
     evidence.push({ kind: 'catalogue-repository', detail: `github.com/${repo} (${entry.vendor})`, weight: w.catalogueRepository });
   }
+  // Curated lists speak only where the hand catalogue is silent, so one project is not counted twice.
+  const listed = repos.filter((repo) => !catalogue.repos.has(repo) && catalogue.listedRepos.has(repo));
+  if (listed.length > 0) evidence.push({ kind: 'listed-repository', detail: listed.slice(0, 3).map((r) => `github.com/${r}`).join(', '), weight: w.listedRepository });
   for (const owner of new Set(repos.map(repoOwner))) {
     const org = catalogue.orgs.get(owner);
-    if (!org) continue;
-    evidence.push({ kind: 'catalogue-organisation', detail: `github.com/${owner} (${org.vendor})`, weight: w.catalogueOrganisation });
+    if (org) {
+      evidence.push({ kind: 'catalogue-organisation', detail: `github.com/${owner} (${org.vendor})`, weight: w.catalogueOrganisation });
+      continue;
+    }
+    const project = catalogue.listedOrgs.get(owner);
+    if (project && listed.length === 0) evidence.push({ kind: 'listed-organisation', detail: `github.com/${owner} (owner of ${project})`, weight: w.listedOrganisation });
   }
   for (const host of referenceHosts(item)) {
     const known = catalogue.hosts.get(host);
     if (known) evidence.push({ kind: 'reference-host', detail: host, weight: known.weight });
   }
 
-  const tokens = new Set(item.affected.flatMap((a) => nameTokens(a.package.name)).filter(aiNameToken));
+  const tokens = new Set(item.affected.flatMap((a) => aiNameWords(nameTokens(a.package.name))));
   if (tokens.size > 0) evidence.push({ kind: 'package-name', detail: [...tokens].join(', '), weight: w.packageName });
   // The same words in the GitHub owner or repository name ("FlowiseAI/Flowise", "guardrails-ai/guardrails").
   // Case matters here: "FlowiseAI" says "AI", "flowiseai" does not.
-  const aiRepos = githubRepos(item, false).filter((repo) => repo.split('/').some((part) => nameTokens(part).some(aiNameToken)));
+  const aiRepos = githubRepos(item, false).filter((repo) => repo.split('/').some((part) => aiNameWords(nameTokens(part)).length > 0));
   if (aiRepos.length > 0) evidence.push({ kind: 'repository-name', detail: aiRepos.slice(0, 3).join(', '), weight: w.packageName });
 
   const text = `${item.title}\n${plainText(item.details)}`;
   const terms = [...new Set((text.match(new RegExp(aiTerms.strong.source, 'gi')) ?? []).map((t) => t.toLowerCase()))];
   if (terms.length > 0) {
     evidence.push({ kind: 'term', detail: terms.slice(0, 5).join(', '), weight: Math.min(w.termFirst + w.termMore * (terms.length - 1), w.termMax) });
+  }
+  // Addresses are the references' business (hosts, repositories): "huntr.ai" in a link is no word of the text.
+  const prose = text.replace(/\b(https?:\/\/|www\.)\S+/gi, ' ').replace(/\b[\w-]+(\.[\w-]+)+\/\S*/g, ' ');
+  const domainWords = (prose.match(new RegExp(aiTerms.domain.source, 'gi')) ?? []).map((t) => t.toLowerCase().replace(/\s+/g, ' '));
+  // Product names written in camel case carry the field's words too: "KubeAI", "PyTorch", "vLLM".
+  const products = (prose.match(/\b[A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*\b/g) ?? []).filter((word) => aiNameWords(nameTokens(word)).length > 0);
+  const domain = [...new Set([...domainWords, ...products.map((p) => p.toLowerCase())])].filter((t) => !terms.includes(t));
+  if (domain.length > 0) {
+    evidence.push({ kind: 'domain-term', detail: domain.slice(0, 5).join(', '), weight: Math.min(w.domainFirst + w.domainMore * (domain.length - 1), w.domainMax) });
   }
   if (item.atlasHints.length > 0) evidence.push({ kind: 'atlas', detail: item.atlasHints.join(', '), weight: w.atlas });
   // Vendors speak for native items only: an advisory's packages say more, and vendor spellings

@@ -32,7 +32,14 @@ export interface TextModel {
   weights: Map<string, number>;
 }
 
-export function trainModel(examples: { features: string[]; relevant: boolean }[], smoothing = 1): TextModel {
+/**
+ * Regularisation for a small training set: a feature must occur in `minDocs` training advisories to
+ * get a weight at all, and `smoothing` pseudo-counts pull rare features towards zero, so one
+ * advisory's boilerplate ("email us", "they") cannot swing an unseen package's score.
+ */
+export const modelSettings = { smoothing: 3, minDocs: 3 };
+
+export function trainModel(examples: { features: string[]; relevant: boolean }[], { smoothing, minDocs } = modelSettings): TextModel {
   const counts = { true: new Map<string, number>(), false: new Map<string, number>() };
   const docs = { true: 0, false: 0 };
   for (const ex of examples) {
@@ -47,6 +54,7 @@ export function trainModel(examples: { features: string[]; relevant: boolean }[]
   // same number of examples, then smoothed: a word seen in one or two examples says little.
   const mean = (docs.true + docs.false) / 2;
   for (const f of vocabulary) {
+    if ((counts.true.get(f) ?? 0) + (counts.false.get(f) ?? 0) < minDocs) continue;
     const pos = ((counts.true.get(f) ?? 0) / Math.max(docs.true, 1)) * mean;
     const neg = ((counts.false.get(f) ?? 0) / Math.max(docs.false, 1)) * mean;
     weights.set(f, Math.log((pos + smoothing) / (neg + smoothing)));

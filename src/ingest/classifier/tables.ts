@@ -10,10 +10,16 @@ export const evidenceWeights = {
   registrySummary: 4,
   catalogueRepository: 5,
   catalogueOrganisation: 3.5,
+  /** Curated AI/ML lists: mechanically derived like the registry summaries (data/catalogue/README.md). */
+  listedRepository: 4,
+  listedOrganisation: 3,
   packageName: 2.5,
   termFirst: 2.5,
   termMore: 1,
   termMax: 4.5,
+  domainFirst: 1.5,
+  domainMore: 0.75,
+  domainMax: 3,
   atlas: 5,
   aiVendor: 3,
 };
@@ -24,9 +30,18 @@ export const aiNameTokens = {
     'ai', 'ml', 'llm', 'llms', 'gpt', 'nlp', 'neural', 'tensor', 'tensorflow', 'torch', 'pytorch', 'onnx', 'llama', 'genai', 'chatbot',
     'bert', 'mlops', 'automl', 'diffusion', 'transformer', 'transformers', 'embedding', 'embeddings', 'rag', 'agentic', 'langchain',
     'openai', 'anthropic', 'ollama', 'huggingface', 'keras', 'deeplearning', 'mcp', 'inference', 'vllm', 'gguf', 'ggml',
+    // Model libraries and formats whose names third-party packages take ("torch-geometric", "sklearn-pandas").
+    'sklearn', 'scikit', 'xgboost', 'lightgbm', 'catboost', 'mxnet', 'paddle', 'paddlepaddle', 'jax', 'flax', 'diffusers', 'safetensors',
+    'tflite', 'tensorrt', 'openvino', 'deepspeed', 'mlx', 'lora', 'qlora', 'peft', 'whisper', 'yolo', 'yolov5', 'yolov8',
+    // Words of the trade: vector stores, embeddings, agents built on models, language understanding.
+    'vectordb', 'vectorstore', 'reranker', 'rerank', 'nlu', 'asr', 'tts', 'chatgpt', 'copilot', 'autogen', 'aiagent', 'rlhf', 'mlops',
   ]),
-  /** Compounds: chatgpt, autogpt, llmops, gptcache, mlflow-like "ml" prefixes are too loose to use. */
-  affix: /^(llm|gpt)[a-z]|[a-z](gpt|llm)$/,
+  /** Compounds: chatgpt, autogpt, llmops, gptcache, torchvision, tensorboard; "ml" prefixes (mlflow-like) are too loose to use. */
+  affix: /^(llm|gpt|torch|tensor)[a-z]|[a-z](gpt|llm)$/,
+  /** Adjacent name words that together name the field ("machine-learning-kit", "deep_learning"). */
+  pairs: [['machine', 'learning'], ['deep', 'learning'], ['neural', 'network'], ['language', 'model'], ['vector', 'database'], ['vector', 'store']] as [string, string][],
+  /** A word followed by these is something else: ML-KEM and ML-DSA are post-quantum cryptography (FIPS 203, 204). */
+  notBefore: { ml: new Set(['kem', 'dsa']) } as Record<string, Set<string>>,
 };
 
 /**
@@ -80,8 +95,17 @@ export const vendorAliases: { vendor: string; pattern: RegExp; ai?: true }[] = [
 
 /** Words that make a text about AI/ML systems; strong ones decide on their own. */
 export const aiTerms = {
-  strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?|natural language processing|nlp|computer vision|reinforcement learning|federated learning|vector (databases?|search engine|similarity search)|embedding models?|model (serving|registry|inference)|inference (servers?|engine)|text generation|speech recognition|object detection|mlops|hugging ?face|transformers? models?|diffusion models?|stable diffusion|fine-?tun(e|ed|ing)|pre-?trained models?|neural network libraries)\b/i,
+  strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?|natural language processing|nlp|computer vision|reinforcement learning|federated learning|vector (databases?|search engine|similarity search)|embedding models?|model (serving|registry|inference)|inference (servers?|engine)|text generation|speech recognition|object detection|mlops|hugging ?face|transformers? models?|diffusion models?|stable diffusion|fine-?tun(e|ed|ing)|pre-?trained models?|neural network libraries|mcp servers?|model context protocol)\b/i,
   weak: /\b(ai|ml|models?|inference|embeddings?|agents?|classifiers?|prompts?|dataset|vector (store|database)|tokenizer|checkpoints?)\b/i,
+  /**
+   * The field's own words and the platforms ML work runs on: weaker than `strong`, and never
+   * words that general software uses in another sense (type inference, database checkpoints,
+   * federated identity, lexers' tokenizers, ORM models, user agents, "embedding" a credential,
+   * the datasets of any data or scientific software, an ORM's "crafted model");
+   * "AI" and "ML" only as words of their own, not inside a hyphenated name.
+   */
+  domain:
+    /(?<![\w./-])(ai|ml)(?![\w/-])|\b(jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings|(text|word|sentence|vector|image) embeddings?|embedding (models?|vectors?)|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf|ollama|vllm|llama\.cpp)\b/i,
 };
 
 /** Terms that make an item specific to large language models. */

@@ -73,8 +73,14 @@ export function packageGroups(all: Example[]): Example[][] {
   return [...groups.values()];
 }
 
+/**
+ * How much a fold may know of the held-out packages: `grouped` keeps the mechanically derived
+ * lists (registry summaries, curated AI/ML lists), `catalogue-blind` drops their entries too.
+ */
+export type FoldMode = 'grouped' | 'catalogue-blind';
+
 /** Everything a fold holding out `group` must not know. */
-export function exclusionFor(group: Example[]): Exclusion {
+export function exclusionFor(group: Example[], mode: FoldMode = 'grouped'): Exclusion {
   const full = buildCatalogue();
   const repos = new Set(group.flatMap((e) => githubRepos(e.item)));
   for (const e of group) {
@@ -88,8 +94,16 @@ export function exclusionFor(group: Example[]): Exclusion {
     repos,
     orgs: new Set([...repos].map(repoOwner)),
     hosts: new Set(group.flatMap((e) => referenceHosts(e.item))),
+    lists: mode === 'catalogue-blind',
   };
 }
+
+/**
+ * The text model learns from advisories only: the sample's news items and case studies are prose
+ * of another kind ("they", "we", "researchers"), whose words would otherwise read as AI evidence in
+ * any advisory. Those items keep their own evidence (ATLAS techniques, AI vendors, terms).
+ */
+const isAdvisory = (e: Example) => e.item.format === 'osv';
 
 const overlaps = (e: Example, ex: Exclusion) => e.packages.some((p) => ex.packages.has(p)) || e.owners.some((o) => ex.orgs.has(o));
 
@@ -168,13 +182,13 @@ export interface OutOfFold extends Scored {
 }
 
 /** Scores every labelled example with a model and catalogue that never saw its group. */
-export function outOfFold(all: Example[] = trainingExamples()): OutOfFold[] {
+export function outOfFold(all: Example[] = trainingExamples(), mode: FoldMode = 'grouped'): OutOfFold[] {
   const out: OutOfFold[] = [];
   packageGroups(all).forEach((group, fold) => {
-    const exclusion = exclusionFor(group);
+    const exclusion = exclusionFor(group, mode);
     const held = new Set(group);
     const train = all.filter((e) => !held.has(e) && !(!e.labelled && overlaps(e, exclusion)));
-    const model = trainModel(train);
+    const model = trainModel(train.filter(isAdvisory));
     const catalogue = buildCatalogue(catalogueData(), exclusion);
     for (const e of group) out.push({ ...scoreItem(e.item, e.features, model, catalogue), example: e, fold });
   });
@@ -199,5 +213,5 @@ export interface TrainedRelevance {
 
 /** The service's model: trained on every example; calibrated on every out-of-fold score. */
 export function trainRelevance(all: Example[] = trainingExamples()): TrainedRelevance {
-  return { model: trainModel(all), stacker: fitStacker(outOfFold(all).map(asPoint)) };
+  return { model: trainModel(all.filter(isAdvisory)), stacker: fitStacker(outOfFold(all).map(asPoint)) };
 }
