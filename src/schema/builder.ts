@@ -69,7 +69,8 @@ interface EnvelopeOptions<Data, Meta> {
   meta?: { type: OutputRef<Meta>; description: string };
 }
 
-type Envelope<Data, Meta> = [Meta] extends [never] ? { data: Data } : { data: Data; meta: Meta };
+/** A page's data may be a thunk: asking for `meta` alone then runs no row query. */
+type Envelope<Data, Meta> = [Meta] extends [never] ? { data: Data } : { data: Data | (() => Promise<Data>); meta: Meta };
 
 /**
  * The REST response shape as a GraphQL type: `{data}`, or `{data, meta}` for a page. The payload
@@ -85,7 +86,7 @@ export function envelopeRef<Data, Meta>(name: string, { description, data, meta 
     description,
     fields: (t) => ({
       // The payload's type is the ref's (the overloads keep it for callers).
-      data: t.field({ type: data.type as never, description: data.description, resolve: (p) => p.data as never }),
+      data: t.field({ type: data.type as never, description: data.description, resolve: (p) => (typeof p.data === 'function' ? p.data() : p.data) as never }),
       ...(meta ? { meta: t.field({ type: meta.type as never, description: meta.description, resolve: (p) => p.meta as never }) } : {}),
     }),
   });
