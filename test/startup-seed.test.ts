@@ -1,12 +1,18 @@
-// `npm start` on an empty data directory: the real server process migrates, loads the sample
-// data and its digests, serves them, and shuts down cleanly on SIGTERM.
+// `npm start` on an empty data directory: the real server process, compiled as `npm start` compiles
+// it, migrates, loads the sample data and its digests, serves them, and shuts down cleanly on SIGTERM.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
+
+// What `npm start` runs: the compiled server (prestart builds it).
+const server = ['--enable-source-maps', 'dist/main.js'];
+beforeAll(async () => {
+  await promisify(execFile)(process.execPath, ['scripts/build.mjs']);
+});
 
 let dataDir: string | undefined;
 afterAll(async () => {
@@ -15,7 +21,7 @@ afterAll(async () => {
 
 it('seeds an empty embedded database on first start and serves it', async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'secwire-seed-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, server, {
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', WEBHOOK_API_KEY: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -50,10 +56,10 @@ it('seeds an empty embedded database on first start and serves it', async () => 
     expect(data.stats.data.totalDigests).toBeGreaterThan(100);
 
     // PGlite serves one process: a second server or the CLI on the same DATA_DIR is refused.
-    const second = await run(['src/main.ts'], { PORT: '0' });
+    const second = await run(server, { PORT: '0' });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/^secwire: DATA_DIR \S+ is in use by another secwire process/);
-    const cli = await run(['src/cli.ts', 'keys', 'list']);
+    const cli = await run(['--import', 'tsx', 'src/cli.ts', 'keys', 'list']);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('is in use by another secwire process');
     expect((await fetch(`${base}/health`)).status).toBe(200);
@@ -62,12 +68,12 @@ it('seeds an empty embedded database on first start and serves it', async () => 
   }
   expect(await exited).toBe(0);
   // A clean shutdown gives the directory back.
-  const after = await run(['src/cli.ts', 'keys', 'list']);
+  const after = await run(['--import', 'tsx', 'src/cli.ts', 'keys', 'list']);
   expect(after).toMatchObject({ code: 0, stdout: 'no keys\n' });
 
   async function run(args: string[], env: Record<string, string> = {}) {
     const options = { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ...env }, timeout: 90_000 };
-    return promisify(execFile)(process.execPath, ['--import', 'tsx', ...args], options).then(
+    return promisify(execFile)(process.execPath, args, options).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
     );
@@ -77,7 +83,7 @@ it('seeds an empty embedded database on first start and serves it', async () => 
 it('a SIGTERM during start-up lets the first seed finish, then stops cleanly', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'secwire-seed-stop-'));
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, server, {
       env: { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -7,9 +7,14 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { lockDataDir } from './data-dir-lock.js';
 
+// PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
+// most of the embedded server's memory. 32 MB holds the sample many times over (bench/README.md,
+// start-up section, has the figures).
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
 /** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
 export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {
-  return new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm } });
+  return new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm }, startParams });
 }
 
 /**
