@@ -77,16 +77,37 @@ FROM (
 }
 
 /**
- * Inserts rows 1..count in chunks (each chunk one statement) the way bulk loads are done: the
- * secondary indexes are dropped first and built again after, which ends in the same schema much
- * faster than maintaining six GIN indexes row by row. Then refreshes the planner statistics.
+ * Runs a bulk load the way bulk loads are done: the secondary indexes are dropped first and built
+ * again after, which ends in the same schema much faster than maintaining six GIN indexes row by
+ * row. Then refreshes the planner statistics.
  */
-export async function generateIssues(sql: <T>(query: string) => Promise<T[]>, count: number, chunk = 100_000): Promise<void> {
+export async function withoutSecondaryIndexes(sql: <T>(query: string) => Promise<T[]>, load: () => Promise<void>): Promise<void> {
   const indexes = await sql<{ indexname: string; indexdef: string }>(
     `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'Issue' AND indexname NOT IN ('Issue_pkey', 'Issue_naturalKey_key')`,
   );
   for (const { indexname } of indexes) await sql(`DROP INDEX "${indexname}"`);
-  for (let from = 1; from <= count; from += chunk) await sql(insertIssuesSql(from, Math.min(count, from + chunk - 1)));
+  await load();
   for (const { indexdef } of indexes) await sql(indexdef);
   await sql('ANALYZE "Issue"');
 }
+
+/** Inserts rows 1..count in chunks (each chunk one statement), without the secondary indexes meanwhile. */
+export async function generateIssues(sql: <T>(query: string) => Promise<T[]>, count: number, chunk = 100_000): Promise<void> {
+  await withoutSecondaryIndexes(sql, async () => {
+    for (let from = 1; from <= count; from += chunk) await sql(insertIssuesSql(from, Math.min(count, from + chunk - 1)));
+  });
+}
+
+/**
+ * The scan's candidate statement (src/scan/scan.ts) as plain SQL for baselines: $1 package keys,
+ * $2 vendor keys; `affected` is what it selects for the version checks.
+ */
+export const scanCandidatesSql = (affected = `source->'affected'`) => `
+  SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys", ${affected} AS affected
+  FROM "Issue"
+  WHERE id = ANY(ARRAY(
+      SELECT i.id FROM unnest($1::text[]) AS k(name) JOIN "Issue" i ON i."packageNames" @> ARRAY[k.name]
+      UNION ALL
+      SELECT i.id FROM unnest($2::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]))
+    AND relevant AND processed AND NOT withdrawn
+  ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`;

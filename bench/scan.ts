@@ -14,7 +14,7 @@ import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { parseStack } from '../src/scan/stack.js';
 import { scanStack } from '../src/scan/scan.js';
-import { generateIssues, packagesOf } from './issue-rows.js';
+import { generateIssues, packagesOf, scanCandidatesSql } from './issue-rows.js';
 import { median, scratchPGlite, scratchPostgres, time, type BenchDatabase } from './scratch-databases.js';
 
 const issues = Number(process.argv[2] ?? 100_000);
@@ -35,15 +35,7 @@ const stacks: [string, string[]][] = [
 ];
 
 // The statement scanStack runs (src/scan/scan.ts), as plain SQL on the driver.
-const candidatesSql = `
-  SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys", source->'affected' AS affected
-  FROM "Issue"
-  WHERE id = ANY(ARRAY(
-      SELECT i.id FROM unnest($1::text[]) AS k(name) JOIN "Issue" i ON i."packageNames" @> ARRAY[k.name]
-      UNION ALL
-      SELECT i.id FROM unnest($2::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]))
-    AND relevant AND processed AND NOT withdrawn
-  ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`;
+const candidatesSql = scanCandidatesSql();
 
 const plainSql = (bench: BenchDatabase, keys: string[]) => bench.sql(candidatesSql, [keys, []]);
 

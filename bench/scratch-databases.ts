@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { openDatabase, type Database } from '../src/db/client.js';
+import { withFullTextSearch } from '../src/db/full-text-search.js';
 import { newPGlite } from '../src/db/pglite.js';
 import { migrate } from '../src/db/migrator.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
@@ -19,17 +20,18 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-export async function scratchPGlite(): Promise<BenchDatabase> {
-  const pglite = newPGlite();
+/** A migrated PGlite, in memory or in `dataDir` (which a server process can open once this is closed). */
+export async function scratchPGlite(dataDir?: string): Promise<BenchDatabase> {
+  const pglite = newPGlite(dataDir);
   const adapterFactory = new PrismaPGlite(pglite);
   await migrate(adapterFactory);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
   const close = async () => {
     await prisma.$disconnect();
     await pglite.close();
   };
   return {
-    db: { prisma, adapterFactory, kind: 'pglite', close },
+    db: { prisma, adapterFactory, kind: 'pglite', pglite, close },
     sql: async <T>(query: string, params: unknown[] = []) => (await pglite.query<T>(query, params)).rows,
     close,
   };

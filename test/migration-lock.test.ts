@@ -1,20 +1,34 @@
 // Instances started together used to wait 10 to 25 s on each other: the schema engine's session
 // kept PostgreSQL's migration advisory lock after migrate() returned, until the pool dropped it.
+import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/db/migrator.js';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './helpers/database.js';
+import { testDatabaseUrl } from './helpers/database.js';
 
 describe.skipIf(!testDatabaseUrl)('migration lock on PostgreSQL', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  // Empty databases: on a migrated one migrate() returns before the engine starts (nothing pending).
+  const created: string[] = [];
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: testDatabaseUrl });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  const emptyDatabase = async () => {
+    const name = `secwire_lock_${randomBytes(4).toString('hex')}`;
+    await admin(`CREATE DATABASE ${name}`);
+    created.push(name);
+    const url = new URL(testDatabaseUrl!);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  afterAll(async () => {
+    for (const name of created) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });
-  afterAll(async () => db?.close());
 
-  const advisoryLocks = async () => {
-    const client = new pg.Client({ connectionString: db.url });
+  const advisoryLocks = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
       const { rows } = await client.query<{ n: number }>(
@@ -27,17 +41,17 @@ describe.skipIf(!testDatabaseUrl)('migration lock on PostgreSQL', () => {
   };
 
   it('is released as soon as migrate() returns, so the next instance does not wait', async () => {
-    const factory = new PrismaPg({ connectionString: db.url });
-    expect(await migrate(factory, { releaseConnections: true })).toEqual([]);
-    expect(await advisoryLocks()).toBe(0);
-    // And a second instance migrates at once against the same database.
-    expect(await migrate(new PrismaPg({ connectionString: db.url }), { releaseConnections: true })).toEqual([]);
-    expect(await advisoryLocks()).toBe(0);
-  });
+    const url = await emptyDatabase();
+    expect((await migrate(new PrismaPg({ connectionString: url }), { releaseConnections: true })).length).toBeGreaterThan(0);
+    expect(await advisoryLocks(url)).toBe(0);
+    // And a second instance finds nothing to do at once against the same database.
+    expect(await migrate(new PrismaPg({ connectionString: url }), { releaseConnections: true })).toEqual([]);
+    expect(await advisoryLocks(url)).toBe(0);
+  }, 120_000);
 
   it('was held on by the engine when its connections were left open (the old behaviour)', async () => {
-    const factory = new PrismaPg({ connectionString: db.url, idleTimeoutMillis: 60_000 });
-    await migrate(factory);
-    expect(await advisoryLocks()).toBeGreaterThan(0);
-  });
+    const url = await emptyDatabase();
+    await migrate(new PrismaPg({ connectionString: url, idleTimeoutMillis: 60_000 }));
+    expect(await advisoryLocks(url)).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -188,6 +188,35 @@ describe('GET /api/v1/issues', () => {
       expect((await list('?search=%20%20')).meta.total).toBe(served.length);
     });
 
+    it('search: words match in any form and order, as phrases, with or and with exclusions', async () => {
+      expect(await listNames('?search=injections')).toEqual(['langchain']);
+      expect(await listNames('?search=hijacking%20agents')).toEqual(['langchain']);
+      expect(await listNames('?search=%22agent%20hijack%22')).toEqual(['langchain']);
+      expect(await listNames('?search=%22hijack%20agent%22')).toEqual([]);
+      expect(await listNames('?search=jailbreaks%20or%20plugin')).toEqual(ordered(['openai', 'research']));
+      expect(await listNames('?search=plugin%20-chatgpt')).toEqual([]);
+      // Whatever a user types is a query, never a syntax error.
+      for (const text of ['%22unbalanced', 'a%20%26%20%7C%20!', '(prompt', 'or', '-', 'the']) expect((await get(`/api/v1/issues?search=${text}`)).status).toBe(200);
+    });
+
+    it('search: a broad word pages newest first with the exact total, on REST and GraphQL', async () => {
+      const tied = served.filter((k) => k.startsWith('tie-'));
+      const pages = [];
+      for (let offset = 0; offset < tied.length; offset += 5) {
+        const body = await list(`?search=tied&limit=5&offset=${offset}`);
+        expect(body.meta).toEqual({ total: tied.length, limit: 5, offset });
+        pages.push(...names(body));
+      }
+      expect(pages).toEqual(ordered(tied));
+      const { body } = await get('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ issues(search: "tied issue", limit: 3, offset: 20) { data { id } meta { total } } }' }),
+      });
+      expect(body.data.issues.meta.total).toBe(tied.length);
+      expect(body.data.issues.data.map((i: { id: string }) => i.id)).toEqual(ordered(tied).slice(20).map((k) => ids[k]));
+    });
+
     it('label: one value, or repeated to accept any of them', async () => {
       expect(await listNames('?label=privacy')).toEqual(['openai']);
       expect(await listNames('?label=research&label=policy')).toEqual(ordered(['research', 'policy']));

@@ -4,6 +4,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { withFullTextSearch } from './full-text-search.js';
 
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string; schema?: string }
@@ -29,7 +30,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   // Requests: a statement still running after 30 s is a fault that would hold a connection others
   // need, and a connection not had within 5 s means the database is not answering (the request
   // then gets a 503 instead of waiting for ever). Migrations may rightly run longer.
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ ...pool, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 }, options) });
+  const prisma = new PrismaClient({
+    adapter: withFullTextSearch(new PrismaPg({ ...pool, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 }, options)),
+  });
   const adapterFactory = new PrismaPg(pool, options);
   return { prisma, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
 }

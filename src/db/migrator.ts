@@ -62,6 +62,28 @@ async function listMigrations(): Promise<MigrationList> {
 const filters = { externalTables: [], externalEnums: [] };
 
 /**
+ * Whether every migration folder is already recorded as applied. Then the engine need not start:
+ * compiling its Wasm module was most of a restart's time and memory peak (bench/README.md,
+ * start-up). A database still being migrated by another instance is not up to date, so that case
+ * still goes through the engine and its lock. (The engine's check that applied files were not
+ * edited afterwards runs only when something is pending.)
+ */
+async function allRecorded(factory: SqlMigrationAwareDriverAdapterFactory, list: MigrationList): Promise<boolean> {
+  const adapter = await factory.connect();
+  try {
+    const { rows } = await adapter.queryRaw({
+      sql: 'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+      args: [],
+      argTypes: [],
+    });
+    const recorded = new Set(rows.map(([name]) => name));
+    return list.migrationDirectories.every(({ path }) => recorded.has(path));
+  } catch {
+    return false; // no history table yet: a new database
+  }
+}
+
+/**
  * Applies pending migrations; returns the names applied (empty when up to date).
  *
  * The engine takes PostgreSQL's migration advisory lock on a session of its own and never ends
@@ -79,9 +101,14 @@ export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory, { 
       return adapter;
     },
   });
+  const migrationsList = await listMigrations();
+  if (await allRecorded(releaseConnections ? tracked : factory, migrationsList)) {
+    await Promise.all(opened.map((adapter) => adapter.dispose().catch(() => undefined)));
+    return [];
+  }
   const engine = await startEngine(releaseConnections ? tracked : factory);
   try {
-    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: await listMigrations(), filters });
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters });
     return appliedMigrationNames;
   } finally {
     engine.free();

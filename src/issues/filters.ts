@@ -50,7 +50,7 @@ export type RawIssueFilters = Partial<Record<keyof typeof filterDescriptions, un
 
 /** The spec's parameter names with the descriptions GraphQL and OpenAPI show. */
 export const filterDescriptions = {
-  search: `Case-insensitive text searched in the title, headline, summary, CVE id and advisory aliases (at most ${SEARCH_MAX_LENGTH} characters).`,
+  search: `Case-insensitive search of the title, headline, summary, CVE id and advisory aliases (at most ${SEARCH_MAX_LENGTH} characters). Words match in any order and form (injection finds injections); "quoted words" match as a phrase, or accepts either side, a leading - excludes a word. A single identifier (a term with a digit or one of - _ . / @ : %, e.g. CVE-2025-1111, llama_index) matches as a substring.`,
   label: 'Only issues carrying this label (e.g. security, privacy, research, safety); repeat it to accept any of several.',
   severity: `Only issues of this severity: ${severities.join(', ')}.`,
   issueType: `Only issues of this type: ${issueTypes.join(', ')}.`,
@@ -142,6 +142,14 @@ export function parsePage(raw: { limit?: unknown; offset?: unknown }, { defaultL
   return { limit, offset };
 }
 
+/**
+ * A term that names something rather than says something: it has a digit or one of - _ . / @ : %
+ * (CVE-2025-1111, GHSA-..., llama_index, @scope/pkg, 100%). Full-text parsing would split it into
+ * pieces (cve, -2025, -1111), so it is matched as a substring of searchText instead, through the
+ * trigram index.
+ */
+const identifierLike = /^[^\s"]*[\d\-_./@:%][^\s"]*$/;
+
 /** Prisma passes `contains` to LIKE unescaped: `%` and `_` would be wildcards. */
 function likeLiteral(value: string): string {
   return value.replace(/[\\%_]/g, '\\$&');
@@ -151,7 +159,15 @@ function likeLiteral(value: string): string {
 export function issueWhere(filters: IssueFilters): Prisma.IssueWhereInput {
   const where: Prisma.IssueWhereInput[] = [servedIssue];
   // searchText, vendorKeys and packageNames are stored lower-cased (and indexed) for exactly this.
-  if (filters.search) where.push({ searchText: { contains: likeLiteral(filters.search.toLowerCase()) } });
+  // Words: full-text search (stemmed, any order, "quoted phrases", or, -excluded) on the generated
+  // searchVector's GIN index (src/db/full-text-search.ts); a single identifier: substring.
+  if (filters.search) {
+    where.push(
+      identifierLike.test(filters.search)
+        ? { searchText: { contains: likeLiteral(filters.search.toLowerCase()) } }
+        : { searchText: { search: filters.search } },
+    );
+  }
   if (filters.labels.length) where.push({ labels: { hasSome: filters.labels } });
   if (filters.severity) where.push({ severity: filters.severity });
   if (filters.issueType) where.push({ issueType: filters.issueType });

@@ -14,8 +14,9 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** `args` are node's (by default the TypeScript source through tsx; a bench passes `npm start`'s). */
+export async function startServerProcess(env: Record<string, string>, args = ['--import', 'tsx', 'src/main.ts']): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'false', DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

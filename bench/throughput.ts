@@ -1,0 +1,475 @@
+// Throughput under concurrency: the real server (src/main.ts in a child process, with the node
+// flags `npm start` uses) against a minimal node:http + pg server (bench/raw-server.ts) that sends
+// hand-written SQL and returns the same JSON, both on one scratch PostgreSQL database of realistic
+// issues (--db pglite: each on its own copy of an embedded data directory). Every workload is first checked to give identical bodies on both, then driven with
+// autocannon (-c 50), the two servers interleaved round by round. Server CPU per request comes from
+// /proc/<pid>/stat before and after each run, RSS from /proc/<pid>/status.
+//
+//   npm run bench -- throughput [--db postgres|pglite] [--issues 100000] [--seconds 5] [--rounds 2] [--only list,single]
+//   npm run bench -- throughput --cpu-prof <dir> [--only list] [--seconds 10]: instead of comparing,
+//     drives only the real server under node --cpu-prof, one process per workload, and summarises
+//     where its CPU went while under load (bench/cpu-profile.ts), into bench/README.md.
+//
+// The issues: the bundled sample data ingested through the real pipeline, then cloned by COPY
+// (PostgreSQL: FROM STDIN through pg-copy-streams; PGlite: FROM '/dev/blob', 5,000 rows a Blob) up to --issues, each clone with its own id, natural key, identifiers
+// and publication day; one clone in 64 keeps its package names, the others get a suffix, so a
+// package matches a realistic few hundred issues and not a 64th of the table.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import canonicalize from 'canonicalize';
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { seedSampleData } from '../src/seed.js';
+import { createLogger } from '../src/log.js';
+import { createIssuePubSub } from '../src/pubsub.js';
+import { startServerProcess } from '../test/helpers/server-process.js';
+import { summariseProfile } from './cpu-profile.js';
+import { withoutSecondaryIndexes } from './issue-rows.js';
+import { smallGraphqlQuery } from './graphql-queries.js';
+import { writeReadmeSection } from './readme.js';
+import { scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
+
+// The real server runs as `npm start` runs it: compiled first.
+execFileSync(process.execPath, [new URL('../scripts/build.mjs', import.meta.url).pathname], { stdio: 'inherit' });
+
+const { values: options } = parseArgs({
+  options: {
+    issues: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string' },
+    /** A directory: profile the real server (node --cpu-prof) per workload instead of comparing. */
+    'cpu-prof': { type: 'string' },
+    'no-readme': { type: 'boolean', default: false },
+    db: { type: 'string', default: 'postgres' },
+  },
+});
+const issueCount = Number(options.issues);
+const seconds = Number(options.seconds);
+const rounds = Number(options.rounds);
+const connections = Number(options.connections);
+
+// ---------------------------------------------------------------------------------------------
+// Data
+
+/** One COPY text-format row split into its columns (tabs inside values are escaped as \t). */
+type CopyRow = string[];
+
+/** COPY in both directions, in text format: pg-copy-streams on PostgreSQL, /dev/blob on PGlite. */
+interface Copy {
+  out(query: string): Promise<string>;
+  in(target: string, lines: Iterable<string>): Promise<void>;
+}
+
+function postgresCopy(client: pg.Client): Copy {
+  return {
+    async out(query) {
+      let text = '';
+      for await (const chunk of client.query(copyTo(`COPY (${query}) TO STDOUT`))) text += (chunk as Buffer).toString('utf8');
+      return text;
+    },
+    in: (target, lines) => pipeline(Readable.from(lines), client.query(copyFrom(`COPY ${target} FROM STDIN`))),
+  };
+}
+
+/** PGlite takes COPY input as one Blob per statement: 5,000 rows at a time keeps memory flat. */
+function pgliteCopy(pglite: PGlite): Copy {
+  return {
+    out: async (query) => (await (await pglite.query(`COPY (${query}) TO '/dev/blob'`)).blob!.text()),
+    async in(target, lines) {
+      let chunk: string[] = [];
+      const flush = async () => {
+        if (chunk.length) await pglite.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob(chunk) });
+        chunk = [];
+      };
+      for (const line of lines) if (chunk.push(line) === 5000) await flush();
+      await flush();
+    },
+  };
+}
+
+/** Every Issue row (served or not) in COPY text format; publishedAt as epoch milliseconds. */
+async function templateRows(copy: Copy, columns: string[]): Promise<CopyRow[]> {
+  const select = columns.map((c) => (c === 'publishedAt' ? `(extract(epoch from "publishedAt") * 1000)::bigint` : `"${c}"`)).join(', ');
+  const text = await copy.out(`SELECT ${select} FROM "Issue" ORDER BY "publishedAt", id`);
+  return text.split('\n').filter(Boolean).map((line) => line.split('\t'));
+}
+
+const CLONES_KEEPING_NAMES = 64;
+
+/** Clone `i` of its template, as a COPY text line. */
+function cloneLine(template: CopyRow, column: Map<string, number>, i: number, generation: number): string {
+  const row = [...template];
+  const set = (name: string, value: string) => (row[column.get(name)!] = value);
+  set('id', `b0000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`);
+  set('naturalKey', `bench:${i}`);
+  set('identifiers', `{bench:${i}}`);
+  set('publishedAt', new Date(Number(template[column.get('publishedAt')!]) - generation * 86_400_000).toISOString());
+  const suffix = generation % CLONES_KEEPING_NAMES;
+  const names = template[column.get('packageNames')!]!;
+  // Only plain names (no quoting needed in an array literal) are renamed; quoted ones stay as they are.
+  if (suffix !== 0 && !names.includes('"')) set('packageNames', names === '{}' ? names : `{${names.slice(1, -1).split(',').map((n) => `${n}-${suffix}`).join(',')}}`);
+  return `${row.join('\t')}\n`;
+}
+
+/** Seeds the sample data through ingestion, then COPYs clones of its issues up to `total`. */
+async function seed(bench: BenchDatabase, total: number): Promise<void> {
+  const { pubsub, close } = createIssuePubSub();
+  await seedSampleData({ prisma: bench.db.prisma, pubsub, log: createLogger('silent') });
+  await close();
+  const client = bench.url ? new pg.Client({ connectionString: bench.url }) : undefined;
+  await client?.connect();
+  try {
+    const copy = client ? postgresCopy(client) : pgliteCopy(bench.db.pglite!);
+    const columns = (
+      await bench.sql<{ column_name: string }>(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'Issue' AND is_generated = 'NEVER' ORDER BY ordinal_position`,
+      )
+    ).map((r) => r.column_name);
+    const column = new Map(columns.map((c, i) => [c, i]));
+    const templates = await templateRows(copy, columns);
+    const clones = total - templates.length;
+    function* lines() {
+      for (let i = 0; i < clones; i++) yield cloneLine(templates[i % templates.length]!, column, i, 1 + Math.floor(i / templates.length));
+    }
+    await withoutSecondaryIndexes((q) => bench.sql(q), () => copy.in(`"Issue" (${columns.map((c) => `"${c}"`).join(', ')})`, lines()));
+    // The visibility map, so counts can be index-only scans as on a long-running database.
+    await bench.sql('VACUUM "Issue"');
+  } finally {
+    await client?.end();
+  }
+}
+
+/**
+ * The database both servers read, and the environment that points each at it. PostgreSQL: one
+ * scratch database for both. PGlite serves one process, so each server gets its own copy of the
+ * seeded data directory.
+ */
+interface Target {
+  kind: 'postgres' | 'pglite';
+  served: number;
+  workloads: Workload[];
+  env: { real: Record<string, string>; raw: Record<string, string> };
+  /** Statements still running in the database (PostgreSQL; PGlite runs inside the server process). */
+  activeStatements(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function prepare(kind: Target['kind']): Promise<Target> {
+  const t0 = performance.now();
+  const dir = kind === 'pglite' ? await mkdtemp(join(tmpdir(), 'secwire-throughput-')) : undefined;
+  const bench = dir ? await scratchPGlite(join(dir, 'real')) : await scratchPostgres();
+  try {
+    await seed(bench, issueCount);
+    const [{ served }] = (await bench.sql<{ served: number }>(`SELECT count(*) FILTER (WHERE relevant AND processed AND NOT withdrawn)::int AS served FROM "Issue"`)) as [{ served: number }];
+    console.error(`${kind}: seeded ${issueCount} issues (${served} served) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const list = await workloads(bench, served);
+    // What the broad search costs the database alone (the count is the part no index answers).
+    const explain = `EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM "Issue" WHERE relevant AND processed AND NOT withdrawn AND "searchVector" @@ websearch_to_tsquery('english', 'injection')`;
+    const printPlan = async () => console.error((await bench.sql<Record<string, string>>(explain)).map((r) => `  ${Object.values(r)[0]}`).join('\n'));
+    await printPlan();
+    if (!dir) {
+      // And through the GIN index, for comparison (the planner prefers a sequential scan at this share of rows).
+      await bench.sql('SET enable_seqscan = off');
+      await printPlan();
+      await bench.sql('RESET enable_seqscan');
+    }
+    if (!dir) {
+      const activeStatements = async () =>
+        (await bench.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`))[0]!.n;
+      return { kind, served, workloads: list, env: { real: { DATABASE_URL: bench.url! }, raw: { DATABASE_URL: bench.url! } }, activeStatements, close: () => bench.close() };
+    }
+    await bench.close();
+    const env = (name: string) => ({ DATABASE_URL: '', DATA_DIR: join(dir, name) });
+    // The server writes at start-up (yesterday's digest): once, before the copy, so both copies hold it.
+    await (await startReal(env('real'))).stop();
+    await cp(join(dir, 'real'), join(dir, 'raw'), { recursive: true });
+    return { kind, served, workloads: list, env: { real: env('real'), raw: env('raw') }, activeStatements: async () => 0, close: () => rm(dir, { recursive: true, force: true }) };
+  } catch (err) {
+    await bench.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+interface Server {
+  name: string;
+  base: string;
+  pid: number;
+  stop(): Promise<unknown>;
+}
+
+/** The node flags of package.json's start script, so the server runs as `npm start` runs it. */
+/** node's arguments in `npm start` (the compiled server; built by scripts/build.mjs first). */
+function startArgs(): string[] {
+  const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).slice(1);
+}
+
+async function startReal(env: Record<string, string>, extraFlags: string[] = []): Promise<Server> {
+  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...extraFlags, ...startArgs()]);
+  return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop() };
+}
+
+async function startRaw(env: Record<string, string>): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', new URL('./raw-server.ts', import.meta.url).pathname], {
+    env: { ...process.env, ...env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening (\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`raw server exited with ${code}`)));
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return { name: 'raw', base: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => (child.kill('SIGTERM'), exited) };
+}
+
+/** User plus system CPU time of a process so far, in milliseconds (clock ticks are 10 ms on Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Resident and peak resident memory in MB. */
+function memoryMb(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)![1]);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workloads
+
+interface Workload {
+  /** What --only names. */
+  key: string;
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+}
+
+async function workloads(bench: BenchDatabase, served: number): Promise<Workload[]> {
+  const [single] = await bench.sql<{ id: string }>(
+    `SELECT id::text FROM "Issue" WHERE relevant AND processed AND NOT withdrawn ORDER BY "publishedAt" DESC, id DESC OFFSET ${Math.floor(served / 2)} LIMIT 1`,
+  );
+  // The ten package names with the most served issues: what a real stack's heavy hitters look like.
+  const scan10 = (
+    await bench.sql<{ name: string }>(
+      `SELECT name FROM "Issue", unnest("packageNames") AS name WHERE relevant AND processed AND NOT withdrawn
+       GROUP BY name ORDER BY count(*) DESC, name LIMIT 10`,
+    )
+  ).map((r) => r.name);
+  const all: Workload[] = [
+    { key: 'list', name: 'list', method: 'GET', path: '/api/v1/issues' },
+    { key: 'severity', name: 'list, severity', method: 'GET', path: '/api/v1/issues?severity=high' },
+    { key: 'package', name: 'list, package', method: 'GET', path: `/api/v1/issues?package=${scan10[0]}` },
+    { key: 'search', name: 'list, search (broad word)', method: 'GET', path: '/api/v1/issues?search=injection' },
+    { key: 'single', name: 'single issue', method: 'GET', path: `/api/v1/issues/${single!.id}` },
+    { key: 'stats', name: 'stats', method: 'GET', path: '/api/v1/stats' },
+    { key: 'digest', name: 'digest', method: 'GET', path: '/api/v1/digest/latest' },
+    { key: 'graphql-small', name: 'GraphQL, small selection', method: 'POST', path: '/graphql', body: { query: smallGraphqlQuery } },
+    { key: 'scan-10', name: 'scan of 10 packages', method: 'POST', path: '/api/v1/scan', body: { packages: scan10 } },
+  ];
+  const only = options.only?.split(',');
+  return only ? all.filter((w) => only.includes(w.key)) : all;
+}
+
+async function fetchBody(server: Server, workload: Workload): Promise<unknown> {
+  const res = await fetch(server.base + workload.path, {
+    method: workload.method,
+    headers: workload.body ? { 'content-type': 'application/json' } : {},
+    body: workload.body ? JSON.stringify(workload.body) : undefined,
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${server.name} answered ${res.status} to ${workload.name}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** The first path at which two JSON values differ, for the failure message. */
+function firstDifference(a: unknown, b: unknown, path = '$'): string | undefined {
+  if (canonicalize(a) === canonicalize(b)) return undefined;
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const diff = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}.${key}`);
+      if (diff) return diff;
+    }
+  }
+  return `${path}: ${JSON.stringify(a)?.slice(0, 200)} vs ${JSON.stringify(b)?.slice(0, 200)}`;
+}
+
+async function checkIdentical(real: Server, raw: Server, list: Workload[]): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  for (const workload of list) {
+    const [a, b] = [await fetchBody(real, workload), await fetchBody(raw, workload)];
+    const diff = firstDifference(a, b);
+    if (diff) throw new Error(`${workload.name}: the servers' bodies differ at ${diff}`);
+    sizes.set(workload.name, JSON.stringify(a).length);
+  }
+  return sizes;
+}
+
+interface Sample {
+  /** Non-2xx answers, errors and timeouts (a server failing under load is a result, not a crash). */
+  failed: number;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  cpuPerRequest: number;
+  rss: number;
+}
+
+async function drive(server: Server, workload: Workload, duration: number): Promise<Sample> {
+  const cpuBefore = cpuMs(server.pid);
+  const result = await autocannon({
+    url: server.base + workload.path,
+    method: workload.method,
+    headers: workload.body ? { 'content-type': 'application/json' } : {},
+    body: workload.body ? JSON.stringify(workload.body) : undefined,
+    connections,
+    duration,
+  });
+  const cpu = cpuMs(server.pid) - cpuBefore;
+  return { failed: result.errors + result.timeouts + result.non2xx, reqPerSec: result.requests.total / duration, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total, rss: memoryMb(server.pid).rss };
+}
+
+/** One profiled server process per workload: 1 s warm-up, then `seconds` under load, summarised. */
+async function profile(target: Target, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const sections: string[] = [];
+  for (const workload of target.workloads) {
+    const before = new Set(await readdir(dir));
+    const real = await startReal(target.env.real, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    let sample: Sample;
+    try {
+      await drive(real, workload, 1);
+      sample = await drive(real, workload, seconds);
+    } finally {
+      await real.stop();
+    }
+    const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
+    if (!file) throw new Error(`no profile written into ${dir}`);
+    const summary = summariseProfile(join(dir, file), 25, seconds * 1000);
+    console.error(`${workload.name}: ${sample.reqPerSec.toFixed(0)} req/s, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req (profiled)\n${summary}`);
+    sections.push(`### ${workload.name} (\`${workload.method} ${workload.path}\`), ${sample.reqPerSec.toFixed(0)} req/s under the profiler\n\n${summary}`);
+  }
+  const section = [
+    `<!-- throughput-profile-${target.kind}:begin -->`,
+    `### Where the real server's CPU goes under load (\`npm run bench -- throughput --cpu-prof <dir>${options.only ? ` --only ${options.only}` : ''} --seconds ${seconds}\`)`,
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (load average ${loadavg().map((v) => v.toFixed(1)).join(' / ')}), ${databaseName[target.kind]}, ${issueCount.toLocaleString('en')} issues, autocannon -c ${connections}. The server runs as \`npm start\` runs it plus \`--cpu-prof\`; only the samples of the last ${seconds} s (under load, after a 1 s warm-up) count, idle excluded. Self time: the function itself, not what it calls. Packages: node_modules/<name>, the project's src/<folder>, node internals, and V8's own entries such as (garbage collector) and (program).`,
+    '',
+    ...sections,
+    `<!-- throughput-profile-${target.kind}:end -->`,
+  ].join('\n');
+  console.log(section);
+  if (!options['no-readme']) await writeReadmeSection(`throughput-profile-${target.kind}`, section);
+}
+
+/**
+ * Waits until the previous run has drained: autocannon stops sending at the end of its duration,
+ * but the requests already queued in the server and the database still run, and would be charged
+ * to the next run. Drained = no statement running in the database and no server process busy.
+ */
+async function quiesce(target: Target, servers: Server[]): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const before = servers.map((s) => cpuMs(s.pid));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const busy = servers.some((s, i) => cpuMs(s.pid) - before[i]! > 20);
+    if (!busy && (await target.activeStatements()) === 0) return;
+    if (Date.now() > deadline) return console.error('still busy after 120 s; going on');
+  }
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const mean = (values: number[]) => sum(values) / values.length;
+
+const databaseName = { postgres: 'PostgreSQL', pglite: 'PGlite (embedded, one data directory per server)' };
+
+async function main() {
+  const started = new Date();
+  const loadStart = loadavg();
+  const target = await prepare(options.db === 'pglite' ? 'pglite' : 'postgres');
+  const servers: Server[] = [];
+  try {
+    if (options['cpu-prof']) return await profile(target, options['cpu-prof']);
+    const { served, workloads: list } = target;
+    const real = await startReal(target.env.real);
+    servers.push(real);
+    const raw = await startRaw(target.env.raw);
+    servers.push(raw);
+    const idle = { real: memoryMb(real.pid).rss, raw: memoryMb(raw.pid).rss };
+    const sizes = await checkIdentical(real, raw, list);
+    console.error(`identical bodies on all ${list.length} workloads`);
+
+    const samples = new Map<string, { real: Sample[]; raw: Sample[] }>(list.map((w) => [w.name, { real: [], raw: [] }]));
+    for (const workload of list) {
+      for (const server of [real, raw]) {
+        await drive(server, workload, 1); // warm-up
+        await quiesce(target, servers);
+      }
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const workload of list) {
+        // Interleaved, and the order alternates, so drift in the machine's load hits both alike.
+        const order = round % 2 === 0 ? [real, raw] : [raw, real];
+        for (const server of order) {
+          const sample = await drive(server, workload, seconds);
+          await quiesce(target, servers);
+          samples.get(workload.name)![server === real ? 'real' : 'raw'].push(sample);
+          console.error(`round ${round + 1}, ${workload.name}, ${server.name}: ${sample.reqPerSec.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req${sample.failed ? `, ${sample.failed} failed` : ''}`);
+        }
+      }
+    }
+    const peak = { real: memoryMb(real.pid).peak, raw: memoryMb(raw.pid).peak };
+    const loadEnd = loadavg();
+
+    const f0 = (v: number) => v.toFixed(0);
+    const f1 = (v: number) => v.toFixed(1);
+    const f2 = (v: number) => v.toFixed(2);
+    const rowsOut = list.map((w) => {
+      const s = samples.get(w.name)!;
+      const m = (side: 'real' | 'raw', key: keyof Sample) => mean(s[side].map((x) => x[key]));
+      const ratios = s.real.map((x, i) => x.reqPerSec / s.raw[i]!.reqPerSec);
+      return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${f0(m('real', 'reqPerSec'))} | ${f0(m('raw', 'reqPerSec'))} | **${f2(m('real', 'reqPerSec') / m('raw', 'reqPerSec'))}** (${ratios.map(f2).join(', ')}) | ${f0(m('real', 'p50'))} / ${f0(m('raw', 'p50'))} | ${f0(m('real', 'p99'))} / ${f0(m('raw', 'p99'))} | ${f2(m('real', 'cpuPerRequest'))} / ${f2(m('raw', 'cpuPerRequest'))} (${f1(m('real', 'cpuPerRequest') / m('raw', 'cpuPerRequest'))}x) | ${f0(m('real', 'rss'))} / ${f0(m('raw', 'rss'))} | ${sum(s.real.map((x) => x.failed))} / ${sum(s.raw.map((x) => x.failed))} |`;
+    });
+    const section = [
+      `<!-- throughput-${target.kind}:begin -->`,
+      `### ${databaseName[target.kind]} (\`npm run bench -- throughput --db ${target.kind} --issues ${issueCount} --seconds ${seconds} --rounds ${rounds}\`)`,
+      '',
+      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on this machine (${cpus().length} shared cores; load average ${loadStart.map(f1).join(' / ')} at the start, ${loadEnd.map(f1).join(' / ')} at the end, other work running: compare the ratios, not the absolute figures). ${databaseName[target.kind]}, ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served). autocannon -c ${connections}, ${seconds} s per workload per server per round after a 1 s warm-up each, ${rounds} rounds, the two servers interleaved (order alternating by round); autocannon runs in the benchmark's own process on the same 2 cores.`,
+      '',
+      '| workload | body bytes | secwire req/s | raw req/s | secwire / raw req/s (per round) | p50 ms secwire / raw | p99 ms secwire / raw | CPU ms per request secwire / raw | RSS MB secwire / raw | failed answers secwire / raw |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...rowsOut,
+      '',
+      `Idle RSS after start-up: secwire ${f0(idle.real)} MB, raw ${f0(idle.raw)} MB; peak RSS over the run: secwire ${f0(peak.real)} MB, raw ${f0(peak.raw)} MB.`,
+      `<!-- throughput-${target.kind}:end -->`,
+    ].join('\n');
+    console.log(section);
+    if (!options['no-readme']) await writeReadmeSection(`throughput-${target.kind}`, section);
+  } finally {
+    for (const server of servers) await server.stop();
+    await target.close();
+  }
+}
+
+await main();
