@@ -71,7 +71,9 @@ export async function emptyPostgres(adminUrl = postgresUrl): Promise<{ url: stri
 export async function scratchPostgres(): Promise<BenchDatabase> {
   const empty = await emptyPostgres();
   const migrator = await openDatabase({ kind: 'postgres', url: empty.url });
-  await migrate(migrator.adapterFactory);
+  // Released: otherwise this process keeps PostgreSQL's migration lock, and a CLI started on the
+  // same database (bench/reclassify.ts) waits for it for ever.
+  await migrate(migrator.adapterFactory, { releaseConnections: true });
   await migrator.close();
   const bench = await connectPostgres(empty.url);
   return {

@@ -10,7 +10,10 @@ import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { syncSource } from '../src/sources/sync.js';
 
-const { values, positionals } = parseArgs({ options: { 'fresh-read': { type: 'boolean', default: false } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { 'fresh-read': { type: 'boolean', default: false }, 'chunk-size': { type: 'string' } },
+  allowPositionals: true,
+});
 const config = parseConfig({ ...readEnvironment(), LOG_LEVEL: 'error' });
 const log = createLogger('error');
 const db = await openConfiguredDatabase(config, log);
@@ -25,7 +28,7 @@ try {
   const outcome = await syncSource(
     { prisma: db.prisma, pubsub, log, db },
     { name: 'bench', kind: 'osv-zip', location: positionals[0]!, intervalMinutes: 60 },
-    { allowPrivate: false, relay: false },
+    { allowPrivate: false, relay: false, chunkSize: values['chunk-size'] ? Number(values['chunk-size']) : undefined },
   );
   const after = await marks();
   const served = await db.prisma.issue.count({ where: { relevant: true } });
@@ -36,6 +39,7 @@ try {
       newEvents: after.events - before.events,
       modifiedAtMoved: after.latest !== before.latest,
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      memoryMb: Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1024 / 1024)])),
     }),
   );
 } finally {

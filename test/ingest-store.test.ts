@@ -221,6 +221,20 @@ describe('relevance and publishing', () => {
     });
   });
 
+  it('counts only served neighbours, and counts an issue when it becomes served', async () => {
+    const a = loadAdvisory('GHSA-57fc-8q82-gfp3'); // langchain
+    const b = loadAdvisory('GHSA-655w-fm8m-m478'); // langchain
+    const counts = async () =>
+      Object.fromEntries((await t.db.prisma.issue.findMany({ where: { withdrawn: false } })).map((r) => [r.naturalKey, r.crossRefCount]));
+    // Stored withdrawn, so never served: its neighbour does not count it.
+    await ingest([{ ...a, withdrawn: a.modified }]);
+    await ingest([b]);
+    expect(await counts()).toEqual({ 'CVE-2023-46229': 0 });
+    // Back in the feed: both count each other.
+    expect(await ingest([{ ...a, modified: '2025-01-01T00:00:00Z' }])).toMatchObject({ updated: 1 });
+    expect(await counts()).toEqual({ 'CVE-2023-36188': 1, 'CVE-2023-46229': 1 });
+  });
+
   it('recounts old neighbours when an issue moves to another package or is withdrawn', async () => {
     const a = loadAdvisory('GHSA-57fc-8q82-gfp3'); // langchain
     const b = loadAdvisory('GHSA-655w-fm8m-m478'); // langchain

@@ -219,6 +219,39 @@ describe('interrupted and failing syncs', () => {
     expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'RESU-' } } })).toBe(records.length);
   });
 
+  it('with a modified_id.csv next to the zip, a later sync fetches only the records modified since the last one', async () => {
+    type Dated = Record<string, any> & { id: string; modified: string };
+    const base: Dated[] = advisories
+      .slice(0, 5)
+      .map((a, i) => ({ ...a, id: `INCR-${i}`, aliases: [], references: [], modified: `2026-01-0${i + 1}T00:00:00Z` }));
+    const index = (records: Dated[]) =>
+      [...records]
+        .sort((a, b) => b.modified.localeCompare(a.modified))
+        .map((r) => `${r.modified},${r.id}\n`)
+        .join('');
+    files.set('/incr/all.zip', await zipOf(base));
+    files.set('/incr/modified_id.csv', index(base));
+    expect(await sync(source('incr', 'osv-zip', '/incr/all.zip'))).toMatchObject({ status: 'synced', counts: { created: 5 } });
+
+    // One record changes and one is added; all.zip stays as it was (OSV rebuilds it less often).
+    const changed = { ...base[1]!, summary: 'A changed summary of this advisory', modified: '2026-02-01T00:00:00Z' };
+    const added = { ...advisories[6], id: 'INCR-9', aliases: [], references: [], modified: '2026-02-02T00:00:00Z' };
+    files.set('/incr/INCR-1.json', JSON.stringify(changed));
+    files.set('/incr/INCR-9.json', JSON.stringify(added));
+    files.set('/incr/modified_id.csv', index([...base.filter((r) => r.id !== 'INCR-1'), changed, added]));
+    const requested = files.log.length;
+    const second = await sync(source('incr', 'osv-zip', '/incr/all.zip'));
+    expect(second).toMatchObject({ status: 'synced', counts: { received: 2, created: 1, updated: 1 } });
+    expect(files.log.slice(requested).map((r) => r.path).sort()).toEqual(['/incr/INCR-1.json', '/incr/INCR-9.json', '/incr/modified_id.csv']);
+    const summary = await t.db.prisma.issue.findUniqueOrThrow({ where: { naturalKey: 'INCR-1' }, select: { source: true } });
+    expect((summary.source as { modified: string }).modified).toBe('2026-02-01T00:00:00.000Z');
+
+    // Nothing modified since: only the index is read.
+    const again = files.log.length;
+    expect(await sync(source('incr', 'osv-zip', '/incr/all.zip'))).toMatchObject({ status: 'unchanged' });
+    expect(files.log.slice(again).map((r) => r.path)).toEqual(['/incr/modified_id.csv']);
+  });
+
   it.each([
     ['corrupt zip', 'osv-zip', '/bad/all.zip', Buffer.from('PK\u0003\u0004 this is not really a zip file'), /^not a readable zip file: /],
     ['bad EPSS CSV', 'epss', '/bad/epss.csv', '#model_version:v1,score_date:2025-08-25T00:00:00+0000\ncve,epss,percentile\nCVE-2025-3248,lots,0.9\n', /^bad EPSS file: line 3: /],

@@ -13,6 +13,10 @@ const ingestLockKey = 0x5ec1e57n;
  */
 export async function lockForChanges(tx: Prisma.TransactionClient): Promise<Date> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ingestLockKey})`;
+  // A batch's statements run once each over index probes, but their estimated costs (thousands
+  // of keys) pass PostgreSQL's JIT threshold: compiling them took 1 to 3 s per statement, the
+  // statements themselves milliseconds.
+  await tx.$executeRaw`SET LOCAL jit = off`;
   const [row] = await tx.$queryRaw<{ at: Date }[]>`
     SELECT date_trunc('milliseconds', greatest(clock_timestamp(), (SELECT max("modifiedAt") FROM "Issue") + interval '1 millisecond')) AS at`;
   return new Date(row!.at);

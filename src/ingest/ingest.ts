@@ -1,6 +1,7 @@
 // The ingest pipeline: parse -> facts -> classify -> row -> store (one transaction per chunk,
 // each with its event row) -> rewrite the existing digests of the days touched -> relay to the
 // newIssues topic.
+import { setImmediate } from 'node:timers/promises';
 import { refreshDigests } from '../digest/generate.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
@@ -42,6 +43,11 @@ export interface IngestOptions {
   relay?: boolean;
   /** Once aborted (the server is shutting down), no further chunk starts: see stoppedError. */
   stopping?: AbortSignal;
+  /**
+   * Store only once this has settled (and not at all if it rejects): a caller that classifies the
+   * next records while the previous ones are being stored keeps the stores in order.
+   */
+  storeAfter?: Promise<unknown>;
 }
 
 let classifier: Classifier | undefined;
@@ -90,7 +96,9 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
     const prepared: PreparedItem[] = [];
     const chunk = parsed.items.slice(start, start + chunkSize);
     if (options.stopping?.aborted) throw stoppedError(result, chunk[0]!.index);
-    for (const { index, item } of chunk) {
+    for (const [n, { index, item }] of chunk.entries()) {
+      // Classifying is CPU work: let a store running meanwhile (storeAfter) take its turns.
+      if (n % 16 === 15) await setImmediate();
       try {
         const facts = extractFacts(item);
         const classification = await classifier.classify(item, facts);
@@ -99,6 +107,10 @@ export async function ingest(deps: IngestDeps, body: unknown, options: IngestOpt
         deps.log.error('classification failed', { index, sourceId: item.sourceId, err });
         result.rejected.push({ index, message: 'could not be classified' });
       }
+    }
+    if (start === 0 && options.storeAfter) {
+      await options.storeAfter;
+      if (options.stopping?.aborted) throw stoppedError(result, chunk[0]!.index);
     }
     let stored;
     try {

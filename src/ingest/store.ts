@@ -24,6 +24,7 @@ export interface StoredBatch {
   eventId: string | null;
 }
 
+/** What the store compares an incoming record with: the issue's keys and where it came from, not its whole record. */
 interface Existing {
   id: string;
   naturalKey: string;
@@ -36,29 +37,72 @@ interface Existing {
   relevant: boolean;
   withdrawn: boolean;
   announcedAt: Date | string | null;
-  source: SourceRecord;
+  source: Pick<SourceRecord, 'format' | 'id' | 'modified'>;
 }
 
-const existingSelect = {
-  id: true,
-  naturalKey: true,
-  identifiers: true,
-  packageNames: true,
-  contentHash: true,
-  classifierModel: true,
-  classifierPromptVersion: true,
-  relevant: true,
-  withdrawn: true,
-  announcedAt: true,
-  publishedAt: true,
-  source: true,
-} as const;
+/**
+ * The issues sharing an identifier with the batch: one index probe per identifier. Not
+ * `identifiers && <the batch's 2,000 ids>`: for so long an array PostgreSQL estimates that most
+ * rows match and scans the whole table (a second per chunk at 20,000 rows, growing with it).
+ * OFFSET 0 keeps the probe per identifier (see refreshCrossRefs). Only the keys of `source` are read: the record itself (most of a row's size) is never needed
+ * to decide what changed.
+ */
+async function existingIssues(tx: Prisma.TransactionClient, ids: string[]): Promise<Existing[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.$queryRaw<(Omit<Existing, 'source'> & { format: SourceRecord['format']; sourceId: string; modified: string | null })[]>`
+    SELECT DISTINCT ON (i.id) i.id::text AS id, i."naturalKey", i.identifiers, i."packageNames", i."contentHash", i."classifierModel",
+      i."classifierPromptVersion", i.relevant, i.withdrawn, i."announcedAt", i."publishedAt",
+      i.source->>'format' AS format, i.source->>'id' AS "sourceId", i.source->>'modified' AS modified
+    FROM unnest(${ids}::text[]) AS k(id) CROSS JOIN LATERAL (SELECT * FROM "Issue" WHERE identifiers @> ARRAY[k.id] OFFSET 0) AS i`;
+  return rows.map(({ format, sourceId, modified, ...row }) => ({ ...row, source: { format, id: sourceId, modified } }));
+}
+
+/** Existing issues by each of their identifiers and by natural key, kept current as the batch adds issues. */
+class KnownIssues {
+  private readonly byIdentifier = new Map<string, Existing[]>();
+  private readonly byNaturalKey = new Map<string, Existing>();
+
+  constructor(issues: Existing[]) {
+    issues.forEach((issue) => this.add(issue));
+  }
+
+  add(issue: Existing): void {
+    this.addIdentifiers(issue, issue.identifiers);
+    this.byNaturalKey.set(issue.naturalKey, issue);
+  }
+
+  addIdentifiers(issue: Existing, identifiers: string[]): void {
+    for (const id of identifiers) {
+      const list = this.byIdentifier.get(id);
+      if (!list) this.byIdentifier.set(id, [issue]);
+      else if (!list.includes(issue)) list.push(issue);
+    }
+  }
+
+  /** The issue a row is: the one with its natural key among those sharing an identifier, else the first of those. */
+  match(row: { naturalKey: string; identifiers: string[] }): Existing | undefined {
+    const matches = new Set<Existing>();
+    for (const id of row.identifiers) this.byIdentifier.get(id)?.forEach((k) => matches.add(k));
+    return [...matches].find((k) => k.naturalKey === row.naturalKey) ?? [...matches][0];
+  }
+
+  /** Whether an issue other than `issue` holds this natural key. */
+  keyHeldByOther(naturalKey: string, issue: Existing): boolean {
+    const holder = this.byNaturalKey.get(naturalKey);
+    return holder !== undefined && holder !== issue && holder.naturalKey === naturalKey;
+  }
+
+  rekey(issue: Existing, previousKey: string): void {
+    if (this.byNaturalKey.get(previousKey) === issue) this.byNaturalKey.delete(previousKey);
+    this.byNaturalKey.set(issue.naturalKey, issue);
+  }
+}
 
 /** OSV advisories are the authority on a vulnerability; a native item about the same CVE is not. */
-const rankOf = (source: SourceRecord) => (source.format === 'osv' ? 2 : 1);
+const rankOf = (source: Pick<SourceRecord, 'format'>) => (source.format === 'osv' ? 2 : 1);
 
 /** Whether the incoming record should replace what the issue was built from. */
-function supersedes(incoming: SourceRecord, current: SourceRecord): boolean {
+function supersedes(incoming: SourceRecord, current: Existing['source']): boolean {
   if (incoming.id === current.id && incoming.format === current.format) return true;
   if (rankOf(incoming) !== rankOf(current)) return rankOf(incoming) > rankOf(current);
   return (incoming.modified ?? '') > (current.modified ?? '');
@@ -71,12 +115,9 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
   return prisma.$transaction(
     async (tx) => {
       const modifiedAt = await lockForChanges(tx);
-      const allIds = [...new Set(items.flatMap((i) => i.row.identifiers))];
-      const known: Existing[] = allIds.length
-        ? ((await tx.issue.findMany({ where: { identifiers: { hasSome: allIds } }, select: existingSelect })) as unknown as Existing[])
-        : [];
+      const known = new KnownIssues(await existingIssues(tx, [...new Set(items.flatMap((i) => i.row.identifiers))]));
       const creates = new Map<string, Prisma.IssueCreateManyInput>();
-      const updates = new Map<string, Prisma.IssueUpdateInput>();
+      const updates = new Map<string, Partial<IssueRow>>();
       const touchedKeys = { identifiers: new Set<string>(), packages: new Set<string>() };
       const outcomes: StoredBatch['outcomes'] = [];
       const newIssueIds = new Set<string>();
@@ -85,25 +126,26 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
       const days = new Set<string>();
       const now = new Date();
 
-      // Cross-references change only around issues that are created or changed: their keys
-      // before and after.
-      const touch = (keys: { identifiers: string[]; packageNames: string[] }) => {
+      // Cross-reference counts and digests are about served issues only: they change around an
+      // issue that is served before or after it is created or changed (its keys and day, before and
+      // after). Storing an issue nobody is served (most of an ecosystem export) touches neither; an
+      // issue that becomes served is recounted then.
+      const touch = (keys: { identifiers: string[]; packageNames: string[]; publishedAt: Date | string }) => {
         keys.identifiers.forEach((id) => touchedKeys.identifiers.add(id));
         keys.packageNames.forEach((p) => touchedKeys.packages.add(p));
+        days.add(utcDay(new Date(keys.publishedAt)));
       };
       for (const { row, source } of items) {
-        const matches = known.filter((k) => k.identifiers.some((id) => row.identifiers.includes(id)));
-        const match = matches.find((k) => k.naturalKey === row.naturalKey) ?? matches[0];
+        const match = known.match(row);
 
         if (!match) {
           const id = randomUUID();
-          touch(row);
+          if (served(row)) touch(row);
           // Every created row carries the key: the batch insert takes its columns from the first row.
           const announcedAt = served(row) ? now : null;
           creates.set(id, { ...row, id, modifiedAt, announcedAt });
-          known.push({ ...row, id, source, withdrawn: row.withdrawn ?? false, announcedAt } as Existing);
+          known.add({ ...row, id, source, withdrawn: row.withdrawn ?? false, announcedAt } as Existing);
           outcomes.push({ id, outcome: 'created' });
-          days.add(utcDay(new Date(row.publishedAt)));
           if (announcedAt) newIssueIds.add(id);
           continue;
         }
@@ -118,7 +160,7 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
             identifiers.length === match.identifiers.length;
           if (!same) {
             // Keep the old key when another issue already holds the new one (aliases not yet merged).
-            const keyTaken = known.some((k) => k !== match && k.naturalKey === row.naturalKey);
+            const keyTaken = known.keyHeldByOther(row.naturalKey, match);
             change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey, modifiedAt };
           }
         } else if (identifiers.length > match.identifiers.length) {
@@ -130,11 +172,12 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           continue;
         }
         const wasServed = served(match);
-        touch(match);
-        touch(row);
-        days.add(utcDay(new Date(match.publishedAt)));
+        if (wasServed) touch(match);
+        const previousKey = match.naturalKey;
         Object.assign(match, change);
-        days.add(utcDay(new Date(match.publishedAt)));
+        known.addIdentifiers(match, identifiers);
+        known.rekey(match, previousKey);
+        if (served(match)) touch(match);
         if (change.source) match.source = source;
         // An issue is news once: one that leaves the feed and comes back is not announced again.
         if (!wasServed && served(match) && !match.announcedAt) {
@@ -144,12 +187,12 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         else if (wasServed && match.withdrawn) withdrawnIssueIds.add(match.id);
         const pending = creates.get(match.id);
         if (pending) Object.assign(pending, change);
-        else updates.set(match.id, { ...(updates.get(match.id) ?? {}), ...(change as Prisma.IssueUpdateInput) });
+        else updates.set(match.id, { ...(updates.get(match.id) ?? {}), ...change });
         outcomes.push({ id: match.id, outcome: 'updated' });
       }
 
       if (creates.size) await insertIssues(tx, [...creates.values()]);
-      for (const [id, data] of updates) await tx.issue.update({ where: { id }, data });
+      if (updates.size) await updateIssues(tx, updates);
       // A record written again comes without the KEV and EPSS signals: they come back from their store.
       const written = [...creates.values(), ...updates.values()].map((row) => row.cveId);
       await applyEnrichment(tx, [...new Set(written.filter((id): id is string => typeof id === 'string'))], modifiedAt);
@@ -168,44 +211,77 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
   );
 }
 
+/** Column list of rows given as JSON (every row of a statement carries the same keys). */
+const columnsOf = (row: object) => Prisma.join(Object.keys(row).map((c) => Prisma.raw(`"${c.replace(/"/g, '')}"`)));
+
 /**
  * Inserts new issues in one statement with one parameter (a JSON array the database turns into
  * rows): about ten times faster than createMany's thousands of bound parameters. Columns not in
- * the rows keep their database defaults.
+ * the rows keep their database defaults. (`jsonb_populate_recordset`, not the `json` one: for rows
+ * with nested objects and arrays the `json` one re-parses each value and took 1.7 times as long.)
  */
 async function insertIssues(tx: Prisma.TransactionClient, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
   const updatedAt = new Date();
   const data = rows.map((row) => ({ ...row, updatedAt }));
-  const columns = Prisma.join(Object.keys(data[0]!).map((c) => Prisma.raw(`"${c.replace(/"/g, '')}"`)));
+  const columns = columnsOf(data[0]!);
   await tx.$executeRaw`
     INSERT INTO "Issue" (${columns})
     SELECT ${columns} FROM jsonb_populate_recordset(NULL::"Issue", ${JSON.stringify(data)}::jsonb)`;
 }
 
 /**
- * Recounts crossRefCount for every issue sharing an identifier or a package with the batch,
- * before or after it changed: the number of other served issues it shares a CVE, alias or
- * package with. Pairs come from a hash join on (kind, key) rows rather than array overlap tests
+ * Writes changed issues with one statement per set of changed columns (a whole new row, or only
+ * merged identifiers), each from one JSON parameter as insertIssues does, instead of a statement
+ * per issue.
+ */
+async function updateIssues(tx: Prisma.TransactionClient, updates: Map<string, Partial<IssueRow>>): Promise<void> {
+  const updatedAt = new Date();
+  const byColumns = new Map<string, Record<string, unknown>[]>();
+  for (const [id, change] of updates) {
+    const row = { ...change, updatedAt, id };
+    const key = Object.keys(row).join(',');
+    byColumns.set(key, [...(byColumns.get(key) ?? []), row]);
+  }
+  for (const rows of byColumns.values()) {
+    const columns = Object.keys(rows[0]!).filter((c) => c !== 'id');
+    const assignments = Prisma.join(columns.map((c) => Prisma.raw(`"${c.replace(/"/g, '')}" = x."${c.replace(/"/g, '')}"`)));
+    await tx.$executeRaw`
+      UPDATE "Issue" AS i SET ${assignments}
+      FROM jsonb_populate_recordset(NULL::"Issue", ${JSON.stringify(rows)}::jsonb) AS x
+      WHERE i.id = x.id`;
+  }
+}
+
+/**
+ * Recounts crossRefCount for every served issue sharing an identifier or a package with the
+ * batch's served issues, before or after they changed: the number of other served issues it shares
+ * a CVE, alias or package with. An unserved issue's count is never read; it is recounted when the
+ * issue becomes served (it is then one of the batch's). Pairs come from a hash join on (kind, key) rows rather than array overlap tests
  * between every two issues, so the cost follows the number of related pairs.
  */
 async function refreshCrossRefs(tx: Prisma.TransactionClient, identifiers: string[], packages: string[]): Promise<void> {
   if (identifiers.length === 0 && packages.length === 0) return;
+  // Each key is its own index probe (see existingIssues for why not one `&&` with every key).
+  // OFFSET 0 keeps each probe a subquery run per key: flattened into a join, the planner may
+  // instead scan every served row and test it against every key (seconds per batch).
   await tx.$executeRaw`
     WITH targets AS (
-      SELECT id, identifiers, "packageNames" FROM "Issue"
-      WHERE identifiers && ${identifiers}::text[] OR "packageNames" && ${packages}::text[]
+      SELECT i.id, i.identifiers, i."packageNames" FROM unnest(${identifiers}::text[]) AS k(v)
+        CROSS JOIN LATERAL (SELECT id, identifiers, "packageNames" FROM "Issue" WHERE identifiers @> ARRAY[k.v] AND relevant AND NOT withdrawn OFFSET 0) AS i
+      UNION
+      SELECT i.id, i.identifiers, i."packageNames" FROM unnest(${packages}::text[]) AS k(v)
+        CROSS JOIN LATERAL (SELECT id, identifiers, "packageNames" FROM "Issue" WHERE "packageNames" @> ARRAY[k.v] AND relevant AND NOT withdrawn OFFSET 0) AS i
     ),
     target_keys AS (
       SELECT id, 'i:' || k AS key FROM targets, unnest(identifiers) AS k
       UNION SELECT id, 'p:' || k FROM targets, unnest("packageNames") AS k
     ),
     related_keys AS (
-      SELECT o.id, 'i:' || k AS key FROM "Issue" o, unnest(o.identifiers) AS k
-      WHERE o.relevant AND NOT o.withdrawn
-        AND o.identifiers && (SELECT coalesce(array_agg(x), '{}') FROM targets, unnest(identifiers) AS x)
-      UNION SELECT o.id, 'p:' || k FROM "Issue" o, unnest(o."packageNames") AS k
-      WHERE o.relevant AND NOT o.withdrawn
-        AND o."packageNames" && (SELECT coalesce(array_agg(x), '{}') FROM targets, unnest("packageNames") AS x)
+      SELECT o.id, 'i:' || k.v AS key FROM (SELECT DISTINCT unnest(identifiers) AS v FROM targets) AS k
+        CROSS JOIN LATERAL (SELECT id FROM "Issue" WHERE identifiers @> ARRAY[k.v] AND relevant AND NOT withdrawn OFFSET 0) AS o
+      UNION ALL
+      SELECT o.id, 'p:' || k.v FROM (SELECT DISTINCT unnest("packageNames") AS v FROM targets) AS k
+        CROSS JOIN LATERAL (SELECT id FROM "Issue" WHERE "packageNames" @> ARRAY[k.v] AND relevant AND NOT withdrawn OFFSET 0) AS o
     ),
     counted AS (
       SELECT t.id, count(DISTINCT r.id) FILTER (WHERE r.id <> t.id)::int AS n

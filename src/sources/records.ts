@@ -3,7 +3,8 @@
 // ingest's own pipeline in chunks, and remember each chunk's fingerprints once it is stored. A sync
 // cut short resumes where it stopped: what was stored is skipped next time.
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { ingest, type IngestDeps } from '../ingest/ingest.js';
+import { ingest, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
+import { SourceError } from './fetch.js';
 
 export interface SyncCounts {
   received: number;
@@ -50,6 +51,32 @@ async function rememberFingerprints(prisma: PrismaClient, source: string, entrie
 }
 
 /**
+ * Keeps the planner's statistics of Issue current while a sync grows it. A first sync multiplies
+ * the table many times over before autovacuum's next ANALYZE (later still on a busy machine), and
+ * with the statistics of a far smaller table the planner scans the whole table for each chunk's
+ * identifier lookup instead of probing its index: seconds per chunk, growing with the table.
+ * ANALYZE runs each time the table has grown by half since the last one: a handful of times per
+ * sync, each reading a fixed-size sample.
+ */
+async function plannerStatistics(prisma: PrismaClient): Promise<{ grew: (created: number) => Promise<void> }> {
+  const rowsNow = async () => {
+    const [row] = await prisma.$queryRaw<{ rows: number }[]>`SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = '"Issue"'::regclass`;
+    return row?.rows ?? 0;
+  };
+  let analysed = await rowsNow();
+  let added = 0;
+  return {
+    grew: async (created) => {
+      added += created;
+      if (added < Math.max(1000, analysed / 2)) return;
+      await prisma.$executeRaw`ANALYZE "Issue"`;
+      analysed = await rowsNow();
+      added = 0;
+    },
+  };
+}
+
+/**
  * Ingests the entries whose fingerprint changed. `entries` may be lazy (a zip read entry by
  * entry); `total` is only for progress. Entries that cannot be read or parsed count as rejected
  * and are remembered too, so an unchanged bad record is not reported on every run.
@@ -66,25 +93,39 @@ export async function syncRecords(
   const problems: string[] = [];
   let batch: { key: string; fingerprint: string; record: unknown }[] = [];
   let done = 0;
+  // The chunk being stored while the next one is read and classified: the database and this
+  // process work at the same time, and at most two chunks are held.
+  let storing = null as Promise<void> | null;
 
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const readable = batch.filter((b) => b.record !== undefined);
-    const result = await ingest(
-      deps,
-      readable.map((b) => b.record),
-      { chunkSize: readable.length || 1, relay: options.relay },
-    );
-    counts.received += batch.length;
+  const statistics = await plannerStatistics(deps.prisma);
+  const stored = async (chunk: typeof batch, readable: typeof batch, result: IngestResult) => {
+    counts.received += chunk.length;
     counts.created += result.created;
     counts.updated += result.updated;
     counts.unchanged += result.unchanged;
-    counts.rejected += result.rejected.length + (batch.length - readable.length);
+    counts.rejected += result.rejected.length + (chunk.length - readable.length);
     for (const r of result.rejected) problems.push(`${readable[r.index]!.key}: ${r.message}`);
-    await rememberFingerprints(deps.prisma, source, batch.map(({ key, fingerprint }) => ({ key, fingerprint })));
-    done += batch.length;
-    batch = [];
+    await rememberFingerprints(deps.prisma, source, chunk.map(({ key, fingerprint }) => ({ key, fingerprint })));
+    await statistics.grew(result.created);
+    done += chunk.length;
     options.onProgress?.(done + counts.skipped, total);
+  };
+
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const chunk = batch;
+    batch = [];
+    const readable = chunk.filter((b) => b.record !== undefined);
+    const previous = storing;
+    const current = ingest(
+      deps,
+      readable.map((b) => b.record),
+      { chunkSize: readable.length || 1, relay: options.relay, storeAfter: previous ?? undefined, stopping: options.signal },
+    ).then((result) => stored(chunk, readable, result));
+    // Awaited by the next flush or at the end; a failure surfaces there once.
+    current.catch(() => {});
+    storing = current;
+    if (previous) await previous;
   };
 
   for await (const entry of entries) {
@@ -97,15 +138,23 @@ export async function syncRecords(
     try {
       record = await entry.read();
     } catch (err) {
+      // A record the source could not deliver (a fetch that failed) fails the sync, to be tried
+      // again; one it delivered unreadable is that record's problem.
+      if (err instanceof SourceError) throw err;
       problems.push(`${entry.key}: ${(err as Error).message}`);
     }
     batch.push({ key: entry.key, fingerprint: entry.fingerprint, record });
     if (batch.length >= chunkSize) {
       await flush();
-      options.signal?.throwIfAborted();
+      if (options.signal?.aborted) {
+        // The chunk after the one that was being stored does not start storing once aborted.
+        await storing?.catch(() => {});
+        options.signal.throwIfAborted();
+      }
     }
   }
   await flush();
+  await storing;
   options.onProgress?.(done + counts.skipped, total);
   return { counts, problems };
 }

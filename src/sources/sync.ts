@@ -9,6 +9,7 @@ import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
 import { readFeed } from './feed.js';
 import { fetchSource, SourceError, type Validators } from './fetch.js';
 import { listOsvDir } from './osv-dir.js';
+import { changedSince, indexEntries, newestIn, readIndex } from './osv-index.js';
 import { openOsvZip } from './osv-zip.js';
 import { emptyCounts, syncRecords, type SourceRecordEntry, type SyncCounts } from './records.js';
 import { readEpss, readKev } from './signals.js';
@@ -42,6 +43,8 @@ interface Cursor {
   kind?: string;
   location?: string;
   validators?: Validators;
+  /** osv-zip with a modified_id.csv: the newest `modified` the last successful sync covered. */
+  since?: string;
 }
 
 /** Sources being synced through each database handle; PostgreSQL's advisory lock covers the other instances. */
@@ -86,13 +89,19 @@ async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: Sy
   return counts;
 }
 
+type Listing = { total: number; entries: AsyncIterable<SourceRecordEntry>; close?: () => void };
+
 async function processFile(deps: SyncDeps, source: SourceDefinition, path: string, options: SyncOptions): Promise<SyncCounts> {
   if (source.kind === 'kev') return syncEnrichment(deps, await readKev(path), options);
   if (source.kind === 'epss') return syncEnrichment(deps, await readEpss(path), options);
-  let listing: { total: number; entries: AsyncIterable<SourceRecordEntry>; close?: () => void };
+  let listing: Listing;
   if (source.kind === 'osv-zip') listing = await openOsvZip(path);
   else if (source.kind === 'osv-dir') listing = await listOsvDir(path);
   else listing = await readFeed(path);
+  return syncListing(deps, source, listing, options);
+}
+
+async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Listing, options: SyncOptions): Promise<SyncCounts> {
   try {
     const { counts, problems } = await syncRecords(listing.entries, listing.total, {
       deps,
@@ -122,22 +131,38 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
     const cursor = state.cursor as Cursor;
     // A source that now names another file starts over.
     const validators = cursor.kind === source.kind && cursor.location === source.location ? (cursor.validators ?? {}) : {};
+    const sameSource = cursor.kind === source.kind && cursor.location === source.location;
     let cleanup = async () => {};
     try {
-      const fetched = await fetchSource(source.location, {
+      const fetchOptions = {
         allowPrivate: options.allowPrivate,
         validators,
         ca: options.ca,
-        onRetry: (attempt, err) => log.warn('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
-      });
+        onRetry: (attempt: number, err: Error) => log.warn('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
+      };
+      // Read before the export, so a record modified while the export downloads is newer than
+      // the `since` this sync leaves behind.
+      const index = source.kind === 'osv-zip' ? await readIndex(source.location, fetchOptions) : null;
       let counts = emptyCounts();
       let next = validators;
-      if (fetched.changed) {
-        cleanup = fetched.cleanup;
-        counts = await processFile(deps, source, fetched.path, options);
-        next = fetched.validators;
+      let since = index ? (newestIn(index) ?? undefined) : undefined;
+      let changed: boolean;
+      if (index && sameSource && cursor.since) {
+        // Only the records modified since the last sync, each fetched on its own.
+        const { changed: records } = changedSince(index, cursor.since);
+        changed = records.length > 0;
+        if (changed) counts = await syncListing(deps, source, { total: records.length, entries: indexEntries(source.location, records, fetchOptions) }, options);
+        since ??= cursor.since;
+      } else {
+        const fetched = await fetchSource(source.location, fetchOptions);
+        changed = fetched.changed;
+        if (fetched.changed) {
+          cleanup = fetched.cleanup;
+          counts = await processFile(deps, source, fetched.path, options);
+          next = fetched.validators;
+        }
       }
-      const nextCursor: Cursor = { kind: source.kind, location: source.location, validators: next };
+      const nextCursor: Cursor = { kind: source.kind, location: source.location, validators: next, ...(since ? { since } : {}) };
       await prisma.sourceState.update({
         where: { name: source.name },
         data: {
@@ -145,10 +170,10 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
           lastError: null,
           lastErrorAt: null,
           cursor: nextCursor as Prisma.InputJsonValue,
-          ...(fetched.changed ? { counts: counts as unknown as Prisma.InputJsonValue } : {}),
+          ...(changed ? { counts: counts as unknown as Prisma.InputJsonValue } : {}),
         },
       });
-      const status = fetched.changed ? 'synced' : 'unchanged';
+      const status = changed ? 'synced' : 'unchanged';
       log.info('source synced', { source: source.name, kind: source.kind, status, ...counts, seconds: Number(seconds().toFixed(2)) });
       return { source: source.name, status, counts, seconds: seconds() };
     } catch (err) {

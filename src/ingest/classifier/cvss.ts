@@ -79,8 +79,20 @@ function asV31(candidate: { vector: string; parsed: CvssVectorLike }): { vector:
   return parsed && baseScore(parsed) === baseScore(candidate.parsed) ? { vector, parsed } : candidate;
 }
 
+// An ecosystem export repeats a few thousand vectors over its records: each set is scored once.
+const scored = new Map<string, CvssFacts | null>();
+
 /** Scores the preferred valid vector among those given; null when none is usable. */
 export function readCvss(vectors: string[]): CvssFacts | null {
+  const key = vectors.join('\n');
+  if (scored.has(key)) return scored.get(key)!;
+  if (scored.size >= 10_000) scored.clear();
+  const facts = scoreCvss(vectors);
+  scored.set(key, facts);
+  return facts;
+}
+
+function scoreCvss(vectors: string[]): CvssFacts | null {
   const candidates = vectors
     .map((vector) => ({ vector: vector.trim(), parsed: parse(vector) }))
     .filter((c): c is { vector: string; parsed: CvssVectorLike } => c.parsed !== null && preference.includes(c.parsed.getVectorName()))

@@ -10,8 +10,21 @@ export function truncate(text: string, max: number): string {
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '')}…`;
 }
 
+// The evidence, the model, the rules and the summary each ask for the same item's details in turn:
+// remembering the last few answers converts each text once instead of four times.
+const recentPlainText = new Map<string, string>();
+
 /** Markdown to one paragraph of plain text: no headings, code blocks, links or emphasis marks. */
 export function plainText(markdown: string): string {
+  const known = recentPlainText.get(markdown);
+  if (known !== undefined) return known;
+  const text = convertMarkdown(markdown);
+  if (recentPlainText.size >= 8) recentPlainText.delete(recentPlainText.keys().next().value!);
+  recentPlainText.set(markdown, text);
+  return text;
+}
+
+function convertMarkdown(markdown: string): string {
   const withoutBlocks = markdown
     .replace(/```[\s\S]*?(```|$)/g, ' ')
     .replace(/^\s{0,3}#{1,6}\s.*$/gm, ' ')
