@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
-import { csvColumns } from '../src/issues/csv.js';
+import { csvColumns } from '../src/rest/csv.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { generateIssues } from './issue-rows.js';

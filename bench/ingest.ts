@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrator.js';
-import { readSampleRecords } from '../src/db/seed.js';
+import { readSampleRecords } from '../src/seed.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';

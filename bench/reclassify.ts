@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Database } from '../src/db/client.js';
-import { readSampleRecords } from '../src/db/seed.js';
+import { readSampleRecords } from '../src/seed.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { reclassify, type ReclassifyResult } from '../src/ingest/reclassify.js';
 import { createLogger } from '../src/log.js';

@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import yazl from 'yazl';
-import { readSampleRecords } from '../src/db/seed.js';
+import { readSampleRecords } from '../src/seed.js';
 import { writeReadmeSection } from './readme.js';
 import { emptyPostgres } from './scratch-databases.js';
 

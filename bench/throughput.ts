@@ -27,7 +27,7 @@ import canonicalize from 'canonicalize';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { seedSampleData } from '../src/db/seed.js';
+import { seedSampleData } from '../src/seed.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { startServerProcess } from '../test/helpers/server-process.js';

@@ -14,7 +14,7 @@ import { openDatabase, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrator.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
-import { createDispatcher } from '../src/webhooks/dispatcher.js';
+import { createWebhookDispatcher } from '../src/schema/issue-stream.js';
 import { newSecret } from '../src/webhooks/signing.js';
 import { createDeliveryWorker } from '../src/webhooks/worker.js';
 import { createReceiver, testCertificate } from '../test/helpers/https-receiver.js';
@@ -58,7 +58,7 @@ async function run(db: Database): Promise<Result> {
     ],
   });
   const worker = createDeliveryWorker({ db, log }, { allowPrivateTargets: true, ca: testCertificate().cert });
-  const dispatcher = createDispatcher(services, { onDeliveries: () => worker.wake() });
+  const dispatcher = createWebhookDispatcher(services, { onDeliveries: () => worker.wake() });
   await dispatcher.start();
   worker.start();
   const publishedAt = new Map<string, number>();

@@ -18,10 +18,10 @@ import { testConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import { migrate } from '../src/db/migrator.js';
-import { sha256Hex } from '../src/http/auth.js';
+import { sha256Hex } from '../src/keys/bearer.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
-import { createDispatcher } from '../src/webhooks/dispatcher.js';
+import { createWebhookDispatcher } from '../src/schema/issue-stream.js';
 import { newSecret } from '../src/webhooks/signing.js';
 import { createDeliveryWorker } from '../src/webhooks/worker.js';
 import { createReceiver, testCertificate } from '../test/helpers/https-receiver.js';
@@ -88,7 +88,7 @@ async function runShape(db: Database, shape: Shape): Promise<Result> {
   const worker = createDeliveryWorker({ db, log }, { allowPrivateTargets: true, ca: testCertificate().cert });
   let written = 0;
   let outboxAt = 0;
-  const dispatcher = createDispatcher(services, {
+  const dispatcher = createWebhookDispatcher(services, {
     onDeliveries: (n) => {
       written += n;
       if (written >= webhookCount && !outboxAt) outboxAt = performance.now();

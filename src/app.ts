@@ -7,9 +7,10 @@ import type { Context, Services } from './context.js';
 import { isMigrated } from './db/status.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from './db/unavailable.js';
 import { useAtomFeeds } from './feeds/routes.js';
-import { requireAdminKey } from './http/admin-auth.js';
 import { bodyLimits, useBodyLimit } from './http/body-limit.js';
-import { clientIdentity, KnownKeys, type NodeServerContext } from './http/client-identity.js';
+import { clientIdentity, type NodeServerContext } from './http/client-identity.js';
+import { KnownKeys } from './keys/api-keys.js';
+import { viewerOf, type Viewer } from './keys/viewer.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
 import { useGraphiQLPage } from './http/graphiql.js';
@@ -17,21 +18,19 @@ import { guarded } from './http/guard.js';
 import { readMethods, useFixedPaths } from './http/methods.js';
 import { useHead } from './http/head.js';
 import { useLicenseLink } from './http/license.js';
-import { MemoryRateLimitStore } from './http/rate-limit-store.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { useRateLimit } from './http/rate-limit.js';
 import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { useOsvExport } from './osv-output/export.js';
 import { usePagingLinks } from './paging/links.js';
-import { useAdminIngestBody } from './rest/admin-ingest-body.js';
 import { CSV_EXPORT_PATH, useCsvExport } from './rest/csv.js';
-import { useErrorEnvelope, useRest, useRestBearer } from './rest/sofa.js';
-import { restRoutes } from './rest/routes.js';
-import { useSbomScan } from './sbom/route.js';
+import { useErrorEnvelope, useRestGate } from './rest/gate.js';
+import { adminBodyLimits, restRoutes } from './rest/routes.js';
+import { sbomScan } from './sbom/route.js';
 import { schema } from './schema/index.js';
 import { useTaxii } from './taxii/server.js';
 import { sourceStatuses } from './sources/status.js';
-import { webhookOwner } from './webhooks/manage.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
 # Ask for the fields you need; the Docs panel lists them all.
@@ -56,7 +55,12 @@ const graphqlEndpoint = '/graphql';
 /** How long GET /ready waits for the database before answering 503. */
 export const READY_TIMEOUT_MS = 1000;
 
-export function createApp(services: Services) {
+export interface AppServices extends Services {
+  /** Where the rate limit counts requests; this process's memory when absent. */
+  rateLimitStore?: RateLimitStore;
+}
+
+export function createApp(services: AppServices) {
   const { config, db, log } = services;
   const keys = new KnownKeys(config, db.prisma);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
@@ -91,7 +95,7 @@ export function createApp(services: Services) {
     },
   };
 
-  return createYoga<{ requestId?: string }, Context>({
+  return createYoga<{ requestId?: string; viewer?: Viewer }, Context>({
     schema,
     graphqlEndpoint,
     // Yoga's health check answers any URL that ends with its endpoint, with any method; useFixedPaths
@@ -139,36 +143,36 @@ export function createApp(services: Services) {
       useRequestId(),
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
-      useBodyLimit({ config, graphqlEndpoint }),
+      useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
       useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }),
-      useRestBearer({
-        schema,
-        routes: restRoutes,
-        log,
-        authenticate: (kind, request) =>
-          kind === 'admin' ? requireAdminKey({ config, request }) : webhookOwner({ config, prisma: db.prisma, request }),
-      }),
       useGraphQLLimits(),
       useGraphQLParamErrors(),
       readiness,
       useLicenseLink(graphqlEndpoint),
       // After the licence link, which it adds to.
       usePagingLinks(),
-      useAdminIngestBody(),
-      // Before the REST plugin, which answers 404 for any other path under /api/v1.
+      // Before the REST gate, which answers 404 for any other path under /api/v1.
       useOsvExport(services),
       useAtomFeeds(services),
       useTaxii(services),
-      useSbomScan(services),
-      useRest({ schema, routes: restRoutes, log, version: packageJson.version, graphqlEndpoint }),
+      useRestGate({
+        schema,
+        routes: restRoutes,
+        log,
+        version: packageJson.version,
+        graphqlEndpoint,
+        viewerOf: (request) => viewerOf({ config, prisma: db.prisma }, request),
+        bodyHandlers: { 'Query.scan': sbomScan(services) },
+      }),
       useCsvExport(services),
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
-    context: ({ request, ...serverContext }): Context => ({
+    context: ({ request, viewer, ...serverContext }): Context => ({
       ...services,
       prisma: db.prisma,
-      request,
+      newIssues: services.pubsub,
+      viewer: viewer ?? viewerOf({ config, prisma: db.prisma }, request),
       requestId: requestIdOf(request),
       takeSubscriptionSlot: async () =>
         subscriptionSlots.take(await clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys })),

@@ -1,9 +1,9 @@
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
-import type { RateLimitStore } from './http/rate-limit-store.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import type { Viewer } from './keys/viewer.js';
 import type { Logger } from './log.js';
-import type { IssuePubSub } from './pubsub.js';
+import type { IssuePubSub, NewIssuesSource } from './pubsub.js';
 
 /** Long-lived services shared by every request. */
 export interface Services {
@@ -11,8 +11,6 @@ export interface Services {
   db: Database;
   log: Logger;
   pubsub: IssuePubSub;
-  /** Where the rate limit counts requests; this process's memory when absent. */
-  rateLimitStore?: RateLimitStore;
   /** Aborted when the process starts shutting down: long work (an ingest) stops at its next step. */
   stopping?: AbortSignal;
 }
@@ -20,7 +18,10 @@ export interface Services {
 /** What every resolver receives. */
 export interface Context extends Services {
   prisma: PrismaClient;
-  request: Request;
+  /** What Subscription.newIssues listens to: the pub/sub, or the webhook dispatcher's replay. */
+  newIssues: NewIssuesSource;
+  /** Who is calling (worked out once per request; the REST gate passes on the one it checked). */
+  viewer: Viewer;
   requestId: string;
   /**
    * Takes one of the open-subscription slots of the request's client (throws a 429 when none is

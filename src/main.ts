@@ -2,9 +2,8 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { loadConfigOrExit } from './config.js';
-import { DataDirInUseError } from './db/client.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openConfiguredDatabase } from './db/open.js';
-import { seedSampleData } from './db/seed.js';
 import { startDigestSchedule } from './digest/schedule.js';
 import { createRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createHttpServer, drain } from './http/server.js';
@@ -13,7 +12,8 @@ import { startRelay } from './ingest/relay.js';
 import { startSourceSchedule } from './sources/schedule.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
-import { createDispatcher } from './webhooks/dispatcher.js';
+import { seedSampleData } from './seed.js';
+import { createWebhookDispatcher } from './schema/issue-stream.js';
 import { createDeliveryWorker } from './webhooks/worker.js';
 
 const config = loadConfigOrExit();
@@ -79,7 +79,7 @@ log.info('bearer keys', {
 // turns published batches into deliveries (replaying what a crash left undispatched) and wakes the
 // worker when it writes some. It subscribes before the relay starts publishing.
 const worker = createDeliveryWorker(services, { allowPrivateTargets: config.webhookAllowPrivateTargets });
-const dispatcher = createDispatcher(services, { onDeliveries: () => worker.wake() });
+const dispatcher = createWebhookDispatcher(services, { onDeliveries: () => worker.wake() });
 worker.start();
 await dispatcher.start();
 

@@ -13,6 +13,14 @@ export interface NewIssuesEvent {
   issueIds: string[];
 }
 
+/**
+ * Where Subscription.newIssues hears published batches: the live pub/sub, or (the webhook
+ * dispatcher's replay) events read back from the database.
+ */
+export interface NewIssuesSource {
+  subscribe(topic: 'newIssues'): AsyncIterable<NewIssuesEvent>;
+}
+
 export type IssuePubSub = ReturnType<typeof createIssuePubSub>['pubsub'];
 
 const topic = 'newIssues';

@@ -1,7 +1,7 @@
 // Daily digests: content grouped by severity and type with links, counts, regeneration, the
 // admin mutation's validation, the schedule's timing, and seeding the sample data's days.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedSampleData } from '../src/db/seed.js';
+import { seedSampleData } from '../src/seed.js';
 import { yesterdayUtc } from '../src/digest/generate.js';
 import { msUntilNextRun } from '../src/digest/schedule.js';
 import { createLogger } from '../src/log.js';

@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../src/http/auth.js';
+import { sha256Hex } from '../src/keys/bearer.js';
 import { addressKey, forwardedAddress } from '../src/http/client-identity.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
 import { createHttpServer } from '../src/http/server.js';

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.js';
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
-import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.js';
+import { createWebhookDispatcher } from '../src/schema/issue-stream.js';
+import type { Dispatcher } from '../src/webhooks/dispatcher.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createReceiver, testCertificate, type Receiver } from './helpers/https-receiver.js';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey });
   receiver = await createReceiver();
   worker = createDeliveryWorker({ db: t.db, log }, { allowPrivateTargets: true, ca: testCertificate().cert, pollIntervalMs: 20, timeoutMs: 2000, leaseMs: 20_000 });
-  dispatcher = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
+  dispatcher = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
   worker.start();
   await dispatcher.start();
   const items = [...loadAdvisories(), ...loadItems('news-and-regulation.json')];

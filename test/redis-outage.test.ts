@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrator.js';
-import { sha256Hex } from '../src/http/auth.js';
+import { sha256Hex } from '../src/keys/bearer.js';
 import { newSecret } from '../src/webhooks/signing.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './helpers/database.js';
 import { adminHeaders, adminKey, loadAdvisories } from './helpers/samples.js';

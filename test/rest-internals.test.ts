@@ -2,6 +2,7 @@
 // unexpected failure is masked for the client and logged with the request id.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PrismaClient } from '../src/generated/prisma/client.js';
+import { restRoutes } from '../src/rest/routes.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { makeIssue } from './helpers/issues.js';
@@ -17,7 +18,7 @@ beforeAll(async () => {
   const client = new PrismaClient({ adapter: db.adapterFactory, log: [{ emit: 'event', level: 'query' }] });
   client.$on('query', (e) => statements.push(e.query));
   counting = client;
-  t = await createTestApp({ logLevel: 'error' }, { ...db, prisma: counting });
+  t = await createTestApp({ logLevel: 'error', adminApiKey: 'the-admin-key', webhookApiKey: 'the-webhook-key' }, { ...db, prisma: counting });
   await db.prisma.issue.createMany({ data: Array.from({ length: 150 }, (_, i) => makeIssue({ cvssScore: i % 10, publishedAt: new Date(Date.UTC(2025, 0, 1 + (i % 40))) })) });
 });
 afterAll(async () => {
@@ -106,5 +107,38 @@ describe('unexpected errors', () => {
     const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 'error');
     expect(logged.map((l) => l.requestId)).toEqual(expect.arrayContaining(['req-broken-1', 'req-broken-2', generated]));
     expect(logged[0].err.message).toMatch(/Issue/);
+  });
+});
+
+describe('one REST gate', () => {
+  // Every pass over the route table runs each route's pattern on the path once; a body parse is a
+  // JSON.parse of the very text the client sent.
+  async function passes(path: string, init: RequestInit) {
+    const exec = vi.spyOn(RegExp.prototype, 'exec');
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const res = await t.fetch(`/api/v1${path}`, init);
+      await res.arrayBuffer();
+      const relative = path.split('?')[0];
+      return {
+        status: res.status,
+        matches: exec.mock.calls.filter(([input]) => input === relative).length / Object.keys(restRoutes).length,
+        parses: parse.mock.calls.filter(([text]) => text === init.body).length,
+      };
+    } finally {
+      exec.mockRestore();
+      parse.mockRestore();
+    }
+  }
+
+  it('matches a request once and parses its body once', async () => {
+    const admin = { authorization: 'Bearer the-admin-key', 'content-type': 'application/json' };
+    const webhooks = { authorization: 'Bearer the-webhook-key', 'content-type': 'application/json' };
+    // The admin ingest takes an array (reshaped to its argument without another parse), the scan
+    // may be an SBOM (looked at before it is read as arguments), a webhook route looks up its owner.
+    expect(await passes('/admin/ingest', { method: 'POST', headers: admin, body: '[{"id": "GHSA-gate-0001"}]' })).toEqual({ status: 200, matches: 1, parses: 1 });
+    expect(await passes('/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages": ["pkg:pypi/langchain@0.1.0"]}' })).toEqual({ status: 200, matches: 1, parses: 1 });
+    expect(await passes('/webhooks', { method: 'POST', headers: webhooks, body: '{"url": "https://127.0.0.1/hook"}' })).toMatchObject({ matches: 1, parses: 1 });
+    expect(await passes('/issues?limit=1', { method: 'GET' })).toEqual({ status: 200, matches: 1, parses: 0 });
   });
 });

@@ -3,11 +3,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareMavenVersions } from '../src/scan/maven-version.js';
-import { affectedEntries, versionVerdict, type OsvAffected } from '../src/scan/osv.js';
+import { affectedEntries, versionVerdict, type AffectedVersions } from '../src/scan/affected-versions.js';
 import { parsePackageEntry, parseStack } from '../src/scan/stack.js';
 import { VersionSet, versionsNotRuledOut } from '../src/scan/version-set.js';
 
-const entry = (ecosystem: string, name: string, events: Record<string, string>[], extra: Partial<OsvAffected> = {}): OsvAffected =>
+const entry = (ecosystem: string, name: string, events: Record<string, string>[], extra: Partial<AffectedVersions> = {}): AffectedVersions =>
   affectedEntries({ affected: [{ package: { ecosystem, name }, ranges: [{ type: 'ECOSYSTEM', events }], ...extra }] })[0]!;
 
 describe('Maven ordering (the orderings of Maven\'s ComparableVersionTest)', () => {

@@ -10,7 +10,7 @@ import { openDatabase, type Database, type DatabaseTarget } from '../src/db/clie
 import { migrate } from '../src/db/migrator.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
-import { createDispatcher } from '../src/webhooks/dispatcher.js';
+import { createWebhookDispatcher } from '../src/schema/issue-stream.js';
 import { newSecret } from '../src/webhooks/signing.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './helpers/database.js';
 import { createReceiver, testCertificate, type Receiver } from './helpers/https-receiver.js';
@@ -57,7 +57,7 @@ async function seed(db: Database): Promise<string[]> {
     await db.prisma.issueEvent.create({ data: { issueIds: issues.map((i) => i.id) } });
   }
   const { pubsub } = createIssuePubSub();
-  const dispatcher = createDispatcher({ config: testConfig(), db, log: createLogger('silent'), pubsub });
+  const dispatcher = createWebhookDispatcher({ config: testConfig(), db, log: createLogger('silent'), pubsub });
   await dispatcher.start();
   await dispatcher.stop();
   return (await db.prisma.webhookDelivery.findMany({ select: { id: true } })).map((d) => d.id);

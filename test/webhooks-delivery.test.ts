@@ -5,7 +5,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
-import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.js';
+import { createWebhookDispatcher } from '../src/schema/issue-stream.js';
+import type { Dispatcher } from '../src/webhooks/dispatcher.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { makeIssue } from './helpers/issues.js';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey });
   receiver = await createReceiver();
   worker = startWorker();
-  dispatcher = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
+  dispatcher = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
   worker.start();
   await dispatcher.start();
 });
@@ -212,7 +213,7 @@ describe('delivery', () => {
     await publishIssues(t, [{ title: 'after resume', vendorKeys: ['resume-vendor'] }]);
     await receiver.waitFor((r) => at('/resume')(r).length >= 1);
     // A start-up replay does not bring back what was published while it was paused either.
-    const replaying = createDispatcher({ config: t.config, db: t.db, log, pubsub: createIssuePubSub().pubsub }, { onDeliveries: () => worker.wake() });
+    const replaying = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: createIssuePubSub().pubsub }, { onDeliveries: () => worker.wake() });
     await replaying.start();
     await replaying.stop();
     await worker.runOnce();
@@ -272,7 +273,7 @@ describe('delivery', () => {
   it('writes one delivery per (webhook, event) however often the event is heard', async () => {
     const hook = await createWebhook(t, receiver.url('/once'), { vendor: 'once-vendor' });
     // A second dispatcher stands for a second instance hearing the same event.
-    const other = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub });
+    const other = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub });
     await other.start();
     await dispatcher.refresh();
     try {
@@ -293,7 +294,7 @@ describe('delivery', () => {
     await dispatcher.stop();
     // Issues and their event row are committed, but nobody heard the publish (a crash, say).
     const { issueIds } = await publishIssues(t, [{ title: 'missed', vendorKeys: ['replay-vendor'] }]);
-    dispatcher = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
+    dispatcher = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
     await dispatcher.start();
     const [req] = at('/replay')(await receiver.waitFor((r) => at('/replay')(r).length >= 1));
     expect(req!.json.issues.map((i: { id: string }) => i.id)).toEqual(issueIds);
@@ -304,7 +305,7 @@ describe('delivery', () => {
     const hook = await createWebhook(t, receiver.url('/swept'), { vendor: 'swept-vendor' });
     // A second dispatcher on a pub/sub that never carries anything: only its sweep can find the event.
     const deaf = createIssuePubSub();
-    const sweeping = createDispatcher({ config: t.config, db: t.db, log, pubsub: deaf.pubsub }, { onDeliveries: () => worker.wake(), sweepIntervalMs: 100 });
+    const sweeping = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: deaf.pubsub }, { onDeliveries: () => worker.wake(), sweepIntervalMs: 100 });
     await sweeping.start();
     await dispatcher.refresh(); // the group is live here too, its start-up replay done
     try {

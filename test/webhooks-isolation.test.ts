@@ -7,7 +7,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.js';
-import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.js';
+import { createWebhookDispatcher } from '../src/schema/issue-stream.js';
+import type { Dispatcher } from '../src/webhooks/dispatcher.js';
 import { newSecret } from '../src/webhooks/signing.js';
 import { createDeliveryWorker, type DeliveryWorker, type WorkerOptions } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -23,7 +24,7 @@ const servers: Server[] = [];
 
 beforeAll(async () => {
   t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, webhooksPerKey: 3 });
-  dispatcher = createDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker?.wake(), refreshIntervalMs: 50 });
+  dispatcher = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker?.wake(), refreshIntervalMs: 50 });
   await dispatcher.start();
 });
 

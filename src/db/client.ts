@@ -20,13 +20,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Another process holds the data directory: PGlite serves one process, a second one would corrupt it. */
-export class DataDirInUseError extends Error {
-  constructor(dataDir: string) {
-    super(`DATA_DIR ${dataDir} is in use by another secwire process; stop it first (with PostgreSQL, several processes can share a database)`);
-  }
-}
-
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === 'pglite') {
     const { openPGlite } = await import('./pglite.js');

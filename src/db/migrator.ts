@@ -1,5 +1,5 @@
 // Applies and authors migrations with Prisma's own schema engine compiled to Wasm, driven through
-// our driver adapter: no native engine binary is ever needed (DESIGN.md, section 1).
+// our driver adapter: no native engine binary is ever needed, so an install downloads nothing.
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

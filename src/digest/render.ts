@@ -1,6 +1,6 @@
 // The daily digest's Markdown: what was published that UTC day, grouped by severity and then by
 // issue type, each item linking to its source.
-import type { IssueType, Severity } from '../ingest/item.js';
+import type { IssueType, Severity } from '../generated/prisma/enums.js';
 
 export interface DigestIssue {
   title: string;

@@ -7,7 +7,7 @@ import { badRequest } from '../errors.js';
 import { currentRequestId } from '../http/request-id.js';
 import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { rawFilters } from '../rest/csv.js';
-import { envelopeFor, errorResponse } from '../rest/envelope.js';
+import { envelopeFor, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom } from './atom.js';
 

@@ -4,8 +4,7 @@
 // refused as soon as it passes it, then handed on in memory so no later reader can exceed it.
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
-import { adminIngestPath } from '../rest/admin-ingest-body.js';
-import { bearerToken, secretsEqual } from './auth.js';
+import { bearerToken, secretsEqual } from '../keys/bearer.js';
 import { refusal } from './refusal.js';
 import { replacingRequest } from './request-id.js';
 
@@ -14,20 +13,22 @@ export const MB = 1024 * 1024;
 export const bodyLimits = {
   /** Any request: far above the largest legitimate body (a scan of 2 x 1000 names of 200 characters is about 0.4 MB). */
   default: 1 * MB,
-  /** POST /api/v1/admin/ingest with the admin key: batches of a few thousand OSV records. Larger imports: the CLI. */
+  /** Admin ingest (the route table gives it): batches of a few thousand OSV records. Larger imports: the CLI. */
   adminIngest: 32 * MB,
 };
 
 const sizeText = (bytes: number) => `${bytes / MB} MB`;
 
-export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; graphqlEndpoint: string }): Plugin {
+/** `adminLimits`: larger limits for requests with the admin key, by path (the route table's). */
+export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; graphqlEndpoint: string; adminLimits: Record<string, number> }): Plugin {
   const { config } = options;
 
   function limitFor(request: Request, pathname: string): number {
-    if (pathname !== adminIngestPath || !config.adminApiKey) return bodyLimits.default;
+    const larger = options.adminLimits[pathname];
+    if (!larger || !config.adminApiKey) return bodyLimits.default;
     const token = bearerToken(request);
     // Only the admin may send more; anyone else is held to the default before authentication runs.
-    return token && secretsEqual(token, config.adminApiKey) ? bodyLimits.adminIngest : bodyLimits.default;
+    return token && secretsEqual(token, config.adminApiKey) ? larger : bodyLimits.default;
   }
 
   return {

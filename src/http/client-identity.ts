@@ -2,10 +2,8 @@
 // its network address. IPv6 addresses are grouped by /64, the block one subscriber usually holds.
 import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
-import type { Config } from '../config.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
-import { issuedKeyShape } from '../keys/api-keys.js';
-import { bearerToken, secretsEqual, sha256Hex } from './auth.js';
+import type { KnownKeys } from '../keys/api-keys.js';
+import { bearerToken, sha256Hex } from '../keys/bearer.js';
 
 /**
  * The identity of callers that reach the app without a socket (in-process `yoga.fetch`, or an
@@ -47,44 +45,6 @@ export function forwardedAddress(entry: string): string | undefined {
   const address = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text)?.[1] ?? /^([\d.]+):\d{1,5}$/.exec(text)?.[1] ?? text;
   // Four-part decimal only: ipaddr.js would also read "1" or "0x7f.1" as IPv4 addresses.
   return ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address) ? address : undefined;
-}
-
-/**
- * Tells real bearer keys from made-up ones, so a client cannot buy itself a fresh budget per
- * request by inventing keys: the configured keys, and issued keys that are not revoked. Answers are
- * cached for a minute (bounded), so a key costs one indexed lookup per minute at most.
- */
-export class KnownKeys {
-  private readonly cache = new Map<string, { known: boolean; until: number }>();
-
-  constructor(
-    private readonly config: Pick<Config, 'webhookApiKey' | 'adminApiKey'>,
-    private readonly prisma: Pick<PrismaClient, 'apiKey'>,
-    private readonly ttlMs = 60_000,
-    private readonly maxEntries = 10_000,
-  ) {}
-
-  async isKnown(token: string): Promise<boolean> {
-    for (const configured of [this.config.webhookApiKey, this.config.adminApiKey]) {
-      if (configured && secretsEqual(token, configured)) return true;
-    }
-    // Made-up tokens of any other shape cost no lookup and no cache entry (they would evict real keys).
-    if (!issuedKeyShape.test(token)) return false;
-    const keyHash = sha256Hex(token);
-    const cached = this.cache.get(keyHash);
-    const now = Date.now();
-    if (cached && cached.until > now) return cached.known;
-    let known: boolean;
-    try {
-      const row = await this.prisma.apiKey.findUnique({ where: { keyHash }, select: { revoked: true } });
-      known = row !== null && !row.revoked;
-    } catch {
-      return false; // the database is away: limit by address for now, and ask again next time
-    }
-    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(keyHash, { known, until: now + this.ttlMs });
-    return known;
-  }
 }
 
 /** The rate-limit key of a request: `key:<sha256>` for a real bearer key, `ip:<address>`, or the in-process identity. */

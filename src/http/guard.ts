@@ -7,20 +7,19 @@
 import type { Plugin } from 'graphql-yoga';
 import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
-import { errorResponse, INTERNAL_ERROR_MESSAGE } from '../rest/envelope.js';
+import type { ErrorCode } from '../errors.js';
+import { INTERNAL_ERROR_MESSAGE } from './envelope.js';
+import { refusal } from './refusal.js';
 import { currentRequestId } from './request-id.js';
 
-function internalError(isGraphQL: boolean): Response {
-  if (!isGraphQL) return errorResponse(500, INTERNAL_ERROR_MESSAGE);
-  return Response.json({ errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }, { status: 500 });
-}
-
-/** The 503 of an outage (a hook that reads the database, such as an API key look-up). */
-function unavailable(isGraphQL: boolean): Response {
+/** The masked 500, or the 503 of an outage (a hook that reads the database, such as an API key look-up). */
+function failure(isGraphQL: boolean, err: unknown): Response {
+  if (!isDatabaseUnavailable(err)) {
+    return refusal(globalThis, isGraphQL, { status: 500, code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_ERROR_MESSAGE, graphqlMessage: 'Unexpected error.' });
+  }
   const { message, extensions } = serviceUnavailable();
   const { status, headers } = extensions.http as { status: number; headers: Record<string, string> };
-  if (!isGraphQL) return errorResponse(status, message, headers);
-  return Response.json({ errors: [{ message, extensions: { code: extensions.code } }] }, { status, headers });
+  return refusal(globalThis, isGraphQL, { status, code: extensions.code as ErrorCode, message, headers });
 }
 
 export function guarded(plugin: Plugin, log: Logger, graphqlEndpoint: string): Plugin {
@@ -31,13 +30,9 @@ export function guarded(plugin: Plugin, log: Logger, graphqlEndpoint: string): P
       try {
         await onRequest(payload);
       } catch (err) {
-        const isGraphQL = payload.url.pathname === graphqlEndpoint;
-        if (isDatabaseUnavailable(err)) {
-          log.warn('database unavailable', { requestId: currentRequestId(), err });
-          return payload.endResponse(unavailable(isGraphQL));
-        }
-        log.error('unexpected error', { requestId: currentRequestId(), err });
-        payload.endResponse(internalError(isGraphQL));
+        if (isDatabaseUnavailable(err)) log.warn('database unavailable', { requestId: currentRequestId(), err });
+        else log.error('unexpected error', { requestId: currentRequestId(), err });
+        payload.endResponse(failure(payload.url.pathname === graphqlEndpoint, err));
       }
     };
   }

@@ -1,4 +1,5 @@
-// The data is CC-BY-4.0 (DESIGN.md section 5): every API response says so in a Link header.
+// The data is CC-BY-4.0, whose attribution travels with every copy: every API response says so in
+// a Link header.
 import type { Plugin } from 'graphql-yoga';
 
 export const licenseUrl = 'https://creativecommons.org/licenses/by/4.0/';

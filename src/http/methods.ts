@@ -1,8 +1,8 @@
 // A wrong method on a known path is a 405 with Allow (RFC 9110 section 15.5.6), on every path the
-// app serves: the REST routes (src/rest/sofa.ts), and the fixed paths outside them listed here.
+// app serves: the REST routes (src/rest/gate.ts), and the fixed paths outside them listed here.
 // Every GET path answers HEAD too (src/http/head.ts), so Allow names it.
 import type { Plugin } from 'graphql-yoga';
-import { errorResponse } from '../rest/envelope.js';
+import { errorResponse } from './envelope.js';
 
 export const readMethods = ['GET', 'HEAD'] as const;
 

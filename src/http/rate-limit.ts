@@ -7,7 +7,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { getGraphQLRateLimiter, type Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../log.js';
-import { clientIdentity, type KnownKeys, type NodeServerContext } from './client-identity.js';
+import type { KnownKeys } from '../keys/api-keys.js';
+import { clientIdentity, type NodeServerContext } from './client-identity.js';
 import type { RateLimitStore, WindowHit } from './rate-limit-store.js';
 import { refusal } from './refusal.js';
 

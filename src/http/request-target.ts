@@ -1,11 +1,11 @@
 // Request lines and Host headers the app cannot turn into a URL. The fetch adapter under Yoga
 // builds `http://<Host><target>` and answers its own failure with a plain-text 500 carrying the
 // stack; node answers what it cannot parse with a bare 400. Both are answered here with the JSON
-// envelope instead (DESIGN.md section 7: nothing answers with a stack trace, whatever the request
-// line or headers).
+// envelope instead: a stack trace tells an attacker what runs here, whatever the request line or
+// headers.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errorEnvelope } from '../rest/envelope.js';
+import { errorEnvelope } from './envelope.js';
 
 // RFC 3986 host (a registered name or an IP literal) and an optional port; no user info, no path.
 const hostShape = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?$/i;

@@ -1,5 +1,6 @@
 // The shape every input format is normalised to before classification, and the `source` column
 // that keeps the raw record (documented in README.md, "Ingestion").
+import type { IssueType, Severity } from '../generated/prisma/enums.js';
 
 /** An OSV `affected[]` entry, kept intact: scan checks versions against its ranges. */
 export interface OsvAffected {
@@ -22,10 +23,7 @@ export interface SourceRecord {
   record: unknown;
 }
 
-export const issueTypes = ['vulnerability', 'incident', 'news', 'regulatory', 'research'] as const;
-export type IssueType = (typeof issueTypes)[number];
-export const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export type Severity = (typeof severities)[number];
+export type { IssueType, Severity };
 
 /** A record after parsing, in one shape whatever its format. */
 export interface Item {

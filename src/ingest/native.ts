@@ -3,9 +3,10 @@
 // are rejected so a misspelt field is an error, not silently lost data.
 import { z } from 'zod';
 import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
+import { IssueType, Severity } from '../generated/prisma/enums.js';
 import { isAtlasTechnique } from './classifier/atlas.js';
 import { isValidCvssVector } from './classifier/cvss.js';
-import { canonicalUrl, issueTypes, severities, type Item, type OsvAffected } from './item.js';
+import { canonicalUrl, type Item, type OsvAffected } from './item.js';
 
 const inRange = <T extends z.ZodType<string>>(schema: T) => schema.refine((value) => inDateRange(new Date(value)), `must be ${DATE_RANGE_TEXT}`);
 const dateOrTimestamp = inRange(
@@ -29,9 +30,9 @@ export const nativeItem = z.strictObject({
   url: httpUrl,
   publishedAt: dateOrTimestamp,
   summary: text(5000).optional(),
-  type: z.enum(issueTypes).optional(),
+  type: z.enum(IssueType).optional(),
   headline: text(200).optional(),
-  severity: z.enum(severities).optional(),
+  severity: z.enum(Severity).optional(),
   cve: z.string().regex(/^CVE-\d{4}-\d{4,}$/, 'must look like CVE-2024-12345').optional(),
   aliases: z.array(text(100)).max(50).optional(),
   cweIds: z.array(z.string().regex(/^CWE-\d+$/, 'must look like CWE-79')).max(50).optional(),

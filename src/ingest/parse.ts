@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { Item } from './item.js';
 import { nativeItem, nativeToItem } from './native.js';
-import { looksLikeOsv, osvRecord, osvToItem } from './osv.js';
+import { looksLikeOsv, osvRecord, osvToItem } from './osv-record.js';
 
 export interface Rejection {
   index: number;

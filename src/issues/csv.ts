@@ -1,6 +1,7 @@
-// The CSV export of issues: every field of the spec's Issue table as a column, in the table's
-// order, then the GraphQL-only classification fields (OWASP ids, provenance), values written as the JSON API writes them (timestamps ISO 8601 UTC, cvssScore a decimal
-// string), arrays joined with "; ", nulls empty. RFC 4180 quoting and CRLF line ends come from
+// The CSV export of issues: a column per field of the GraphQL Issue type (the caller names them,
+// from the schema: the spec's Issue table in its order, then modifiedAt and the OWASP ids), with
+// Issue.classification spread over provenance columns. Values are written as the JSON API writes
+// them (timestamps ISO 8601 UTC, cvssScore a decimal string), arrays joined with "; ", nulls empty. RFC 4180 quoting and CRLF line ends come from
 // csv-stringify, and so does formula neutralising (OWASP "CSV injection"): a cell that starts with
 // = + - @, a tab or a CR gets a leading single quote. Rows are read in keyset pages (publishedAt
 // desc, id desc) and written one page at a time, so memory stays flat whatever the size.
@@ -10,17 +11,6 @@ import type { Provenance } from '../ingest/classifier/relevance.js';
 import { issuePages } from './keyset.js';
 import { formatCvssScore } from './served.js';
 
-const columns = [
-  'id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'severity', 'cvssSeverity', 'cvssScore', 'labels',
-  'issueType', 'cveId', 'cweIds', 'affectedPackages', 'affectedPackageRefs', 'affectedVendors', 'affectedVendorsRaw',
-  'classifierModel', 'classifierPromptVersion', 'solution', 'attackType', 'cvssVector', 'attackVector', 'attackComplexity',
-  'privilegesRequired', 'userInteraction', 'exploitMaturity', 'epssScore', 'epssCheckedAt', 'kevDateAdded', 'advisoryAliases',
-  'affectedPackagesSource', 'patchAvailable', 'disclosureDate', 'capecIds', 'crossRefCount', 'attackSophistication',
-  'impactType', 'aiComponentTargeted', 'llmSpecific', 'classifierConfidence', 'researchCategory', 'atlasIds',
-  // After the spec's fields: when the issue's served content last changed, and its OWASP ids.
-  'modifiedAt', 'owaspIds',
-] as const satisfies readonly (keyof Prisma.IssueSelect)[];
-
 /** Columns read out of Issue.classification (GraphQL Issue.classification). */
 const provenanceColumns = {
   classificationVersion: (p: Provenance) => p.version,
@@ -29,12 +19,12 @@ const provenanceColumns = {
   classificationReasons: (p: Provenance) => p.reasons.map((r) => `${r.kind}: ${r.detail} (${r.weight >= 0 ? '+' : ''}${r.weight})`),
 };
 
-export const csvColumns: readonly string[] = [...columns, ...Object.keys(provenanceColumns)];
+/** Every column: the Issue fields given (Prisma columns of the same name), then the provenance ones. */
+export const csvColumnsFor = (fields: readonly string[]): string[] => [...fields, ...Object.keys(provenanceColumns)];
 
 export const ARRAY_SEPARATOR = '; ';
 
-const select = { ...(Object.fromEntries(columns.map((c) => [c, true])) as Record<(typeof columns)[number], true>), classification: true } as const;
-type CsvIssue = Prisma.IssueGetPayload<{ select: typeof select }>;
+type CsvIssue = Record<string, unknown> & { classification: Prisma.JsonValue };
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -43,26 +33,27 @@ function cell(value: unknown): string {
   return String(value);
 }
 
-function toRecord(issue: CsvIssue): string[] {
+function toRecord(issue: CsvIssue, fields: readonly string[]): string[] {
   const provenance = issue.classification as Provenance | null;
   return [
-    ...columns.map((column) => (column === 'cvssScore' ? (formatCvssScore(issue.cvssScore) ?? '') : cell(issue[column]))),
+    ...fields.map((field) => (field === 'cvssScore' ? (formatCvssScore(issue.cvssScore as Prisma.Decimal | null) ?? '') : cell(issue[field]))),
     ...Object.values(provenanceColumns).map((read) => (provenance ? cell(read(provenance)) : '')),
   ];
 }
 
 const csvOptions = { record_delimiter: 'windows', escape_formulas: true } as const;
 
-export const csvHeader = (): string => stringify([csvColumns as string[]], csvOptions);
+export const csvHeaderFor = (fields: readonly string[]): string => stringify([csvColumnsFor(fields)], csvOptions);
 
-export const csvRows = (issues: CsvIssue[]): string => stringify(issues.map(toRecord), csvOptions);
+const csvRows = (issues: CsvIssue[], fields: readonly string[]): string => stringify(issues.map((issue) => toRecord(issue, fields)), csvOptions);
 
 /**
  * The export as a byte stream: the header row, then one chunk per keyset page of `where`. A failed
  * page errors the stream (see src/http/streamed-body.ts for what the response then does).
  */
-export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInput, pageSize = 1000): ReadableStream<Uint8Array> {
+export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInput, fields: readonly string[], pageSize = 1000): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
+  const select = { ...Object.fromEntries(fields.map((f) => [f, true])), classification: true, publishedAt: true, id: true } as const;
   const pages = issuePages(prisma, where, select, pageSize);
   let headerSent = false;
   let done = false;
@@ -70,7 +61,7 @@ export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInp
     async pull(controller) {
       if (!headerSent) {
         headerSent = true;
-        controller.enqueue(encoder.encode(csvHeader()));
+        controller.enqueue(encoder.encode(csvHeaderFor(fields)));
         return;
       }
       if (done) return;
@@ -81,7 +72,7 @@ export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInp
         done = true;
         controller.close();
       } else {
-        controller.enqueue(encoder.encode(csvRows(next.value)));
+        controller.enqueue(encoder.encode(csvRows(next.value as CsvIssue[], fields)));
       }
     },
     cancel() {

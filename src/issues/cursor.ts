@@ -3,7 +3,7 @@
 // never shift a walk the way they shift an offset.
 import { badRequest } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { isUuid } from '../http/params.js';
+import { isUuid } from '../params.js';
 
 export const cursorDescription =
   'Opaque position from a previous page (the Link header\'s rel="next"): the page starts right after it, whatever was added since. Not with offset.';

@@ -1,4 +1,4 @@
-// The issue list filters (DESIGN.md section 5): parsed and validated once, then turned into a
+// The issue list filters: parsed and validated once, then turned into a
 // Prisma `where`. GraphQL arguments arrive typed, REST and CSV query strings arrive as text; both
 // go through here, so the rules and the messages are the same on every surface.
 import { z } from 'zod';
@@ -6,7 +6,7 @@ import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
-import { integer, isAbsent, number, oneOf, single, text } from '../http/params.js';
+import { integer, isAbsent, number, oneOf, single, text } from '../params.js';
 import { nameKeys } from '../scan/ecosystems.js';
 import { servedIssue } from './served.js';
 

@@ -1,8 +1,11 @@
 // What every surface serves of issues: which ones, and how a field they share is written.
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 
 /** Only relevant, processed, non-withdrawn issues are ever served, on any surface. */
 export const servedIssue = { relevant: true, processed: true, withdrawn: false } satisfies Prisma.IssueWhereInput;
+
+/** servedIssue for raw SQL over "Issue" (unaliased): change the two together. */
+export const servedIssueSql = Prisma.sql`"relevant" AND "processed" AND NOT "withdrawn"`;
 
 /** cvssScore as every surface serves it: a decimal string with one digit after the point ("9.8"). */
 export function formatCvssScore(score: Prisma.Decimal | null): string | null {

@@ -1,10 +1,11 @@
 // Issued bearer keys. Only the SHA-256 of a key is stored; the key itself is shown once, when the
 // CLI issues it. Lookups go by hash, so the database never holds anything that opens the API.
 import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.js';
 import { badRequest } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { sha256Hex } from '../http/auth.js';
-import { isUuid, text } from '../http/params.js';
+import { secretsEqual, sha256Hex } from './bearer.js';
+import { isUuid, text } from '../params.js';
 
 /** Scope an issued key needs to register and manage webhooks. */
 export const webhookScope = 'webhooks';
@@ -48,4 +49,42 @@ export async function useActiveKey(prisma: PrismaClient, keyHash: string, scope:
     data: { lastUsedAt: new Date() },
   });
   return count > 0;
+}
+
+/**
+ * Tells real bearer keys from made-up ones, so a client cannot buy itself a fresh budget per
+ * request by inventing keys: the configured keys, and issued keys that are not revoked. Answers are
+ * cached for a minute (bounded), so a key costs one indexed lookup per minute at most.
+ */
+export class KnownKeys {
+  private readonly cache = new Map<string, { known: boolean; until: number }>();
+
+  constructor(
+    private readonly config: Pick<Config, 'webhookApiKey' | 'adminApiKey'>,
+    private readonly prisma: Pick<PrismaClient, 'apiKey'>,
+    private readonly ttlMs = 60_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async isKnown(token: string): Promise<boolean> {
+    for (const configured of [this.config.webhookApiKey, this.config.adminApiKey]) {
+      if (configured && secretsEqual(token, configured)) return true;
+    }
+    // Made-up tokens of any other shape cost no lookup and no cache entry (they would evict real keys).
+    if (!issuedKeyShape.test(token)) return false;
+    const keyHash = sha256Hex(token);
+    const cached = this.cache.get(keyHash);
+    const now = Date.now();
+    if (cached && cached.until > now) return cached.known;
+    let known: boolean;
+    try {
+      const row = await this.prisma.apiKey.findUnique({ where: { keyHash }, select: { revoked: true } });
+      known = row !== null && !row.revoked;
+    } catch {
+      return false; // the database is away: limit by address for now, and ask again next time
+    }
+    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(keyHash, { known, until: now + this.ttlMs });
+    return known;
+  }
 }

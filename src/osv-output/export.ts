@@ -10,7 +10,7 @@ import { currentRequestId } from '../http/request-id.js';
 import { abortOnFailure } from '../http/streamed-body.js';
 import { issuePages } from '../issues/keyset.js';
 import { servedIssue } from '../issues/served.js';
-import { errorResponse } from '../rest/envelope.js';
+import { errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { osvIssueSelect, osvRecordOf, type OsvRecord } from './record.js';
 

@@ -1,7 +1,7 @@
 // Checks a REST request's arguments against the GraphQL argument types of its field before SOFA
 // sees them. SOFA would otherwise answer a non-numeric `limit` with GraphQL's own wording
 // ("Int cannot represent ...") and a bad enum value with a 500. The messages come from
-// src/http/params.ts, the same ones the issue filters use, so REST, GraphQL and the CSV export
+// src/params.ts, the same ones the issue filters use, so REST, GraphQL and the CSV export
 // agree word for word.
 import {
   getNamedType,
@@ -18,7 +18,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { badRequest } from '../errors.js';
-import { boolean, integer, number, oneOf, rejectUnknownParameters } from '../http/params.js';
+import { boolean, integer, number, oneOf, rejectUnknownParameters } from '../params.js';
 
 function checkValue(name: string, type: GraphQLInputType, value: unknown, fromBody: boolean): void {
   const named = getNamedType(type);

@@ -4,14 +4,21 @@
 // page (src/issues/csv.ts). The licence Link header comes from useLicenseLink, as on every /api route.
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
-import { rejectUnknownParameters } from '../http/params.js';
+import { rejectUnknownParameters } from '../params.js';
 import { currentRequestId } from '../http/request-id.js';
 import { abortOnFailure } from '../http/streamed-body.js';
-import { issueCsvStream } from '../issues/csv.js';
+import type { GraphQLObjectType } from 'graphql';
+import { csvColumnsFor, csvHeaderFor, issueCsvStream } from '../issues/csv.js';
 import { filterDescriptions, issueWhere, parseIssueFilters, type RawIssueFilters } from '../issues/filters.js';
-import { envelopeFor, errorResponse } from './envelope.js';
+import { envelopeFor, errorResponse } from '../http/envelope.js';
+import { schema } from '../schema/index.js';
 
 export const CSV_EXPORT_PATH = '/api/issues/export';
+
+/** The GraphQL Issue fields, in the schema's order; classification becomes the provenance columns. */
+const issueFields = Object.keys((schema.getType('Issue') as GraphQLObjectType).getFields()).filter((name) => name !== 'classification');
+export const csvColumns = csvColumnsFor(issueFields);
+export const csvHeader = () => csvHeaderFor(issueFields);
 
 /** The filters from a query string: repeated names form a list, as they do for the list route. */
 export function rawFilters(query: URLSearchParams): RawIssueFilters {
@@ -43,7 +50,7 @@ export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       };
       if (request.method === 'HEAD') return endResponse(new Response(null, { status: 200, headers }));
       const requestId = currentRequestId();
-      const body = abortOnFailure(issueCsvStream(db.prisma, where), serverContext, (err) =>
+      const body = abortOnFailure(issueCsvStream(db.prisma, where, issueFields), serverContext, (err) =>
         log.error('CSV export failed after the response started; the response was cut short', { requestId, err }),
       );
       endResponse(new Response(body, { status: 200, headers }));

@@ -4,12 +4,18 @@
 // /api/v1, `:name` is a path parameter, and fixed paths win over patterns (/issues/stix is safe
 // next to /issues/:id).
 import type { createSofa } from 'sofa-api';
+import { bodyLimits } from '../http/body-limit.js';
+import type { Scope } from '../keys/viewer.js';
 
 export type RestRoute = NonNullable<Parameters<typeof createSofa>[0]['routes']>[string] & {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   /** Needs `Authorization: Bearer <key>`: the admin key or a webhook key (documented in the OpenAPI document, with its 401). */
-  bearer?: 'admin' | 'webhooks';
+  bearer?: Scope;
+  /** A larger body limit for the route's admin (fixed paths only: it applies before the route is matched). */
+  adminBodyLimit?: number;
+  /** A body that is not `{<name>: ...}` is this argument as a whole (a record, or an array of them). */
+  bodyArgument?: string;
 };
 
 export const restBasePath = '/api/v1';
@@ -21,7 +27,7 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Query.digests': { method: 'GET', path: '/digests', tags: ['digest'] },
   'Query.digest': { method: 'GET', path: '/digests/:date', tags: ['digest'] },
   'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'] },
-  'Mutation.ingestItems': { method: 'POST', path: '/admin/ingest', tags: ['admin'], bearer: 'admin' },
+  'Mutation.ingestItems': { method: 'POST', path: '/admin/ingest', tags: ['admin'], bearer: 'admin', adminBodyLimit: bodyLimits.adminIngest, bodyArgument: 'items' },
   'Mutation.generateDigest': { method: 'POST', path: '/admin/digests', tags: ['admin'], bearer: 'admin' },
   'Mutation.createApiKey': { method: 'POST', path: '/admin/keys', responseStatus: 201, tags: ['admin'], bearer: 'admin' },
   'Query.sources': { method: 'GET', path: '/admin/sources', tags: ['admin'], bearer: 'admin' },
@@ -46,3 +52,8 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
     bearer: 'webhooks',
   },
 };
+
+/** The larger body limits the admin may use, by full path. */
+export function adminBodyLimits(routes: Record<string, RestRoute>): Record<string, number> {
+  return Object.fromEntries(Object.values(routes).flatMap((r) => (r.adminBodyLimit ? [[restBasePath + r.path, r.adminBodyLimit]] : [])));
+}

@@ -1,21 +1,20 @@
 // POST /api/v1/scan with an SBOM: a CycloneDX or SPDX JSON document as the body (by Content-Type)
 // or under an `sbom` key, scanned component by component (purl with version) exactly as the same
 // purls sent as `packages` would be. With `Accept: application/vnd.cyclonedx+json` any scan
-// answers as a CycloneDX VEX document. Everything else goes on to the REST route (SOFA).
-import type { Plugin } from 'graphql-yoga';
+// answers as a CycloneDX VEX document. Everything else goes on to the REST route: the REST gate
+// hands this the body it parsed, before reading it as the route's arguments.
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { currentRequestId } from '../http/request-id.js';
-import { oneOf, isAbsent } from '../http/params.js';
+import { oneOf, isAbsent } from '../params.js';
 import { parseIssueFilters, severities } from '../issues/filters.js';
-import { envelopeFor, errorResponse } from '../rest/envelope.js';
+import { envelopeFor, errorResponse } from '../http/envelope.js';
+import type { BodyHandler } from '../rest/gate.js';
 import { restBasePath } from '../rest/routes.js';
 import { scanStack } from '../scan/scan.js';
 import { parseStack } from '../scan/stack.js';
 import { CYCLONEDX_MEDIA_TYPE, SPDX_MEDIA_TYPE, sbomComponents, type SbomComponent } from './parse.js';
 import { vexDocument } from './vex.js';
-
-export const SCAN_PATH = `${restBasePath}/scan`;
 
 const mediaTypeOf = (header: string | null) => header?.split(';')[0]!.trim().toLowerCase();
 const wantsVex = (accept: string | null) => !!accept?.split(',').some((part) => mediaTypeOf(part) === CYCLONEDX_MEDIA_TYPE);
@@ -36,36 +35,31 @@ function scanInputs(body: unknown, mediaType: string | undefined): { components:
   return { components: entries.map((entry) => ({ ref: entry, purl: entry, name: entry })), vendors, severityMin, since };
 }
 
-export function useSbomScan({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
-  return {
-    async onRequest({ request, url, endResponse }) {
-      if (url.pathname !== SCAN_PATH || request.method !== 'POST') return;
-      const mediaType = mediaTypeOf(request.headers.get('content-type'));
-      const vex = wantsVex(request.headers.get('accept'));
-      const text = await request.clone().text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        if (!vex && mediaType !== CYCLONEDX_MEDIA_TYPE && mediaType !== SPDX_MEDIA_TYPE) return; // the REST route's 400
-        return endResponse(errorResponse(400, 'The request body must be JSON'));
-      }
-      const isSbom = mediaType === CYCLONEDX_MEDIA_TYPE || mediaType === SPDX_MEDIA_TYPE || (!!body && typeof body === 'object' && 'sbom' in body);
-      if (!isSbom && !vex) return;
-      try {
-        const inputs = scanInputs(body, mediaType);
-        const severityMin = isAbsent(inputs.severityMin) ? undefined : oneOf('severityMin', severities, inputs.severityMin);
-        const { since } = parseIssueFilters({ since: inputs.since });
-        const stack = parseStack(isSbom ? [...new Set(inputs.components.map((c) => c.purl))] : (body as { packages?: unknown }).packages, inputs.vendors);
-        const result = await scanStack(db.prisma, stack, { severityMin, since });
-        if (!vex) return endResponse(Response.json(result));
-        const document = vexDocument(result, inputs.components, { issueUrl: (id) => `${url.origin}${restBasePath}/issues/${id}` });
-        endResponse(new Response(JSON.stringify(document), { headers: { 'Content-Type': `${CYCLONEDX_MEDIA_TYPE}; version=1.6` } }));
-      } catch (err) {
-        const { status, message, unexpected } = envelopeFor([err]);
-        for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
-        endResponse(errorResponse(status, message));
-      }
-    },
+export function sbomScan({ db, log }: Pick<Services, 'db' | 'log'>): BodyHandler {
+  return async (request, parsed) => {
+    const url = new URL(request.url);
+    const mediaType = mediaTypeOf(request.headers.get('content-type'));
+    const vex = wantsVex(request.headers.get('accept'));
+    if ('invalid' in parsed) {
+      if (!vex && mediaType !== CYCLONEDX_MEDIA_TYPE && mediaType !== SPDX_MEDIA_TYPE) return undefined; // the REST route's 400
+      return errorResponse(400, 'The request body must be JSON');
+    }
+    const body = parsed.value;
+    const isSbom = mediaType === CYCLONEDX_MEDIA_TYPE || mediaType === SPDX_MEDIA_TYPE || (!!body && typeof body === 'object' && 'sbom' in body);
+    if (!isSbom && !vex) return undefined;
+    try {
+      const inputs = scanInputs(body, mediaType);
+      const severityMin = isAbsent(inputs.severityMin) ? undefined : oneOf('severityMin', severities, inputs.severityMin);
+      const { since } = parseIssueFilters({ since: inputs.since });
+      const stack = parseStack(isSbom ? [...new Set(inputs.components.map((c) => c.purl))] : (body as { packages?: unknown }).packages, inputs.vendors);
+      const result = await scanStack(db.prisma, stack, { severityMin, since });
+      if (!vex) return Response.json(result);
+      const document = vexDocument(result, inputs.components, { issueUrl: (id) => `${url.origin}${restBasePath}/issues/${id}` });
+      return new Response(JSON.stringify(document), { headers: { 'Content-Type': `${CYCLONEDX_MEDIA_TYPE}; version=1.6` } });
+    } catch (err) {
+      const { status, message, unexpected } = envelopeFor([err]);
+      for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
+      return errorResponse(status, message);
+    }
   };
 }

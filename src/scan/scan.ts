@@ -5,7 +5,8 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Severity } from '../generated/prisma/enums.js';
 import { severities } from '../issues/filters.js';
-import { affectedEntries, type OsvAffected } from './osv.js';
+import { servedIssueSql } from '../issues/served.js';
+import { affectedEntries, type AffectedVersions } from './affected-versions.js';
 import { describesPackage, type PackageQuery, type Stack } from './stack.js';
 import { VersionSet, versionsNotRuledOut } from './version-set.js';
 
@@ -73,7 +74,7 @@ function groupPackages(queries: PackageQuery[]): PackageGroup[] {
  * the name match and it stands (conservative: a scanner should not hide an issue it cannot rule
  * out). A purl whose ecosystem differs from every entry naming the package does not match.
  */
-function groupMatches(group: PackageGroup, affected: OsvAffected[], out: Set<PackageQuery>): void {
+function groupMatches(group: PackageGroup, affected: AffectedVersions[], out: Set<PackageQuery>): void {
   const all = () => {
     for (const query of group.unversioned) out.add(query);
     for (const queries of group.byVersion.values()) for (const query of queries) out.add(query);
@@ -107,7 +108,7 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
   const vendorsByKey = new Map<string, string[]>();
   for (const vendor of stack.vendors) vendorsByKey.set(vendor.key, [...(vendorsByKey.get(vendor.key) ?? []), vendor.input]);
 
-  const conditions: Prisma.Sql[] = [Prisma.sql`relevant AND processed AND NOT withdrawn`];
+  const conditions: Prisma.Sql[] = [servedIssueSql];
   // The enum's declaration order is critical..info, so "at least medium" is severity <= 'medium'.
   if (filters.severityMin) conditions.push(Prisma.sql`severity <= ${filters.severityMin}::"Severity"`);
   if (filters.since) conditions.push(Prisma.sql`"publishedAt" > ${filters.since}`);
@@ -138,7 +139,7 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
   const data: ScanMatch[] = [];
   const bySeverity = emptyCounts();
   for (const row of rows) {
-    let affected: OsvAffected[] | undefined;
+    let affected: AffectedVersions[] | undefined;
     const matched = new Set<PackageQuery>();
     const seen = new Set<PackageGroup>();
     for (const name of row.packageNames) {

@@ -3,7 +3,7 @@
 import { PackageURL } from 'packageurl-js';
 import { badRequest } from '../errors.js';
 import { canonicalName, ecosystemKey, nameKeys, pep503, purlTypeToEcosystem } from './ecosystems.js';
-import type { OsvAffected } from './osv.js';
+import type { AffectedVersions } from './affected-versions.js';
 
 export const MAX_ENTRIES = 1000;
 export const MAX_ENTRY_LENGTH = 200;
@@ -67,7 +67,7 @@ export function parsePackageEntry(input: string, label: string): PackageQuery {
 }
 
 /** Whether an OSV entry describes the package this query names (its ecosystem too, for a purl). */
-export function describesPackage(query: PackageQuery, entry: OsvAffected): boolean {
+export function describesPackage(query: PackageQuery, entry: AffectedVersions): boolean {
   const entryEcosystem = ecosystemKey(entry.ecosystem);
   if (query.ecosystem && query.ecosystem !== entryEcosystem) return false;
   return entryEcosystem === 'pypi'

@@ -5,7 +5,7 @@
 // version scheme; a range then costs a binary search per event, and only the versions it holds are
 // visited. The verdicts are versionVerdict's exactly (test/scan-matching.test.ts compares both).
 import { semverRangeScheme, versionScheme, type VersionScheme } from './ecosystems.js';
-import { ZERO, type OsvAffected, type OsvRange } from './osv.js';
+import { ZERO, type AffectedVersions, type OsvRange } from './affected-versions.js';
 
 interface Sorted {
   /** Parseable versions in ascending order, with their parsed form. */
@@ -89,7 +89,7 @@ function addRange(range: OsvRange, scheme: VersionScheme | undefined, set: Versi
 }
 
 /** The versions of `set` that `entry` does not rule out (versionVerdict is not "not-affected"). */
-export function versionsNotRuledOut(entry: OsvAffected, set: VersionSet): Set<string> {
+export function versionsNotRuledOut(entry: AffectedVersions, set: VersionSet): Set<string> {
   const out = new Set<string>();
   const scheme = versionScheme(entry.ecosystem);
   const listed = new Set(entry.versions);

@@ -2,12 +2,11 @@
 // (re)generate a digest.
 import { generateDigest, isCalendarDate, utcDay, yesterdayUtc } from '../digest/generate.js';
 import { badRequest } from '../errors.js';
-import { requireAdminKey } from '../http/admin-auth.js';
 import { ingest, type IngestResult } from '../ingest/ingest.js';
 import { issueKey, type IssuedKey } from '../keys/api-keys.js';
 import type { Rejection } from '../ingest/parse.js';
 import { reclassify, type ReclassifyResult } from '../ingest/reclassify.js';
-import { builder } from './builder.js';
+import { builder, envelopeRef } from './builder.js';
 import { DigestEnvelopeRef } from './digest.js';
 
 /** Records per request; larger loads go through the CLI. */
@@ -33,13 +32,11 @@ const IngestResultRef = builder.objectRef<IngestResult>('IngestResult').implemen
   }),
 });
 
-const IngestEnvelope = builder.objectRef<{ data: IngestResult }>('IngestResultEnvelope').implement({
-  description: 'An ingest result under `data`, the REST response shape.',
-  fields: (t) => ({ data: t.field({ type: IngestResultRef, resolve: (parent) => parent.data }) }),
-});
+const IngestEnvelope = envelopeRef('IngestResultEnvelope', { description: 'An ingest result under `data`, the REST response shape.', data: { type: IngestResultRef } });
 
 builder.mutationField('ingestItems', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: IngestEnvelope,
     description:
       'Admin (bearer ADMIN_API_KEY): ingests OSV records and/or native items. Each record is validated on its own; ' +
@@ -54,7 +51,6 @@ builder.mutationField('ingestItems', (t) =>
       }),
     },
     resolve: async (_root, { items }, ctx) => {
-      requireAdminKey(ctx);
       if (items.length > maxItemsPerRequest) throw badRequest(`At most ${maxItemsPerRequest} records per request; use the CLI for larger loads`);
       return { data: await ingest({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }, items, { stopping: ctx.stopping }) };
     },
@@ -73,20 +69,20 @@ const ReclassifyResultRef = builder.objectRef<ReclassifyResult>('ReclassifyResul
   }),
 });
 
-const ReclassifyEnvelope = builder.objectRef<{ data: ReclassifyResult }>('ReclassifyResultEnvelope').implement({
+const ReclassifyEnvelope = envelopeRef('ReclassifyResultEnvelope', {
   description: 'A reclassification result under `data`, the REST response shape.',
-  fields: (t) => ({ data: t.field({ type: ReclassifyResultRef, resolve: (parent) => parent.data }) }),
+  data: { type: ReclassifyResultRef },
 });
 
 builder.mutationField('reclassifyIssues', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: ReclassifyEnvelope,
     description:
       'Admin (bearer ADMIN_API_KEY): re-runs the current classifier over every stored issue classified by another version, ' +
       'from its stored source record. Idempotent. An issue that becomes relevant is published once as new; one that stops ' +
       'being relevant stops being served. REST: POST /api/v1/admin/reclassify (no body). Large stores: npm run cli -- reclassify.',
     resolve: async (_root, _args, ctx) => {
-      requireAdminKey(ctx);
       return { data: await reclassify({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }) };
     },
   }),
@@ -94,6 +90,7 @@ builder.mutationField('reclassifyIssues', (t) =>
 
 builder.mutationField('generateDigest', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: DigestEnvelopeRef,
     description:
       "Admin (bearer ADMIN_API_KEY): generates or regenerates a UTC day's digest (default: yesterday). " +
@@ -102,7 +99,6 @@ builder.mutationField('generateDigest', (t) =>
       date: t.arg.string({ required: false, description: 'Day to summarise, YYYY-MM-DD (UTC); not in the future. Default: yesterday.' }),
     },
     resolve: async (_root, { date }, ctx) => {
-      requireAdminKey(ctx);
       const day = date ?? yesterdayUtc();
       if (!isCalendarDate(day)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
       if (day > utcDay(new Date())) throw badRequest('date must not be in the future');
@@ -120,13 +116,11 @@ const IssuedKeyRef = builder.objectRef<IssuedKey>('IssuedApiKey').implement({
   }),
 });
 
-const IssuedKeyEnvelope = builder.objectRef<{ data: IssuedKey }>('IssuedApiKeyEnvelope').implement({
-  description: 'An issued key under `data`, the REST response shape.',
-  fields: (t) => ({ data: t.field({ type: IssuedKeyRef, resolve: (parent) => parent.data }) }),
-});
+const IssuedKeyEnvelope = envelopeRef('IssuedApiKeyEnvelope', { description: 'An issued key under `data`, the REST response shape.', data: { type: IssuedKeyRef } });
 
 builder.mutationField('createApiKey', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: IssuedKeyEnvelope,
     description:
       'Admin (bearer ADMIN_API_KEY): issues a bearer key for registering and managing webhooks, as `npm run cli -- keys create` does, ' +
@@ -135,7 +129,6 @@ builder.mutationField('createApiKey', (t) =>
       name: t.arg.string({ required: true, description: 'What the key is for (1 to 100 characters), shown by `keys list`.' }),
     },
     resolve: async (_root, { name }, ctx) => {
-      requireAdminKey(ctx);
       return { data: await issueKey(ctx.prisma, name) };
     },
   }),

@@ -1,9 +1,8 @@
 // The daily digests: GET /api/v1/digest/latest, and past ones by page or by day (GET /api/v1/digests[/:date]).
 import { isCalendarDate } from '../digest/generate.js';
 import { badRequest, notFound } from '../errors.js';
-import type { Digest } from '../generated/prisma/client.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
-import { builder, selectionUnder } from './builder.js';
+import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { once, PageMetaRef } from './issue.js';
 
 export const DigestRef = builder.prismaObject('Digest', {
@@ -17,9 +16,9 @@ export const DigestRef = builder.prismaObject('Digest', {
   }),
 });
 
-export const DigestEnvelopeRef = builder.objectRef<{ data: Digest }>('DigestEnvelope').implement({
+export const DigestEnvelopeRef = envelopeRef('DigestEnvelope', {
   description: 'One digest: the GET /api/v1/digest/latest response.',
-  fields: (t) => ({ data: t.field({ type: DigestRef, description: 'The digest.', resolve: (envelope) => envelope.data }) }),
+  data: { type: DigestRef, description: 'The digest.' },
 });
 
 builder.queryField('latestDigest', (t) =>
@@ -40,12 +39,10 @@ builder.queryField('latestDigest', (t) =>
   }),
 );
 
-const DigestListRef = builder.objectRef<{ rows: () => Promise<Digest[]>; total: () => Promise<number>; limit: number; offset: number }>('DigestList').implement({
+const DigestListRef = envelopeRef('DigestList', {
   description: 'One page of digests: the GET /api/v1/digests response.',
-  fields: (t) => ({
-    data: t.field({ type: [DigestRef], description: 'The digests, newest day first.', resolve: (page) => page.rows() }),
-    meta: t.field({ type: PageMetaRef, description: 'Total, limit and offset.', resolve: (page) => page }),
-  }),
+  data: { type: [DigestRef], description: 'The digests, newest day first.' },
+  meta: { type: PageMetaRef, description: 'Total, limit and offset.' },
 });
 
 /** Past digests are listed as the latest one is chosen: days that covered at least one issue. */
@@ -64,10 +61,8 @@ builder.queryFields((t) => ({
       const { limit, offset } = parsePage(args);
       const query = selectionUnder('data', context, info);
       return {
-        rows: once(() => context.prisma.digest.findMany({ ...query, where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit, skip: offset })),
-        total: once(() => context.prisma.digest.count({ where: nonEmptyDigest })),
-        limit,
-        offset,
+        data: once(() => context.prisma.digest.findMany({ ...query, where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit, skip: offset })),
+        meta: { total: once(() => context.prisma.digest.count({ where: nonEmptyDigest })), limit, offset },
       };
     },
   }),

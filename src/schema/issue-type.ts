@@ -1,12 +1,13 @@
 // The Issue GraphQL type: every field of the spec's table, with the spec's types, plus fields
 // only GraphQL carries (marked graphqlOnly: the REST schema drops them, so REST keeps the spec's
 // keys). Internal columns (naturalKey, contentHash, relevance, source, ...) are not exposed.
+import { IssueType, Severity } from '../generated/prisma/enums.js';
 import type { Evidence } from '../ingest/classifier/evidence.js';
 import type { Provenance } from '../ingest/classifier/relevance.js';
 import { formatCvssScore } from '../issues/served.js';
 import { builder } from './builder.js';
 
-/** Field extension: the field is GraphQL's only, never part of a REST body (rest/sofa.ts). */
+/** Field extension: the field is GraphQL's only, never part of a REST body (rest/gate.ts). */
 export const graphqlOnly = { graphqlOnly: true };
 
 const ClassificationReason = builder.objectRef<Evidence>('ClassificationReason').implement({
@@ -34,12 +35,12 @@ const IssueClassification = builder.objectRef<Provenance>('IssueClassification')
 
 export const SeverityEnum = builder.enumType('Severity', {
   description: 'Issue severity, ordered critical > high > medium > low > info.',
-  values: ['critical', 'high', 'medium', 'low', 'info'] as const,
+  values: Object.values(Severity),
 });
 
 export const IssueTypeEnum = builder.enumType('IssueType', {
   description: 'Kind of item.',
-  values: ['vulnerability', 'incident', 'news', 'regulatory', 'research'] as const,
+  values: Object.values(IssueType),
 });
 
 export const IssueRef = builder.prismaObject('Issue', {

@@ -2,16 +2,14 @@
 // (GET /api/v1/issues/:id). The Issue type itself is in issue-type.ts.
 import { badRequest, notFound } from '../errors.js';
 import { afterCursor, cursorDescription } from '../issues/cursor.js';
-import { isUuid } from '../http/params.js';
-import type { Issue } from '../generated/prisma/client.js';
+import { isUuid } from '../params.js';
 import { changeOrder, filterDescriptions, issueOrder, issueOrderFor, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';
-import { builder, selectionUnder } from './builder.js';
+import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
-/** Both halves start only when asked for, so a query for `meta` alone runs no row query, and vice versa. */
-interface IssuePage {
-  rows: () => Promise<Issue[]>;
+/** A page's place in the whole result; the total is counted only when asked for. */
+interface PageMeta {
   total: () => Promise<number>;
   limit: number;
   offset: number;
@@ -22,7 +20,7 @@ export function once<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (result ??= load());
 }
 
-export const PageMetaRef = builder.objectRef<Omit<IssuePage, 'rows'>>('PageMeta').implement({
+export const PageMetaRef = builder.objectRef<PageMeta>('PageMeta').implement({
   description: 'Where a page sits in the whole result.',
   fields: (t) => ({
     total: t.int({ description: 'Number of items matching the filters.', resolve: (page) => page.total() }),
@@ -31,18 +29,13 @@ export const PageMetaRef = builder.objectRef<Omit<IssuePage, 'rows'>>('PageMeta'
   }),
 });
 
-const IssueListRef = builder.objectRef<IssuePage>('IssueList').implement({
+const IssueListRef = envelopeRef('IssueList', {
   description: 'One page of issues: the GET /api/v1/issues response.',
-  fields: (t) => ({
-    data: t.field({ type: [IssueRef], description: 'The issues, newest first (publishedAt, then id, descending).', resolve: (page) => page.rows() }),
-    meta: t.field({ type: PageMetaRef, description: 'Total, limit and offset.', resolve: (page) => page }),
-  }),
+  data: { type: [IssueRef], description: 'The issues, newest first (publishedAt, then id, descending).' },
+  meta: { type: PageMetaRef, description: 'Total, limit and offset.' },
 });
 
-const IssueEnvelopeRef = builder.objectRef<{ data: Issue }>('IssueEnvelope').implement({
-  description: 'One issue: the GET /api/v1/issues/:id response.',
-  fields: (t) => ({ data: t.field({ type: IssueRef, description: 'The issue.', resolve: (envelope) => envelope.data }) }),
-});
+const IssueEnvelopeRef = envelopeRef('IssueEnvelope', { description: 'One issue: the GET /api/v1/issues/:id response.', data: { type: IssueRef, description: 'The issue.' } });
 
 // Postgres rejects a malformed uuid with an error; a malformed id is simply not found.
 
@@ -78,10 +71,8 @@ builder.queryFields((t) => ({
       // The selection under `data` decides the columns (no per-row queries, no unused columns).
       const query = selectionUnder('data', context, info);
       return {
-        rows: once(() => context.prisma.issue.findMany({ ...query, where, orderBy: issueOrderFor(filters), take: limit, skip: offset })),
-        total: once(() => context.prisma.issue.count({ where: filtered })),
-        limit,
-        offset,
+        data: once(() => context.prisma.issue.findMany({ ...query, where, orderBy: issueOrderFor(filters), take: limit, skip: offset })),
+        meta: { total: once(() => context.prisma.issue.count({ where: filtered })), limit, offset },
       };
     },
   }),

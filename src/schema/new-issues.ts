@@ -3,7 +3,7 @@
 // webhook filter, so a webhook receives exactly what a subscriber with its filters would.
 import { filter, map, pipe, Repeater } from 'graphql-yoga';
 import type { Context } from '../context.js';
-import { isUuid } from '../http/params.js';
+import { isUuid } from '../params.js';
 import { issueOrder } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';
 import type { NewIssuesEvent } from '../pubsub.js';
@@ -119,7 +119,7 @@ builder.subscriptionField('newIssues', (t) =>
       const release = await ctx.takeSubscriptionSlot?.();
       // Repeater-based operators, so a client going away ends the pub/sub listener at once.
       const batches = pipe(
-        ctx.pubsub.subscribe('newIssues'),
+        ctx.newIssues.subscribe('newIssues'),
         map((event: NewIssuesEvent) => matchEvent(ctx, filters, event)),
         filter((batch): batch is MatchedBatch => batch !== null),
       );

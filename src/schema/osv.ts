@@ -1,7 +1,7 @@
 // OSV output: GET /api/v1/issues/:id/osv and Query.osvRecord. The record is a JSON scalar, so REST
 // answers the record itself, as OSV clients expect. The bulk zip is a plain route (src/osv-output/export.ts).
 import { notFound } from '../errors.js';
-import { isUuid } from '../http/params.js';
+import { isUuid } from '../params.js';
 import { servedIssue } from '../issues/served.js';
 import { osvIssueSelect, osvRecordOf } from '../osv-output/record.js';
 import { builder } from './builder.js';

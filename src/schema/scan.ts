@@ -2,7 +2,7 @@
 import { filterDescriptions, parseIssueFilters } from '../issues/filters.js';
 import { scanStack, type ScanMatch, type ScanResult, type SeverityCounts } from '../scan/scan.js';
 import { parseStack } from '../scan/stack.js';
-import { builder } from './builder.js';
+import { builder, envelopeRef } from './builder.js';
 import { SeverityEnum } from './issue-type.js';
 
 const ScanMatchRef = builder.objectRef<ScanMatch>('ScanMatch').implement({
@@ -36,12 +36,10 @@ const ScanMetaRef = builder.objectRef<ScanResult['meta']>('ScanMeta').implement(
   }),
 });
 
-const ScanResultRef = builder.objectRef<ScanResult>('ScanResult').implement({
+const ScanResultRef = envelopeRef('ScanResult', {
   description: 'The POST /api/v1/scan response.',
-  fields: (t) => ({
-    data: t.field({ type: [ScanMatchRef], description: 'Matching issues, by severity (critical first), then newest first.', resolve: (r) => r.data }),
-    meta: t.field({ type: ScanMetaRef, description: 'Total and severity histogram.', resolve: (r) => r.meta }),
-  }),
+  data: { type: [ScanMatchRef], description: 'Matching issues, by severity (critical first), then newest first.' },
+  meta: { type: ScanMetaRef, description: 'Total and severity histogram.' },
 });
 
 builder.queryField('scan', (t) =>

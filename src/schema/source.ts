@@ -1,7 +1,6 @@
 // Upstream sources (SOURCES / SOURCES_FILE): what each one's last sync did, for operators.
-import { requireAdminKey } from '../http/admin-auth.js';
 import { sourceStatuses, type SourceStatus } from '../sources/status.js';
-import { builder } from './builder.js';
+import { builder, envelopeRef } from './builder.js';
 
 const SourceCountsRef = builder.objectRef<Record<string, number>>('SourceSyncCounts').implement({
   description: 'What the last sync that fetched new data did with its records.',
@@ -30,19 +29,19 @@ const SourceStatusRef = builder.objectRef<SourceStatus>('SourceStatus').implemen
   }),
 });
 
-const SourceListRef = builder.objectRef<{ data: SourceStatus[] }>('SourceStatusList').implement({
+const SourceListRef = envelopeRef('SourceStatusList', {
   description: 'The configured sources under `data`, the REST response shape.',
-  fields: (t) => ({ data: t.field({ type: [SourceStatusRef], description: 'The sources, in configuration order.', resolve: (l) => l.data }) }),
+  data: { type: [SourceStatusRef], description: 'The sources, in configuration order.' },
 });
 
 builder.queryField('sources', (t) =>
   t.field({
+    authScopes: { admin: true },
     type: SourceListRef,
     description:
       'Admin (bearer ADMIN_API_KEY): the configured upstream sources and what each last sync did (last success, last error, counts). ' +
       'REST: GET /api/v1/admin/sources.',
     resolve: async (_root, _args, ctx) => {
-      requireAdminKey(ctx);
       return { data: await sourceStatuses(ctx.prisma, ctx.config.sources) };
     },
   }),

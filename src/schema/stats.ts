@@ -1,6 +1,6 @@
 // Statistics: GET /api/v1/stats.
 import { servedIssue } from '../issues/served.js';
-import { builder } from './builder.js';
+import { builder, envelopeRef } from './builder.js';
 
 interface Stats {
   totalIssues: number;
@@ -19,10 +19,7 @@ const StatsRef = builder.objectRef<Stats>('Stats').implement({
   }),
 });
 
-const StatsEnvelope = builder.objectRef<{ data: Stats }>('StatsEnvelope').implement({
-  description: 'The GET /api/v1/stats response.',
-  fields: (t) => ({ data: t.field({ type: StatsRef, resolve: (parent) => parent.data }) }),
-});
+const StatsEnvelope = envelopeRef('StatsEnvelope', { description: 'The GET /api/v1/stats response.', data: { type: StatsRef } });
 
 builder.queryField('stats', (t) =>
   t.field({

@@ -1,22 +1,13 @@
 // Webhooks: registration (POST /api/v1/webhooks, createWebhook) and management for the bearer key
 // that owns them. Secrets are returned by createWebhook and rotateWebhookSecret only.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { badRequest, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { isUuid } from '../http/params.js';
+import { DeliveryStatus } from '../generated/prisma/enums.js';
 import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
-import {
-  createWebhookData,
-  ownedWebhook,
-  withinWebhookCap,
-  requireOwnedWebhook,
-  validateRegistration,
-  validateUpdate,
-  webhookOwner,
-} from '../webhooks/manage.js';
-import { newSecret } from '../webhooks/signing.js';
-import { builder } from './builder.js';
+import { maxOverlapHours, queuePing, redeliver, requireOwnedWebhook, rotateSecret } from '../webhooks/deliveries.js';
+import { createWebhookData, ownedWebhook, validateRegistration, validateUpdate, withinWebhookCap } from '../webhooks/manage.js';
+import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 // ---- types
@@ -65,7 +56,7 @@ const WebhookWithSecretRef = builder.prismaObject('Webhook', {
 
 const DeliveryStatusEnum = builder.enumType('DeliveryStatus', {
   description: 'pending: waiting for its first attempt; delivering: in flight; succeeded; failed: will be retried; dead: no more retries.',
-  values: ['pending', 'delivering', 'succeeded', 'failed', 'dead'] as const,
+  values: Object.values(DeliveryStatus),
 });
 
 const DeliveryAttemptRef = builder.prismaObject('DeliveryAttempt', {
@@ -103,30 +94,21 @@ const WebhookDeliveryRef = builder.prismaObject('WebhookDelivery', {
   }),
 });
 
-const WebhookEnvelope = builder.objectRef<{ data: unknown }>('WebhookEnvelope').implement({
-  description: 'One webhook.',
-  fields: (t) => ({ data: t.field({ type: WebhookRef, description: 'The webhook.', resolve: (p) => p.data as never }) }),
-});
+const WebhookEnvelope = envelopeRef('WebhookEnvelope', { description: 'One webhook.', data: { type: WebhookRef, description: 'The webhook.' } });
 
-const WebhookSecretEnvelope = builder.objectRef<{ data: unknown }>('WebhookSecretEnvelope').implement({
+const WebhookSecretEnvelope = envelopeRef('WebhookSecretEnvelope', {
   description: 'A webhook with its secret (creation and rotation only).',
-  fields: (t) => ({ data: t.field({ type: WebhookWithSecretRef, description: 'The webhook and its secret.', resolve: (p) => p.data as never }) }),
+  data: { type: WebhookWithSecretRef, description: 'The webhook and its secret.' },
 });
 
-const WebhookList = builder.objectRef<{ data: unknown[] }>('WebhookList').implement({
-  description: "The bearer key's webhooks, oldest first.",
-  fields: (t) => ({ data: t.field({ type: [WebhookRef], description: 'The webhooks.', resolve: (p) => p.data as never }) }),
-});
+const WebhookList = envelopeRef('WebhookList', { description: "The bearer key's webhooks, oldest first.", data: { type: [WebhookRef], description: 'The webhooks.' } });
 
 const DeletedWebhook = builder.objectRef<{ id: string }>('DeletedWebhook').implement({
   description: 'A webhook that no longer exists.',
   fields: (t) => ({ id: t.exposeString('id', { description: 'Id of the deleted webhook.' }) }),
 });
 
-const DeletedWebhookEnvelope = builder.objectRef<{ data: { id: string } }>('DeletedWebhookEnvelope').implement({
-  description: 'Answer to a deletion.',
-  fields: (t) => ({ data: t.field({ type: DeletedWebhook, description: 'The deleted webhook.', resolve: (p) => p.data }) }),
-});
+const DeletedWebhookEnvelope = envelopeRef('DeletedWebhookEnvelope', { description: 'Answer to a deletion.', data: { type: DeletedWebhook, description: 'The deleted webhook.' } });
 
 const DeliveryPageMeta = builder.objectRef<{ total: number; limit: number; offset: number }>('DeliveryPageMeta').implement({
   description: 'Paging of a delivery list.',
@@ -137,32 +119,24 @@ const DeliveryPageMeta = builder.objectRef<{ total: number; limit: number; offse
   }),
 });
 
-const WebhookDeliveryList = builder
-  .objectRef<{ data: unknown[]; meta: { total: number; limit: number; offset: number } }>('WebhookDeliveryList')
-  .implement({
-    description: "A webhook's deliveries, newest first.",
-    fields: (t) => ({
-      data: t.field({ type: [WebhookDeliveryRef], description: 'The deliveries.', resolve: (p) => p.data as never }),
-      meta: t.field({ type: DeliveryPageMeta, description: 'Paging.', resolve: (p) => p.meta }),
-    }),
-  });
-
-const WebhookDeliveryEnvelope = builder.objectRef<{ data: unknown }>('WebhookDeliveryEnvelope').implement({
-  description: 'One delivery.',
-  fields: (t) => ({ data: t.field({ type: WebhookDeliveryRef, description: 'The delivery.', resolve: (p) => p.data as never }) }),
+const WebhookDeliveryList = envelopeRef('WebhookDeliveryList', {
+  description: "A webhook's deliveries, newest first.",
+  data: { type: [WebhookDeliveryRef], description: 'The deliveries.' },
+  meta: { type: DeliveryPageMeta, description: 'Paging.' },
 });
+
+const WebhookDeliveryEnvelope = envelopeRef('WebhookDeliveryEnvelope', { description: 'One delivery.', data: { type: WebhookDeliveryRef, description: 'The delivery.' } });
 
 // ---- queries
 
 builder.queryField('webhooks', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookList,
     description: 'The webhooks registered with the bearer key (Authorization: Bearer <key>).',
     resolve: async (_root, _args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
       const data = await ctx.prisma.webhook.findMany({
-        ...queryFromInfo({ context: ctx, info, path: ['data'] }),
-        where: { ownerKeyHash },
+        ...selectionUnder('data', ctx, info),
+        where: { ownerKeyHash: ctx.webhookOwner },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       });
       return { data };
@@ -171,15 +145,14 @@ builder.queryField('webhooks', (t) =>
 );
 
 builder.queryField('webhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookEnvelope,
     description: 'One webhook of the bearer key; 404 for unknown ids and for other keys\' webhooks.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
       const data = await ctx.prisma.webhook.findFirst({
-        ...queryFromInfo({ context: ctx, info, path: ['data'] }),
-        where: ownedWebhook(String(args.id), ownerKeyHash),
+        ...selectionUnder('data', ctx, info),
+        where: ownedWebhook(String(args.id), ctx.webhookOwner),
       });
       if (!data) throw notFound('Webhook not found');
       return { data };
@@ -188,7 +161,7 @@ builder.queryField('webhook', (t) =>
 );
 
 builder.queryField('webhookDeliveries', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookDeliveryList,
     description: "A webhook's deliveries with every attempt, newest first.",
     args: {
@@ -198,13 +171,12 @@ builder.queryField('webhookDeliveries', (t) =>
       offset: t.arg.int({ description: 'Items to skip; default 0.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
       const { limit, offset } = parsePage(args);
-      const webhook = await requireOwnedWebhook(ctx, String(args.webhookId), ownerKeyHash);
+      const webhook = await requireOwnedWebhook(ctx.prisma, String(args.webhookId), ctx.webhookOwner);
       const where: Prisma.WebhookDeliveryWhereInput = { webhookId: webhook.id, ...(args.status ? { status: args.status } : {}) };
       const [data, total] = await Promise.all([
         ctx.prisma.webhookDelivery.findMany({
-          ...queryFromInfo({ context: ctx, info, path: ['data'] }),
+          ...selectionUnder('data', ctx, info),
           where,
           orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
           take: limit,
@@ -231,11 +203,8 @@ export const WebhookFiltersInput = builder.inputType('WebhookFiltersInput', {
 
 // ---- mutations
 
-/** A week: long enough for any receiver's deploy, short enough that an old secret does not linger. */
-const maxOverlapHours = 168;
-
 builder.mutationField('createWebhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookSecretEnvelope,
     description:
       'Registers a webhook (Authorization: Bearer <key>). The url must be https on a public address. ' +
@@ -245,12 +214,11 @@ builder.mutationField('createWebhook', (t) =>
       filters: t.arg({ type: WebhookFiltersInput, description: 'Optional filters: severity, issueType, vendor, llmSpecific.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
       const valid = await validateRegistration(ctx, args);
-      const data = await withinWebhookCap(ctx, ownerKeyHash, (tx) =>
+      const data = await withinWebhookCap(ctx, ctx.webhookOwner, (tx) =>
         tx.webhook.create({
-          ...queryFromInfo({ context: ctx, info, path: ['data'] }),
-          data: createWebhookData(ownerKeyHash, valid),
+          ...selectionUnder('data', ctx, info),
+          data: createWebhookData(ctx.webhookOwner, valid),
         }),
       );
       return { data };
@@ -259,7 +227,7 @@ builder.mutationField('createWebhook', (t) =>
 );
 
 builder.mutationField('updateWebhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookEnvelope,
     description:
       'Changes a webhook of the bearer key: its url (checked like a registration), its filters (replaced entirely; ' +
@@ -272,12 +240,11 @@ builder.mutationField('updateWebhook', (t) =>
       active: t.arg.boolean({ description: 'false pauses deliveries, true resumes them.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
-      const where = ownedWebhook(String(args.id), ownerKeyHash);
+      const where = ownedWebhook(String(args.id), ctx.webhookOwner);
       const current = await ctx.prisma.webhook.findFirst({ where, select: { id: true, url: true, filters: true, active: true } });
       if (!current) throw notFound('Webhook not found');
       const data = await ctx.prisma.webhook.update({
-        ...queryFromInfo({ context: ctx, info, path: ['data'] }),
+        ...selectionUnder('data', ctx, info),
         where: { id: current.id },
         data: await validateUpdate(ctx, current, args),
       });
@@ -287,13 +254,12 @@ builder.mutationField('updateWebhook', (t) =>
 );
 
 builder.mutationField('deleteWebhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: DeletedWebhookEnvelope,
     description: 'Deletes a webhook of the bearer key with its deliveries; nothing more is sent to it.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx) => {
-      const ownerKeyHash = await webhookOwner(ctx);
-      const { count } = await ctx.prisma.webhook.deleteMany({ where: ownedWebhook(String(args.id), ownerKeyHash) });
+      const { count } = await ctx.prisma.webhook.deleteMany({ where: ownedWebhook(String(args.id), ctx.webhookOwner) });
       if (count === 0) throw notFound('Webhook not found');
       return { data: { id: String(args.id) } };
     },
@@ -301,7 +267,7 @@ builder.mutationField('deleteWebhook', (t) =>
 );
 
 builder.mutationField('rotateWebhookSecret', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookSecretEnvelope,
     description:
       'Replaces the signing secret and answers the new one once; every later attempt is signed with it. For overlapHours ' +
@@ -312,27 +278,13 @@ builder.mutationField('rotateWebhookSecret', (t) =>
       overlapHours: t.arg.int({ description: `Hours the old secret keeps signing too: 0 to ${maxOverlapHours}, default 24.` }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
-      const overlapHours = args.overlapHours ?? 24;
-      if (overlapHours < 0 || overlapHours > maxOverlapHours) throw badRequest(`overlapHours must be between 0 and ${maxOverlapHours}`);
-      const current = await ctx.prisma.webhook.findFirst({ where: ownedWebhook(String(args.id), ownerKeyHash), select: { id: true, secret: true } });
-      if (!current) throw notFound('Webhook not found');
-      const data = await ctx.prisma.webhook.update({
-        ...queryFromInfo({ context: ctx, info, path: ['data'] }),
-        where: { id: current.id },
-        data: {
-          secret: newSecret(),
-          previousSecret: overlapHours > 0 ? current.secret : null,
-          previousSecretExpiresAt: overlapHours > 0 ? new Date(Date.now() + overlapHours * 3600_000) : null,
-        },
-      });
-      return { data };
+      return { data: await rotateSecret(ctx.prisma, String(args.id), ctx.webhookOwner, args.overlapHours, selectionUnder('data', ctx, info)) };
     },
   }),
 );
 
 builder.mutationField('redeliverWebhookDelivery', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookDeliveryEnvelope,
     description:
       'Sends a delivery again with the same webhook-id: a finished one gets a fresh retry schedule, a waiting one is due now.',
@@ -341,50 +293,20 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
       deliveryId: t.arg.id({ required: true, description: 'Delivery id.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
-      const webhook = await requireOwnedWebhook(ctx, String(args.webhookId), ownerKeyHash);
-      if (!webhook.active) throw badRequest('Webhook is inactive');
-      const deliveryId = String(args.deliveryId);
-      if (!isUuid(deliveryId)) throw notFound('Delivery not found');
-      const delivery = await ctx.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, webhookId: webhook.id }, select: { status: true } });
-      if (!delivery) throw notFound('Delivery not found');
-      if (delivery.status === 'delivering') throw badRequest('Delivery is in flight');
-      const finished = delivery.status === 'succeeded' || delivery.status === 'dead';
-      // The status guard makes a redelivery racing the worker's claim a no-op rather than a double send.
-      const { count } = await ctx.prisma.webhookDelivery.updateMany({
-        where: { id: deliveryId, status: delivery.status },
-        data: { status: 'pending', nextAttemptAt: new Date(), completedAt: null, ...(finished ? { attempts: 0 } : {}) },
-      });
-      if (count === 0) throw badRequest('Delivery is in flight');
-      const data = await ctx.prisma.webhookDelivery.findUniqueOrThrow({
-        ...queryFromInfo({ context: ctx, info, path: ['data'] }),
-        where: { id: deliveryId },
-      });
-      return { data };
+      return { data: await redeliver(ctx.prisma, String(args.webhookId), String(args.deliveryId), ctx.webhookOwner, selectionUnder('data', ctx, info)) };
     },
   }),
 );
 
 builder.mutationField('pingWebhook', (t) =>
-  t.field({
+  t.withAuth({ webhooks: true }).field({
     type: WebhookDeliveryEnvelope,
     description:
       'Queues a signed test delivery {event: "ping", webhookId, deliveredAt} (one attempt, no retries); ' +
       'follow it in webhookDeliveries.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx, info) => {
-      const ownerKeyHash = await webhookOwner(ctx);
-      const webhook = await requireOwnedWebhook(ctx, String(args.id), ownerKeyHash);
-      if (!webhook.active) throw badRequest('Webhook is inactive');
-      const data = await ctx.prisma.webhookDelivery.create({
-        ...queryFromInfo({ context: ctx, info, path: ['data'] }),
-        data: {
-          webhookId: webhook.id,
-          kind: 'ping',
-          payload: Buffer.from(JSON.stringify({ event: 'ping', webhookId: webhook.id })),
-        },
-      });
-      return { data };
+      return { data: await queuePing(ctx.prisma, String(args.id), ctx.webhookOwner, selectionUnder('data', ctx, info)) };
     },
   }),
 );

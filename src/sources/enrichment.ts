@@ -3,7 +3,7 @@
 // created after the signal arrived has it too. Only rows that differ are written: a re-run over
 // the same data changes nothing, and a new EPSS score is an update of the issue, never a new one.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { lockForChanges, recordChangeEvents } from '../ingest/store.js';
+import { lockForChanges, recordChangeEvents } from '../ingest/changes.js';
 
 export interface EnrichmentRow {
   cveId: string;

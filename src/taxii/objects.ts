@@ -8,7 +8,7 @@
 //   cursor.
 // `next` is the position of the page's last object, not an offset, so inserts never shift it.
 import { badRequest } from '../errors.js';
-import { isUuid } from '../http/params.js';
+import { isUuid } from '../params.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { issueOwnObjects, referenceObjects, SERVICE_EPOCH, stixIssueSelect, type StixObject } from '../stix/bundle.js';
 import type { Collection } from './collections.js';

@@ -7,7 +7,7 @@ import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { currentRequestId } from '../http/request-id.js';
 import { parsePage, parseSince } from '../issues/filters.js';
-import { envelopeFor } from '../rest/envelope.js';
+import { envelopeFor } from '../http/envelope.js';
 import { collectionResource, collections, findCollection } from './collections.js';
 import { collectionObjects, decodeNext, TAXII_LIMIT } from './objects.js';
 

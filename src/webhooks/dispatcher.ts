@@ -10,12 +10,10 @@
 // through the same subscription, fed from the database instead of the pub/sub, when it starts,
 // after an error, at process start-up, and every minute (Redis pub/sub drops what is published
 // while a subscriber reconnects).
-import { randomUUID } from 'node:crypto';
-import { parse, subscribe, type ExecutionResult, type GraphQLObjectType } from 'graphql';
-import type { Context, Services } from '../context.js';
+import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import type { IssuePubSub, NewIssuesEvent } from '../pubsub.js';
-import { schema } from '../schema/index.js';
+import type { Logger } from '../log.js';
+import type { NewIssuesEvent, NewIssuesSource } from '../pubsub.js';
 
 export interface DispatcherOptions {
   /** How often the set of webhook filters is re-read (webhooks registered on other instances). */
@@ -42,7 +40,7 @@ export interface Dispatcher {
 interface Group {
   key: string;
   filters: Prisma.JsonValue;
-  iterator?: AsyncIterator<ExecutionResult>;
+  iterator?: AsyncIterator<DispatchBatch>;
   loop?: Promise<void>;
   stopped: boolean;
   /**
@@ -60,47 +58,36 @@ interface Group {
  */
 const replayOverlapMs = 5 * 60_000;
 
-interface DispatchData {
-  newIssues: { eventId: string; issues: unknown[] };
+/** One batch as a webhook receives it: its event and its issues in the REST Issue shape. */
+export interface DispatchBatch {
+  eventId: string;
+  issues: unknown[];
 }
 
-/** Every field of the Issue type REST serves (not the graphqlOnly ones): the REST Issue shape. */
-function dispatchDocument() {
-  const issue = schema.getType('Issue') as GraphQLObjectType;
-  const fields = Object.values(issue.getFields())
-    .filter((f) => !f.extensions?.graphqlOnly)
-    .map((f) => f.name)
-    .join(' ');
-  return parse(`subscription WebhookDispatch($filter: WebhookFiltersInput) {
-    newIssues(filter: $filter) { eventId issues { ${fields} } }
-  }`);
-}
+/**
+ * Subscription.newIssues with a webhook group's filters, fed from `source`: given by main.ts, which
+ * builds it from the schema (a webhook gets what a GraphQL subscriber with its filters gets).
+ */
+export type IssueStream = (filters: Prisma.JsonValue, source: NewIssuesSource) => Promise<AsyncIterator<DispatchBatch>>;
 
-export function createDispatcher(services: Services, options: DispatcherOptions = {}): Dispatcher {
+export function createDispatcher(
+  services: { db: Database; log: Logger; pubsub: NewIssuesSource },
+  issueStream: IssueStream,
+  options: DispatcherOptions = {},
+): Dispatcher {
   const { db, log } = services;
   const prisma = db.prisma;
   const refreshIntervalMs = options.refreshIntervalMs ?? 5_000;
   const catchUpWindowMs = options.catchUpWindowMs ?? 24 * 3600_000;
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
   const restartDelayMs = options.restartDelayMs ?? 1_000;
-  const document = dispatchDocument();
   const groups = new Map<string, Group>();
   let running = false;
   let timers: NodeJS.Timeout[] = [];
   let refreshing: Promise<void> = Promise.resolve();
 
-  function context(pubsub: IssuePubSub): Context {
-    return {
-      ...services,
-      pubsub,
-      prisma,
-      request: new Request('http://dispatcher.internal/'),
-      requestId: `dispatcher-${randomUUID()}`,
-    };
-  }
-
   /** One outbox row per active webhook of the group that subscribed before the event. */
-  async function writeDeliveries(group: Group, batch: DispatchData['newIssues']): Promise<number> {
+  async function writeDeliveries(group: Group, batch: DispatchBatch): Promise<number> {
     const payload = Buffer.from(JSON.stringify({ event: 'new_issues', issues: batch.issues }));
     const written = await prisma.$executeRaw`
       INSERT INTO "WebhookDelivery" ("id", "webhookId", "eventId", "kind", "payload", "status", "attempts", "nextAttemptAt", "createdAt")
@@ -114,21 +101,13 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
   }
 
   /** Writes what the subscription yields until it ends; answers the number of rows written. */
-  async function consume(group: Group, iterator: AsyncIterator<ExecutionResult>): Promise<number> {
+  async function consume(group: Group, iterator: AsyncIterator<DispatchBatch>): Promise<number> {
     let written = 0;
     for (;;) {
       const step = await iterator.next();
       if (step.done) return written;
-      const result = step.value;
-      if (result.errors?.length || !result.data) throw new Error(result.errors?.[0]?.message ?? 'empty subscription result');
-      written += await writeDeliveries(group, (result.data as unknown as DispatchData).newIssues);
+      written += await writeDeliveries(group, step.value);
     }
-  }
-
-  async function open(group: Group, pubsub: IssuePubSub): Promise<AsyncIterator<ExecutionResult>> {
-    const result = await subscribe({ schema, document, variableValues: { filter: group.filters }, contextValue: context(pubsub) });
-    if (!(Symbol.asyncIterator in result)) throw new Error(result.errors?.[0]?.message ?? 'subscription refused');
-    return result[Symbol.asyncIterator]();
   }
 
   /** Events still missing a row for one of the group's webhooks, oldest first. */
@@ -154,11 +133,12 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
       group.lastReplayAt = started;
       return;
     }
-    const source = (async function* () {
-      for (const e of events) yield { eventId: e.id, issueIds: e.issueIds } satisfies NewIssuesEvent;
-    })();
-    const replayPubSub = { publish: () => {}, subscribe: () => source } as unknown as IssuePubSub;
-    const written = await consume(group, await open(group, replayPubSub));
+    const source: NewIssuesSource = {
+      async *subscribe() {
+        for (const e of events) yield { eventId: e.id, issueIds: e.issueIds } satisfies NewIssuesEvent;
+      },
+    };
+    const written = await consume(group, await issueStream(group.filters, source));
     // Only a replay that went through moves the window on.
     group.lastReplayAt = started;
     for (const e of events) group.replayed.set(e.id, e.createdAt.getTime());
@@ -168,7 +148,7 @@ export function createDispatcher(services: Services, options: DispatcherOptions 
   async function startGroup(group: Group): Promise<void> {
     try {
       // Live first, then replay: an event published meanwhile is seen by one or both, never by neither.
-      const iterator = await open(group, services.pubsub);
+      const iterator = await issueStream(group.filters, services.pubsub);
       group.iterator = iterator;
       group.loop = consume(group, iterator).then(
         () => {

@@ -3,7 +3,7 @@
 // keys omitted, fixed key order) so equal filters are equal jsonb values and share a dispatch group.
 import type { IssueType, Prisma, Severity } from '../generated/prisma/client.js';
 import { issueWhere, parseIssueFilters } from '../issues/filters.js';
-import { boolean, isAbsent } from '../http/params.js';
+import { boolean, isAbsent } from '../params.js';
 
 export interface IssueFilters {
   severity?: Severity;

@@ -1,42 +1,18 @@
 // Registration and management of webhooks, always scoped to the bearer key that owns them: a key
 // never sees, changes or learns of another key's webhooks (someone else's id is a plain 404).
 import { isDeepStrictEqual } from 'node:util';
-import type { Context } from '../context.js';
-import { badRequest, notFound, unauthenticated } from '../errors.js';
-import type { Prisma } from '../generated/prisma/client.js';
-import { bearerToken, secretsEqual, sha256Hex } from '../http/auth.js';
-import { isUuid } from '../http/params.js';
-import { issuedKeyShape, useActiveKey, webhookScope } from '../keys/api-keys.js';
+import type { Config } from '../config.js';
+import { badRequest, notFound } from '../errors.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { isUuid } from '../params.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
 import { checkTargetUrl, TargetRefused } from './ssrf.js';
 
 const maxUrlLength = 2048;
 
-/**
- * The owner of the request: the SHA-256 of its bearer key, when that key is the configured
- * WEBHOOK_API_KEY or an issued key with the webhooks scope. Anything else is a 401.
- */
-export function webhookOwner(ctx: Pick<Context, 'config' | 'prisma' | 'request'>): Promise<string> {
-  // REST routes check the key before their arguments, then the resolver asks again: once per request.
-  let owner = owners.get(ctx.request);
-  if (!owner) {
-    owner = findOwner(ctx);
-    owners.set(ctx.request, owner);
-  }
-  return owner;
-}
-
-const owners = new WeakMap<Request, Promise<string>>();
-
-async function findOwner(ctx: Pick<Context, 'config' | 'prisma' | 'request'>): Promise<string> {
-  const token = bearerToken(ctx.request);
-  if (!token) throw unauthenticated();
-  const keyHash = sha256Hex(token);
-  if (ctx.config.webhookApiKey && secretsEqual(token, ctx.config.webhookApiKey)) return keyHash;
-  if (issuedKeyShape.test(token) && (await useActiveKey(ctx.prisma, keyHash, webhookScope))) return keyHash;
-  throw unauthenticated();
-}
+/** What these rules need of the running service. */
+type Deps = { config: Config; prisma: PrismaClient };
 
 /** The where for one webhook of this owner; malformed ids are simply not found. */
 export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWhereInput & { id: string } {
@@ -44,14 +20,8 @@ export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWh
   return { id, ownerKeyHash };
 }
 
-export async function requireOwnedWebhook(ctx: Context, id: string, ownerKeyHash: string) {
-  const webhook = await ctx.prisma.webhook.findFirst({ where: ownedWebhook(id, ownerKeyHash), select: { id: true, active: true } });
-  if (!webhook) throw notFound('Webhook not found');
-  return webhook;
-}
-
 /** Validates a registration: an https URL on a public address (unless allowed) and known filters. */
-export async function validateRegistration(ctx: Context, input: { url: string; filters?: IssueFiltersInput | null }) {
+export async function validateRegistration(ctx: Deps, input: { url: string; filters?: IssueFiltersInput | null }) {
   if (input.url.length > maxUrlLength) throw badRequest(`url must be at most ${maxUrlLength} characters`);
   let url: URL;
   try {
@@ -65,7 +35,7 @@ export async function validateRegistration(ctx: Context, input: { url: string; f
 
 /** What updateWebhook changes: a new url (checked like a registration), new filters, or the state. */
 export async function validateUpdate(
-  ctx: Context,
+  ctx: Deps,
   current: { url: string; filters: Prisma.JsonValue; active: boolean },
   input: { url?: string | null; filters?: IssueFiltersInput | null; active?: boolean | null },
 ): Promise<Prisma.WebhookUpdateInput> {
@@ -100,7 +70,7 @@ export function createWebhookData(ownerKeyHash: string, valid: { url: string; fi
  * Registrations of one key are serialised by a transaction lock, so two at once cannot both take
  * the last place.
  */
-export async function withinWebhookCap<T>(ctx: Context, ownerKeyHash: string, create: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+export async function withinWebhookCap<T>(ctx: Deps, ownerKeyHash: string, create: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
   const cap = ctx.config.webhooksPerKey;
   return ctx.prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(${ownerKeyHash}, 0))) AS locked`;

@@ -1,8 +1,7 @@
 // Builds the real app on a fresh database and sends real HTTP requests into it (yoga.fetch goes
 // through the same request pipeline as a listening server).
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type AppServices } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
-import type { Services } from '../../src/context.js';
 import { createLogger } from '../../src/log.js';
 import { createIssuePubSub, type IssuePubSub } from '../../src/pubsub.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -20,7 +19,7 @@ export interface TestApp {
 }
 
 /** `services` adds or replaces long-lived services (a rate-limit store with a test clock, a logger). */
-export async function createTestApp(overrides: Partial<Config> = {}, db?: TestDatabase, services: Partial<Services> = {}): Promise<TestApp> {
+export async function createTestApp(overrides: Partial<Config> = {}, db?: TestDatabase, services: Partial<AppServices> = {}): Promise<TestApp> {
   const database = db ?? (await createTestDatabase());
   const config = testConfig(overrides);
   const { pubsub, close: closePubSub } = createIssuePubSub(config);

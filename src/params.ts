@@ -1,7 +1,7 @@
 // Type-level checks for request parameters that may arrive as query-string text (REST, CSV export)
 // or already typed (GraphQL arguments). The REST argument check and the issue filters both use
 // these, so a client gets the same message for the same bad value on every surface.
-import { badRequest } from '../errors.js';
+import { badRequest } from './errors.js';
 
 /** Absent, null and the empty string all mean "not given" (as `?limit=` does in a query string). */
 export function isAbsent(value: unknown): value is null | undefined | '' {

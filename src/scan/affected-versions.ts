@@ -9,7 +9,8 @@ export interface OsvRange {
   events: { kind: 'introduced' | 'fixed' | 'last_affected' | 'limit'; version: string }[];
 }
 
-export interface OsvAffected {
+/** One package's affected versions as scan reads them from an OSV `affected` entry (ingest/item.ts's OsvAffected, checked). */
+export interface AffectedVersions {
   ecosystem: string;
   name: string;
   ranges: OsvRange[];
@@ -28,10 +29,10 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is
  * The `affected` entries of a stored source record (an OSV record, or its `affected` array
  * itself). Malformed parts are dropped rather than trusted; an issue without any entry gets [].
  */
-export function affectedEntries(source: unknown): OsvAffected[] {
+export function affectedEntries(source: unknown): AffectedVersions[] {
   const list = Array.isArray(source) ? source : isRecord(source) ? source.affected : undefined;
   if (!Array.isArray(list)) return [];
-  const entries: OsvAffected[] = [];
+  const entries: AffectedVersions[] = [];
   for (const raw of list) {
     if (!isRecord(raw) || !isRecord(raw.package)) continue;
     const { ecosystem, name } = raw.package;
@@ -91,7 +92,7 @@ function rangeVerdict(version: string, range: OsvRange, scheme: VersionScheme | 
  * evaluated (unsupported ecosystem, unparseable version) and none holds it, else not affected.
  * An entry with neither usable ranges nor a version list says nothing: unknown.
  */
-export function versionVerdict(version: string, entry: OsvAffected): Verdict {
+export function versionVerdict(version: string, entry: AffectedVersions): Verdict {
   const scheme = versionScheme(entry.ecosystem);
   const equal = (listed: string) => {
     if (listed === version) return true;

@@ -1,11 +1,11 @@
 // Loads the bundled sample data (data/advisories, data/items) into an empty database, then writes
 // the digests of the sample data's days. Runs at start-up when SEED_SAMPLE_DATA is true.
 import { fileURLToPath } from 'node:url';
-import { generateDigestsForAllDays } from '../digest/generate.js';
-import { readRecordFiles } from '../ingest/files.js';
-import { ingest, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
+import { generateDigestsForAllDays } from './digest/generate.js';
+import { readRecordFiles } from './ingest/files.js';
+import { ingest, type IngestDeps, type IngestResult } from './ingest/ingest.js';
 
-export const sampleDataDir = new URL('../../data/', import.meta.url);
+export const sampleDataDir = new URL('../data/', import.meta.url);
 
 /** Every record of the bundled sample, advisories first. */
 export async function readSampleRecords(): Promise<unknown[]> {

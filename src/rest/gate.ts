@@ -1,0 +1,290 @@
+// REST at /api/v1, derived from the GraphQL schema and run inside Yoga: the same context, the same
+// execute (so the same plugins, error masking and logging), one process, one port.
+//
+// One gate per request: the route table (routes.ts) is matched once, a route that needs a bearer
+// key is authenticated once (before its body is read, so an anonymous client learns nothing from
+// argument errors; only the body limit comes earlier), the body is parsed once, the arguments are
+// checked against their GraphQL types (arguments.ts, so a bad value is a 400 in our own words),
+// and the route's operation (built the way SOFA builds it) runs through Yoga's execute.
+// SOFA itself only describes the routes: its OpenAPI document is completed in openapi.ts.
+import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
+import { GraphQLBoolean, GraphQLError, GraphQLObjectType, GraphQLSchema, isInputObjectType, isScalarType, Kind, OperationTypeNode } from 'graphql';
+import type { DocumentNode, GraphQLField, TypeNode, VariableDefinitionNode } from 'graphql';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import { parse as parseQueryString } from 'qs';
+import { createSofa, createSofaRouter } from 'sofa-api';
+import { envelopeFor, errorResponse } from '../http/envelope.js';
+import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
+import { currentRequestId } from '../http/request-id.js';
+import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
+import type { Logger } from '../log.js';
+import { checkRestArguments } from './arguments.js';
+import { renderDocs } from './docs.js';
+import { buildOpenAPI } from './openapi.js';
+import { restBasePath, type RestRoute } from './routes.js';
+
+type Yoga = YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
+
+/** A route's own handling of its parsed body (a scan sent as an SBOM); undefined hands it back to the route. */
+export type BodyHandler = (request: Request, body: { value: unknown } | { invalid: true }) => Promise<Response | undefined>;
+
+interface CompiledRoute {
+  key: string;
+  route: RestRoute;
+  pattern: RegExp;
+  paramNames: string[];
+  field: GraphQLField<unknown, unknown>;
+  document: DocumentNode;
+  variables: readonly VariableDefinitionNode[];
+}
+
+/**
+ * The schema the routes are built from: only the root fields that have a route (and no
+ * subscriptions), and no field marked graphqlOnly (a route selects every field of a type, so REST
+ * would gain keys).
+ */
+export function restSchema(schema: GraphQLSchema, routes: Record<string, RestRoute>): GraphQLSchema {
+  const pick = (type: GraphQLObjectType | null | undefined) => {
+    if (!type) return undefined;
+    const config = type.toConfig();
+    const fields = Object.fromEntries(Object.entries(config.fields).filter(([name]) => `${type.name}.${name}` in routes));
+    return Object.keys(fields).length ? new GraphQLObjectType({ ...config, fields }) : undefined;
+  };
+  const rootOnly = new GraphQLSchema({ query: pick(schema.getQueryType()), mutation: pick(schema.getMutationType()) });
+  // Pruned: a type only a dropped field used (IssueClassification) would linger in the OpenAPI document.
+  return pruneSchema(mapSchema(rootOnly, { [MapperKind.OBJECT_FIELD]: (field) => (field.extensions?.graphqlOnly ? null : field) }));
+}
+
+function compileRoutes(sofa: ReturnType<typeof createSofa>, routes: Record<string, RestRoute>): CompiledRoute[] {
+  const compiled = Object.entries(routes).map(([key, route]) => {
+    const [typeName, fieldName] = key.split('.') as [string, string];
+    const kind = typeName === 'Mutation' ? OperationTypeNode.MUTATION : OperationTypeNode.QUERY;
+    const field = (kind === OperationTypeNode.MUTATION ? sofa.schema.getMutationType() : sofa.schema.getQueryType())?.getFields()[fieldName];
+    if (!field) throw new Error(`REST route ${key} names no field of the schema`);
+    // The operation SOFA would run for this route: every field, nested models by id.
+    const operation = buildOperationNodeForField({
+      kind,
+      schema: sofa.schema,
+      field: fieldName,
+      models: sofa.models,
+      ignore: sofa.ignore,
+      circularReferenceDepth: sofa.depthLimit,
+    });
+    const paramNames: string[] = [];
+    const source = route.path
+      .split('/')
+      .map((segment) => {
+        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        paramNames.push(segment.slice(1));
+        return '([^/]+)';
+      })
+      .join('/');
+    return {
+      key,
+      route,
+      pattern: new RegExp(`^${source}$`),
+      paramNames,
+      field: field as GraphQLField<unknown, unknown>,
+      document: { kind: Kind.DOCUMENT, definitions: [operation] } as DocumentNode,
+      variables: operation.variableDefinitions ?? [],
+    };
+  });
+  // Fixed paths before patterns (/issues/stix is safe next to /issues/:id).
+  return compiled.sort((a, b) => a.paramNames.length - b.paramNames.length);
+}
+
+function decodeSegment(segment: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(segment ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The routes whose path matches, whatever their method, with their decoded parameters. */
+function routesAt(routes: CompiledRoute[], path: string) {
+  const found: { compiled: CompiledRoute; params: Record<string, string> }[] = [];
+  for (const compiled of routes) {
+    const m = compiled.pattern.exec(path);
+    if (!m) continue;
+    const values = m.slice(1).map(decodeSegment);
+    // A segment that is not valid percent-encoding names nothing.
+    if (values.some((v) => v === undefined)) continue;
+    found.push({ compiled, params: Object.fromEntries(compiled.paramNames.map((name, i) => [name, values[i]!])) });
+  }
+  return found;
+}
+
+const hasBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH';
+
+const jsonType = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+/** The request's JSON body, read and parsed once: undefined when empty, `{invalid}` when not JSON. */
+async function readJson(request: Request): Promise<{ value: unknown } | { invalid: true } | undefined> {
+  if (!hasBody(request.method)) return undefined;
+  const text = await request.text();
+  if (!text) return undefined;
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return { invalid: true };
+  }
+}
+
+/** The body as top-level arguments; a route with a `bodyArgument` takes a body that is not `{name: ...}` as that argument. */
+function bodyArguments(request: Request, route: RestRoute, body: Awaited<ReturnType<typeof readJson>>): Record<string, unknown> | Response {
+  if (!body) return {};
+  if (!jsonType.test(request.headers.get('content-type') ?? '')) return errorResponse(415, 'The request body must be sent as Content-Type: application/json');
+  if ('invalid' in body) return errorResponse(400, 'The request body must be JSON');
+  const { value } = body;
+  const isObject = !!value && typeof value === 'object' && !Array.isArray(value);
+  const name = route.bodyArgument;
+  if (name && !(isObject && Object.keys(value).length === 1 && name in value)) return { [name]: Array.isArray(value) ? value : [value] };
+  // Arguments are the body's keys; any other JSON (null, a list, a number) names none.
+  if (!isObject) return errorResponse(400, 'The request body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** SOFA's reading of a value for a variable (its parseVariable): scalars serialised, input objects as given. */
+function variableValue(schema: GraphQLSchema, type: TypeNode, value: unknown): unknown {
+  if (type.kind === Kind.NON_NULL_TYPE) return variableValue(schema, type.type, value);
+  if (type.kind === Kind.LIST_TYPE) return (Array.isArray(value) ? value : [value]).map((v) => variableValue(schema, type.type, v));
+  const named = schema.getType(type.name.value);
+  if (isScalarType(named)) return named.serialize(named === GraphQLBoolean ? value === 'true' || value === true : value);
+  if (isInputObjectType(named)) return value && typeof value === 'object' ? value : JSON.parse(value as string);
+  return value;
+}
+
+/**
+ * Variables where SOFA looks: path parameters, then the query string (qs, so repeated names form
+ * a list), an empty or missing one falling back to the body's key. The query is the URL's text up
+ * to a second `?` or a fragment.
+ */
+function variablesOf(schema: GraphQLSchema, compiled: CompiledRoute, url: string, params: Record<string, string>, body: Record<string, unknown>) {
+  const query = parseQueryString(url.split('#')[0]!.split('?')[1] ?? '') as Record<string, unknown>;
+  const variables: Record<string, unknown> = {};
+  for (const variable of compiled.variables) {
+    const name = variable.variable.name.value;
+    const value = name in params ? params[name] : query[name] || body[name];
+    if (value === undefined || value === null) continue;
+    try {
+      variables[name] = variableValue(schema, variable.type, value);
+    } catch (err) {
+      throw new GraphQLError((err as Error).message, { extensions: { http: { status: 400 } } });
+    }
+  }
+  return variables;
+}
+
+export interface RestGateOptions {
+  schema: GraphQLSchema;
+  routes: Record<string, RestRoute>;
+  log: Logger;
+  /** The API version shown in the OpenAPI document. */
+  version: string;
+  /** Where GraphQL (and GraphiQL) is served, for the docs page. */
+  graphqlEndpoint: string;
+  /** The caller of a request; checked against a route's bearer scope, then handed to the context. */
+  viewerOf: (request: Request) => Viewer;
+  /** Routes that may answer a body themselves before it is read as arguments. */
+  bodyHandlers?: Partial<Record<string, BodyHandler>>;
+}
+
+export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {} }: RestGateOptions): Plugin {
+  const sofa = createSofa({
+    basePath: restBasePath,
+    schema: restSchema(schema, routes),
+    routes,
+    customScalars: { DateTime: { type: 'string', format: 'date-time' }, JSON: {} },
+  });
+  const compiled = compileRoutes(sofa, routes);
+  const openapi = buildOpenAPI(createSofaRouter(sofa).openAPIDocument, { schema, routes, basePath: restBasePath, version });
+  const docs = renderDocs(openapi, { basePath: restBasePath, graphqlEndpoint });
+  const pages: Record<string, () => Response> = {
+    '/openapi.json': () => Response.json(openapi),
+    '/docs': () => new Response(docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+  };
+  let yoga: Yoga;
+
+  const failed = (errors: readonly unknown[]) => {
+    const { status, message, headers, unexpected } = envelopeFor(errors);
+    // Errors masked during execution were logged there; these escaped it (the context, the gate itself).
+    for (const err of unexpected) if (!(err instanceof GraphQLError)) log.error('unexpected error', { requestId: currentRequestId(), err });
+    return errorResponse(status, message, headers);
+  };
+
+  async function run(match: CompiledRoute, request: Request, viewer: Viewer, params: Record<string, string>, body: Record<string, unknown>, serverContext: object, fetchAPI: { Response: typeof Response }) {
+    try {
+      const variableValues = variablesOf(sofa.schema, match, request.url, params, body);
+      const enveloped = yoga.getEnveloped({ ...serverContext, request, viewer });
+      const contextValue = await enveloped.contextFactory();
+      const result = await enveloped.execute({ schema: enveloped.schema, document: match.document, contextValue, variableValues });
+      if (result.errors) return failed(result.errors);
+      const fieldName = match.field.name;
+      return fetchAPI.Response.json((result.data as Record<string, unknown>)?.[fieldName], { status: match.route.responseStatus ?? 200 });
+    } catch (err) {
+      return failed([err]);
+    }
+  }
+
+  return {
+    onYogaInit({ yoga: instance }) {
+      yoga = instance as unknown as Yoga;
+    },
+    async onRequest({ request, url, endResponse, serverContext, fetchAPI }) {
+      if (url.pathname !== restBasePath && !url.pathname.startsWith(`${restBasePath}/`)) return;
+      const path = url.pathname.slice(restBasePath.length);
+      const page = pages[path];
+      if (page) return endResponse(request.method === 'GET' ? page() : methodNotAllowed(request.method, url.pathname, readMethods));
+
+      const found = routesAt(compiled, path);
+      const match = found.find(({ compiled: c }) => c.route.method === request.method);
+      if (!match) {
+        const allowed = withHead(found.map(({ compiled: c }) => c.route.method));
+        if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
+        return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
+      }
+      const { route, key } = match.compiled;
+      const viewer = viewerOf(request);
+      if (route.bearer) {
+        try {
+          if (!(await hasScope(viewer, route.bearer))) return endResponse(failed([scopeRefusal[route.bearer]()]));
+        } catch (err) {
+          return endResponse(failed([err]));
+        }
+      }
+      const body = await readJson(request);
+      const own = await bodyHandlers[key]?.(request, body ?? { value: undefined });
+      if (own) return endResponse(own);
+      const args = bodyArguments(request, route, body);
+      if (args instanceof Response) return endResponse(args);
+      try {
+        checkRestArguments(match.compiled.field, { params: match.params, query: url.searchParams, body: args });
+      } catch (err) {
+        return endResponse(failed([err]));
+      }
+      endResponse(await run(match.compiled, request, viewer, match.params, args, serverContext, fetchAPI));
+    },
+  };
+}
+
+/**
+ * Every other error answer gets the envelope too: unknown paths anywhere (Yoga's bare 404), the
+ * rest of /api. GraphQL's own errors are JSON already and keep their shape.
+ */
+export function useErrorEnvelope(): Plugin {
+  return {
+    onResponse({ request, response, setResponse }) {
+      // JSON already (application/json, GraphQL's application/graphql-response+json), or a GraphQL
+      // event stream, whose refusal (a subscription over its cap) is an error event in the stream.
+      if (response.status < 400 || /[/+]json\b|^text\/event-stream/.test(response.headers.get('content-type') ?? '')) return;
+      const path = new URL(request.url).pathname;
+      const message = response.status === 404 ? `No route ${request.method} ${path} (see ${restBasePath}/docs)` : undefined;
+      const enveloped = errorResponse(response.status, message);
+      response.headers.forEach((value, name) => {
+        if (name !== 'content-type' && name !== 'content-length') enveloped.headers.set(name, value);
+      });
+      setResponse(enveloped);
+    },
+  };
+}
