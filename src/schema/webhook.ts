@@ -6,11 +6,19 @@ import { DeliveryStatus } from '../generated/prisma/enums.js';
 import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import { maxOverlapHours, queuePing, redeliver, requireOwnedWebhook, rotateSecret } from '../webhooks/deliveries.js';
-import { createWebhookData, ownedWebhook, validateRegistration, validateUpdate, withinWebhookCap } from '../webhooks/manage.js';
+import { createWebhookData, ownedWebhook, validateRegistration, validateUpdate, webhookEventKinds, withinWebhookCap } from '../webhooks/manage.js';
 import { builder, envelopeRef, selectionUnder } from './builder.js';
-import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
+import { graphqlOnly, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 // ---- types
+
+const WebhookEventEnum = builder.enumType('WebhookEvent', {
+  description:
+    'An event kind a webhook receives. new_issues: issues published for the first time (the default). issues_updated: ' +
+    'served issues whose content or enrichment changed, as {event, issues, deliveredAt}. issues_withdrawn: issues no ' +
+    'longer served (withdrawn upstream), as {event, issues: [{id}], deliveredAt}. Changes are delivered within a minute.',
+  values: webhookEventKinds,
+});
 
 const WebhookFiltersRef = builder.objectRef<IssueFilters>('WebhookFilters').implement({
   description: 'Which new issues a webhook receives; a null key matches everything.',
@@ -29,6 +37,7 @@ const WebhookRef = builder.prismaObject('Webhook', {
     url: t.exposeString('url', { description: 'Delivery target (https).' }),
     active: t.exposeBoolean('active', { description: 'False once the receiver answered 410 or deliveries kept dying.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
+    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as (typeof webhookEventKinds)[number][] }),
     deactivatedReason: t.exposeString('deactivatedReason', { nullable: true, description: 'Why the webhook became inactive.' }),
     previousSecretExpiresAt: t.field({
       type: 'DateTime',
@@ -51,6 +60,7 @@ const WebhookWithSecretRef = builder.prismaObject('Webhook', {
     secret: t.exposeString('secret', { description: 'Shared signing secret (64 hex characters); store it now, it is not shown again.' }),
     active: t.exposeBoolean('active', { description: 'True after creation.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
+    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as (typeof webhookEventKinds)[number][] }),
   }),
 });
 
@@ -212,6 +222,7 @@ builder.mutationField('createWebhook', (t) =>
     args: {
       url: t.arg.string({ required: true, description: 'https URL that receives the deliveries.' }),
       filters: t.arg({ type: WebhookFiltersInput, description: 'Optional filters: severity, issueType, vendor, llmSpecific.' }),
+      events: t.arg({ type: [WebhookEventEnum], description: 'Event kinds to receive; default [new_issues], the only kind the spec sends.' }),
     },
     resolve: async (_root, args, ctx, info) => {
       const valid = await validateRegistration(ctx, args);
@@ -231,17 +242,18 @@ builder.mutationField('updateWebhook', (t) =>
     type: WebhookEnvelope,
     description:
       'Changes a webhook of the bearer key: its url (checked like a registration), its filters (replaced entirely; ' +
-      '{} matches everything), or active (false pauses it; true re-activates it with a clean failure count). ' +
-      'New filters and a re-activation apply to issues published from then on.',
+      '{} matches everything), active (false pauses it; true re-activates it with a clean failure count), or the events it ' +
+      'receives. New filters, events and a re-activation apply to issues published from then on.',
     args: {
       id: t.arg.id({ required: true, description: 'Webhook id.' }),
       url: t.arg.string({ description: 'New https URL.' }),
       filters: t.arg({ type: WebhookFiltersInput, description: 'New filters, replacing the old ones; {} (or null) matches everything.' }),
       active: t.arg.boolean({ description: 'false pauses deliveries, true resumes them.' }),
+      events: t.arg({ type: [WebhookEventEnum], description: 'Event kinds to receive, replacing the old ones; from then on.' }),
     },
     resolve: async (_root, args, ctx, info) => {
       const where = ownedWebhook(String(args.id), ctx.webhookOwner);
-      const current = await ctx.prisma.webhook.findFirst({ where, select: { id: true, url: true, filters: true, active: true } });
+      const current = await ctx.prisma.webhook.findFirst({ where, select: { id: true, url: true, filters: true, active: true, events: true } });
       if (!current) throw notFound('Webhook not found');
       const data = await ctx.prisma.webhook.update({
         ...selectionUnder('data', ctx, info),

@@ -10,10 +10,14 @@
 // through the same subscription, fed from the database instead of the pub/sub, when it starts,
 // after an error, at process start-up, and every minute (Redis pub/sub drops what is published
 // while a subscriber reconnects).
+//
+// Webhooks that opted in to issues_updated or issues_withdrawn get those events from the same
+// replay (the relay publishes new_issues only), so they arrive within a sweep interval.
 import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
 import type { NewIssuesEvent, NewIssuesSource } from '../pubsub.js';
+import type { WebhookEventKind } from './manage.js';
 
 export interface DispatcherOptions {
   /** How often the set of webhook filters is re-read (webhooks registered on other instances). */
@@ -58,6 +62,14 @@ interface Group {
  */
 const replayOverlapMs = 5 * 60_000;
 
+/** An event row the replay runs through a group. */
+interface ReplayedEvent {
+  id: string;
+  kind: WebhookEventKind;
+  issueIds: string[];
+  createdAt: Date;
+}
+
 /** One batch as a webhook receives it: its event and its issues in the REST Issue shape. */
 export interface DispatchBatch {
   eventId: string;
@@ -86,38 +98,43 @@ export function createDispatcher(
   let timers: NodeJS.Timeout[] = [];
   let refreshing: Promise<void> = Promise.resolve();
 
-  /** One outbox row per active webhook of the group that subscribed before the event. */
-  async function writeDeliveries(group: Group, batch: DispatchBatch): Promise<number> {
-    const payload = Buffer.from(JSON.stringify({ event: 'new_issues', issues: batch.issues }));
+  /**
+   * One outbox row per active webhook of the group that subscribed before the event and receives
+   * its kind (new_issues by default; the other kinds by opting in).
+   */
+  async function writeDeliveries(group: Group, batch: DispatchBatch, kind: WebhookEventKind = 'new_issues'): Promise<number> {
+    const payload = Buffer.from(JSON.stringify({ event: kind, issues: batch.issues }));
     const written = await prisma.$executeRaw`
       INSERT INTO "WebhookDelivery" ("id", "webhookId", "eventId", "kind", "payload", "status", "attempts", "nextAttemptAt", "createdAt")
-      SELECT gen_random_uuid(), w."id", e."id", 'new_issues', ${payload}, 'pending', 0, now(), now()
+      SELECT gen_random_uuid(), w."id", e."id", ${kind}, ${payload}, 'pending', 0, now(), now()
         FROM "Webhook" AS w
         JOIN "IssueEvent" AS e ON e."id" = ${batch.eventId}::uuid
        WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
+         AND ${kind} = ANY(w."events")
       ON CONFLICT ("webhookId", "eventId") DO NOTHING`;
     if (written > 0) options.onDeliveries?.(written);
     return written;
   }
 
   /** Writes what the subscription yields until it ends; answers the number of rows written. */
-  async function consume(group: Group, iterator: AsyncIterator<DispatchBatch>): Promise<number> {
+  async function consume(group: Group, iterator: AsyncIterator<DispatchBatch>, kindOf = (_eventId: string): WebhookEventKind => 'new_issues'): Promise<number> {
     let written = 0;
     for (;;) {
       const step = await iterator.next();
       if (step.done) return written;
-      written += await writeDeliveries(group, step.value);
+      written += await writeDeliveries(group, step.value, kindOf(step.value.eventId));
     }
   }
 
   /** Events still missing a row for one of the group's webhooks, oldest first. */
-  async function eventsToReplay(group: Group, since: Date): Promise<{ id: string; issueIds: string[]; createdAt: Date }[]> {
-    const events = await prisma.$queryRaw<{ id: string; issueIds: string[]; createdAt: Date }[]>`
-      SELECT e."id", e."issueIds", e."createdAt" FROM "IssueEvent" AS e
-       WHERE e."createdAt" >= ${since} AND e."kind" = 'new_issues'
+  async function eventsToReplay(group: Group, since: Date): Promise<ReplayedEvent[]> {
+    const events = await prisma.$queryRaw<ReplayedEvent[]>`
+      SELECT e."id", e."kind", e."issueIds", e."createdAt" FROM "IssueEvent" AS e
+       WHERE e."createdAt" >= ${since}
          AND EXISTS (
            SELECT 1 FROM "Webhook" AS w
             WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
+              AND e."kind" = ANY(w."events")
               AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" AS d WHERE d."webhookId" = w."id" AND d."eventId" = e."id"))
        ORDER BY e."createdAt", e."id"`;
     return events.filter((e) => !group.replayed.has(e.id));
@@ -133,12 +150,18 @@ export function createDispatcher(
       group.lastReplayAt = started;
       return;
     }
+    // New and updated issues go through the subscription (served, matching the filters, REST shape);
+    // withdrawn ones are no longer served, so a withdrawal names their ids to every webhook that asked.
+    const kinds = new Map(events.map((e) => [e.id, e.kind]));
     const source: NewIssuesSource = {
       async *subscribe() {
-        for (const e of events) yield { eventId: e.id, issueIds: e.issueIds } satisfies NewIssuesEvent;
+        for (const e of events) if (e.kind !== 'issues_withdrawn') yield { eventId: e.id, issueIds: e.issueIds } satisfies NewIssuesEvent;
       },
     };
-    const written = await consume(group, await issueStream(group.filters, source));
+    let written = await consume(group, await issueStream(group.filters, source), (id) => kinds.get(id) ?? 'new_issues');
+    for (const e of events) {
+      if (e.kind === 'issues_withdrawn') written += await writeDeliveries(group, { eventId: e.id, issues: e.issueIds.map((id) => ({ id })) }, e.kind);
+    }
     // Only a replay that went through moves the window on.
     group.lastReplayAt = started;
     for (const e of events) group.replayed.set(e.id, e.createdAt.getTime());

@@ -11,6 +11,20 @@ import { checkTargetUrl, TargetRefused } from './ssrf.js';
 
 const maxUrlLength = 2048;
 
+/**
+ * Event kinds a webhook can receive. The spec sends new_issues only, so that is the default; a
+ * webhook opts in to the others at registration or later, so a receiver built to the spec sees nothing new.
+ */
+export const webhookEventKinds = ['new_issues', 'issues_updated', 'issues_withdrawn'] as const;
+export type WebhookEventKind = (typeof webhookEventKinds)[number];
+
+/** The kinds asked for, without repeats; none given keeps the spec's default. */
+function eventKinds(events: readonly WebhookEventKind[] | null | undefined): WebhookEventKind[] | undefined {
+  if (events == null) return undefined;
+  if (events.length === 0) throw badRequest(`events must name at least one of: ${webhookEventKinds.join(', ')}`);
+  return webhookEventKinds.filter((kind) => events.includes(kind));
+}
+
 /** What these rules need of the running service. */
 type Deps = { config: Config; prisma: PrismaClient };
 
@@ -21,7 +35,7 @@ export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWh
 }
 
 /** Validates a registration: an https URL on a public address (unless allowed) and known filters. */
-export async function validateRegistration(ctx: Deps, input: { url: string; filters?: IssueFiltersInput | null }) {
+export async function validateRegistration(ctx: Deps, input: { url: string; filters?: IssueFiltersInput | null; events?: readonly WebhookEventKind[] | null }) {
   if (input.url.length > maxUrlLength) throw badRequest(`url must be at most ${maxUrlLength} characters`);
   let url: URL;
   try {
@@ -30,17 +44,17 @@ export async function validateRegistration(ctx: Deps, input: { url: string; filt
     if (err instanceof TargetRefused) throw badRequest(err.message);
     throw err;
   }
-  return { url: url.href, filters: normaliseFilters(input.filters) };
+  return { url: url.href, filters: normaliseFilters(input.filters), events: eventKinds(input.events) };
 }
 
 /** What updateWebhook changes: a new url (checked like a registration), new filters, or the state. */
 export async function validateUpdate(
   ctx: Deps,
-  current: { url: string; filters: Prisma.JsonValue; active: boolean },
-  input: { url?: string | null; filters?: IssueFiltersInput | null; active?: boolean | null },
+  current: { url: string; filters: Prisma.JsonValue; active: boolean; events: string[] },
+  input: { url?: string | null; filters?: IssueFiltersInput | null; active?: boolean | null; events?: readonly WebhookEventKind[] | null },
 ): Promise<Prisma.WebhookUpdateInput> {
-  if (input.url == null && input.filters === undefined && input.active == null) {
-    throw badRequest('Give at least one of url, filters, active');
+  if (input.url == null && input.filters === undefined && input.active == null && input.events == null) {
+    throw badRequest('Give at least one of url, filters, active, events');
   }
   const data: Prisma.WebhookUpdateInput = {};
   if (input.url != null) data.url = (await validateRegistration(ctx, { url: input.url })).url;
@@ -51,6 +65,9 @@ export async function validateUpdate(
     // jsonb keeps its own key order, so compare values, not serialisations.
     if (!isDeepStrictEqual(filters, storedFilters(current.filters))) Object.assign(data, { filters, subscribedAt: now });
   }
+  const events = eventKinds(input.events);
+  // Like new filters, newly chosen kinds apply from now on, not to the past day's events.
+  if (events && !isDeepStrictEqual(events, current.events)) Object.assign(data, { events, subscribedAt: now });
   if (input.active === true && !current.active) {
     // A fresh start: no failure history, and nothing from the time it was off.
     Object.assign(data, { active: true, consecutiveFailures: 0, deadDeliveries: 0, deactivatedReason: null, subscribedAt: now });
@@ -60,8 +77,8 @@ export async function validateUpdate(
   return data;
 }
 
-export function createWebhookData(ownerKeyHash: string, valid: { url: string; filters: object }): Prisma.WebhookCreateInput {
-  return { url: valid.url, filters: valid.filters, ownerKeyHash, secret: newSecret() };
+export function createWebhookData(ownerKeyHash: string, valid: { url: string; filters: object; events?: WebhookEventKind[] }): Prisma.WebhookCreateInput {
+  return { url: valid.url, filters: valid.filters, ...(valid.events ? { events: valid.events } : {}), ownerKeyHash, secret: newSecret() };
 }
 
 

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Webhook" ADD COLUMN     "events" TEXT[] DEFAULT ARRAY['new_issues']::TEXT[];
