@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { utcDay } from '../digest/generate.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { servedIssueSql } from '../issues/served.js';
 import { applyEnrichment } from '../sources/enrichment.js';
 import { lockForChanges, recordChangeEvents } from './changes.js';
 import type { SourceRecord } from './item.js';
@@ -267,10 +268,10 @@ async function refreshCrossRefs(tx: Prisma.TransactionClient, identifiers: strin
   await tx.$executeRaw`
     WITH targets AS (
       SELECT i.id, i.identifiers, i."packageNames" FROM unnest(${identifiers}::text[]) AS k(v)
-        CROSS JOIN LATERAL (SELECT id, identifiers, "packageNames" FROM "Issue" WHERE identifiers @> ARRAY[k.v] AND relevant AND NOT withdrawn OFFSET 0) AS i
+        CROSS JOIN LATERAL (SELECT id, identifiers, "packageNames" FROM "Issue" WHERE identifiers @> ARRAY[k.v] AND ${servedIssueSql} OFFSET 0) AS i
       UNION
       SELECT i.id, i.identifiers, i."packageNames" FROM unnest(${packages}::text[]) AS k(v)
-        CROSS JOIN LATERAL (SELECT id, identifiers, "packageNames" FROM "Issue" WHERE "packageNames" @> ARRAY[k.v] AND relevant AND NOT withdrawn OFFSET 0) AS i
+        CROSS JOIN LATERAL (SELECT id, identifiers, "packageNames" FROM "Issue" WHERE "packageNames" @> ARRAY[k.v] AND ${servedIssueSql} OFFSET 0) AS i
     ),
     target_keys AS (
       SELECT id, 'i:' || k AS key FROM targets, unnest(identifiers) AS k
@@ -278,10 +279,10 @@ async function refreshCrossRefs(tx: Prisma.TransactionClient, identifiers: strin
     ),
     related_keys AS (
       SELECT o.id, 'i:' || k.v AS key FROM (SELECT DISTINCT unnest(identifiers) AS v FROM targets) AS k
-        CROSS JOIN LATERAL (SELECT id FROM "Issue" WHERE identifiers @> ARRAY[k.v] AND relevant AND NOT withdrawn OFFSET 0) AS o
+        CROSS JOIN LATERAL (SELECT id FROM "Issue" WHERE identifiers @> ARRAY[k.v] AND ${servedIssueSql} OFFSET 0) AS o
       UNION ALL
       SELECT o.id, 'p:' || k.v FROM (SELECT DISTINCT unnest("packageNames") AS v FROM targets) AS k
-        CROSS JOIN LATERAL (SELECT id FROM "Issue" WHERE "packageNames" @> ARRAY[k.v] AND relevant AND NOT withdrawn OFFSET 0) AS o
+        CROSS JOIN LATERAL (SELECT id FROM "Issue" WHERE "packageNames" @> ARRAY[k.v] AND ${servedIssueSql} OFFSET 0) AS o
     ),
     counted AS (
       SELECT t.id, count(DISTINCT r.id) FILTER (WHERE r.id <> t.id)::int AS n

@@ -3,6 +3,7 @@
 // created after the signal arrived has it too. Only rows that differ are written: a re-run over
 // the same data changes nothing, and a new EPSS score is an update of the issue, never a new one.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { servedIssueSql } from '../issues/served.js';
 import { lockForChanges, recordChangeEvents } from '../ingest/changes.js';
 
 export interface EnrichmentRow {
@@ -31,7 +32,7 @@ export async function applyEnrichment(tx: Prisma.TransactionClient, cveIds: stri
         OR (e."kevDateAdded" IS NOT NULL AND i."exploitMaturity" IS DISTINCT FROM 'active')
         OR i."epssScore" IS DISTINCT FROM coalesce(e."epssScore", i."epssScore")
         OR i."epssCheckedAt" IS DISTINCT FROM coalesce(e."epssCheckedAt", i."epssCheckedAt"))
-    RETURNING i."id"::text AS id, (i."relevant" AND i."processed" AND NOT i."withdrawn") AS served`;
+    RETURNING i."id"::text AS id, (${servedIssueSql}) AS served`;
   return rows.filter((r) => r.served).map((r) => r.id);
 }
 
