@@ -7,6 +7,7 @@
 // before the statement leaves the process: the GIN index on searchVector answers it, and any text
 // a user types is a valid query (quotes for phrases, "or", a leading "-" to exclude).
 // Prisma and the where clause stay the only way queries are written (src/issues/filters.ts).
+import { withDriverConnections } from './driver-connection.js';
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery, SqlQueryable } from '@prisma/driver-adapter-utils';
 
 /** The configuration the searchVector column is generated with (migration full_text_search). */
@@ -36,7 +37,8 @@ function rewriting<T extends SqlQueryable>(target: T): T {
       const value: unknown = Reflect.get(object, key, object);
       if (typeof value !== 'function') return value;
       if (key === 'queryRaw' || key === 'executeRaw') return (query: SqlQuery) => value.call(object, rewrite(query));
-      if (key === 'startTransaction') return async (...args: unknown[]) => rewriting(await value.apply(object, args));
+      // Transactions also answer driver-connection claims (driver-connection.ts).
+      if (key === 'startTransaction') return async (...args: unknown[]) => withDriverConnections(rewriting(await value.apply(object, args)));
       return value.bind(object);
     },
   });

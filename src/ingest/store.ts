@@ -1,8 +1,9 @@
 // Idempotent upsert of one batch, in one transaction: issues, their cross-reference counts and
 // the IssueEvent row naming the batch's newly served issues commit together or not at all.
 import { randomUUID } from 'node:crypto';
+import { driverExecute } from '../db/driver-connection.js';
 import { utcDay } from '../digest/generate.js';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { servedIssueSql } from '../issues/served.js';
 import { applyEnrichment } from '../sources/enrichment.js';
 import { lockForChanges, recordChangeEvents } from './changes.js';
@@ -213,21 +214,20 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
 }
 
 /** Column list of rows given as JSON (every row of a statement carries the same keys). */
-const columnsOf = (row: object) => Prisma.join(Object.keys(row).map((c) => Prisma.raw(`"${c.replace(/"/g, '')}"`)));
+const columnsOf = (row: object) => Object.keys(row).map((c) => `"${c.replace(/"/g, '')}"`).join(', ');
 
 /**
  * Inserts new issues in one statement with one parameter (a JSON array the database turns into
  * rows): about ten times faster than createMany's thousands of bound parameters. Columns not in
  * the rows keep their database defaults. (`jsonb_populate_recordset`, not the `json` one: for rows
  * with nested objects and arrays the `json` one re-parses each value and took 1.7 times as long.)
+ * Sent past Prisma (driverExecute), which would keep the megabytes of parameter alive.
  */
 async function insertIssues(tx: Prisma.TransactionClient, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
   const updatedAt = new Date();
   const data = rows.map((row) => ({ ...row, updatedAt }));
   const columns = columnsOf(data[0]!);
-  await tx.$executeRaw`
-    INSERT INTO "Issue" (${columns})
-    SELECT ${columns} FROM jsonb_populate_recordset(NULL::"Issue", ${JSON.stringify(data)}::jsonb)`;
+  await driverExecute(tx, `INSERT INTO "Issue" (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`, [JSON.stringify(data)]);
 }
 
 /**
@@ -244,12 +244,13 @@ async function updateIssues(tx: Prisma.TransactionClient, updates: Map<string, P
     byColumns.set(key, [...(byColumns.get(key) ?? []), row]);
   }
   for (const rows of byColumns.values()) {
-    const columns = Object.keys(rows[0]!).filter((c) => c !== 'id');
-    const assignments = Prisma.join(columns.map((c) => Prisma.raw(`"${c.replace(/"/g, '')}" = x."${c.replace(/"/g, '')}"`)));
-    await tx.$executeRaw`
-      UPDATE "Issue" AS i SET ${assignments}
-      FROM jsonb_populate_recordset(NULL::"Issue", ${JSON.stringify(rows)}::jsonb) AS x
-      WHERE i.id = x.id`;
+    const columns = Object.keys(rows[0]!).filter((c) => c !== 'id').map((c) => c.replace(/"/g, ''));
+    const assignments = columns.map((c) => `"${c}" = x."${c}"`).join(', ');
+    await driverExecute(
+      tx,
+      `UPDATE "Issue" AS i SET ${assignments} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb) AS x WHERE i.id = x.id`,
+      [JSON.stringify(rows)],
+    );
   }
 }
 

@@ -1,0 +1,66 @@
+// Statements sent on a Prisma transaction's own connection without passing through Prisma. For
+// bulk writes whose one parameter is megabytes of JSON: Prisma's debug module (the client
+// runtime's copy and @prisma/debug, used by the driver adapters) keeps the arguments of its last
+// 100 debug calls for error reports, debugging on or not, and those include every statement's
+// parameters. A sync writing 1,000-row chunks kept the last dozen chunks' ~5 MB payloads alive
+// that way (hundreds of MB of peak RSS); sent on the driver directly, a payload is garbage as soon
+// as its statement is done.
+//
+// How the driver connection is found: the adapter wrapper (withDriverConnections, applied with
+// the full-text-search rewrite in client.ts and pglite.ts) answers a marker statement sent on the
+// transaction by registering that transaction's driver client under the statement's token, and
+// does not send it to the database. Prisma never exposes its transaction's connection otherwise.
+import { randomUUID } from 'node:crypto';
+import type { SqlQuery, SqlQueryable } from '@prisma/driver-adapter-utils';
+import type { Prisma } from '../generated/prisma/client.js';
+
+/** What both drivers' transaction clients offer: node-postgres's PoolClient and PGlite's Transaction. */
+interface DriverClient {
+  query(sql: string, params: unknown[]): Promise<{ rowCount?: number | null; affectedRows?: number }>;
+}
+
+/** Harmless if it ever reaches a database (an adapter not wrapped): it selects nothing. */
+const claimSql = "SELECT 1 WHERE $1::text = 'secwire: driver connection claim'";
+const claims = new Map<string, DriverClient>();
+
+/** The transaction (of either adapter) with the claim marker answered from its driver client. */
+export function withDriverConnections<T extends SqlQueryable>(transaction: T): T {
+  return new Proxy(transaction, {
+    get(object, key) {
+      const value: unknown = Reflect.get(object, key, object);
+      if (key !== 'executeRaw' || typeof value !== 'function') return typeof value === 'function' ? value.bind(object) : value;
+      return (query: SqlQuery) => {
+        const client = (object as unknown as { client?: DriverClient }).client;
+        if (query.sql !== claimSql || typeof client?.query !== 'function') return value.call(object, query);
+        claims.set(String(query.args[0]), client);
+        return Promise.resolve(0);
+      };
+    },
+  });
+}
+
+/** A driver's error in the shape Prisma's adapters give theirs, so isDatabaseUnavailable reads it alike. */
+function asAdapterError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const { code, severity } = err as { code?: unknown; severity?: unknown };
+  return Object.assign(new Error(err.message, { cause: err }), { kind: 'postgres', code, severity });
+}
+
+/**
+ * Runs one statement on the transaction's connection, past Prisma; through Prisma when the
+ * adapter offers no driver client (same result, only its payload is then retained for a while).
+ * Answers the number of rows affected.
+ */
+export async function driverExecute(tx: Prisma.TransactionClient, sql: string, params: unknown[]): Promise<number> {
+  const token = randomUUID();
+  await tx.$executeRawUnsafe(claimSql, token);
+  const client = claims.get(token);
+  claims.delete(token);
+  if (!client) return tx.$executeRawUnsafe(sql, ...params);
+  try {
+    const result = await client.query(sql, params);
+    return result.rowCount ?? result.affectedRows ?? 0;
+  } catch (err) {
+    throw asAdapterError(err);
+  }
+}
