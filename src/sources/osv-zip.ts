@@ -2,6 +2,7 @@
 // entry. An entry's fingerprint is its CRC-32 and size from the central directory, so an unchanged
 // record is skipped without being inflated or parsed.
 import { open, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { SourceError } from './fetch.js';
@@ -40,7 +41,7 @@ class WindowedFile {
     private readonly windowBytes = 4 * 1024 * 1024,
   ) {}
 
-  /** `length` bytes at `position`: a view valid until the next call. */
+  /** `length` bytes at `position`: a view of the window (each window is a new buffer, so views stay valid). */
   async bytes(position: number, length: number): Promise<Buffer> {
     if (position < this.start || position + length > this.start + this.window.length) {
       const buffer = Buffer.allocUnsafe(Math.max(this.windowBytes, length));
@@ -50,6 +51,39 @@ class WindowedFile {
       if (bytesRead < length) throw new Error('unexpected end of zip file');
     }
     return this.window.subarray(position - this.start, position - this.start + length);
+  }
+}
+
+/** yauzl's reads (the end record, then the central directory entry by entry) through a window of their own. */
+class WindowedReader extends yauzl.RandomAccessReader {
+  constructor(
+    private readonly file: WindowedFile,
+    private readonly handle: FileHandle,
+  ) {
+    super();
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    const file = this.file;
+    return Readable.from(
+      (async function* () {
+        yield Buffer.from(await file.bytes(start, end - start));
+      })(),
+    );
+  }
+
+  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+    this.file.bytes(position, length).then(
+      (bytes) => {
+        bytes.copy(buffer, offset);
+        callback(null);
+      },
+      (err: Error) => callback(err),
+    );
+  }
+
+  override close(callback: (err: Error | null) => void): void {
+    this.handle.close().then(() => callback(null), callback);
   }
 }
 
@@ -75,15 +109,17 @@ async function entryText(file: WindowedFile, entry: Entry): Promise<string> {
 
 export async function openOsvZip(path: string): Promise<{ total: number; entries: AsyncIterable<SourceRecordEntry>; close: () => void }> {
   let zip: ZipFile;
+  let handle: FileHandle | undefined;
   try {
-    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true });
+    handle = await open(path);
+    const { size } = await handle.stat();
+    // Two windows on one file: the central directory is at its end, the entries' data before it.
+    const directory = new WindowedReader(new WindowedFile(handle, 1024 * 1024), handle);
+    zip = await yauzl.fromRandomAccessReaderPromise(directory, size, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true });
   } catch (err) {
+    await handle?.close().catch(() => {});
     throw new SourceError(`not a readable zip file: ${(err as Error).message}`);
   }
-  const handle = await open(path).catch((err: Error) => {
-    zip.close();
-    throw new SourceError(`cannot read zip file: ${err.message}`);
-  });
   const file = new WindowedFile(handle);
   async function* entries(): AsyncIterable<SourceRecordEntry> {
     for (let entry = await nextEntry(zip); entry; entry = await nextEntry(zip)) {
@@ -103,9 +139,5 @@ export async function openOsvZip(path: string): Promise<{ total: number; entries
       };
     }
   }
-  const close = () => {
-    zip.close();
-    void handle.close();
-  };
-  return { total: zip.entryCount, entries: entries(), close };
+  return { total: zip.entryCount, entries: entries(), close: () => zip.close() };
 }

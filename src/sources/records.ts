@@ -56,7 +56,9 @@ async function rememberFingerprints(prisma: PrismaClient, source: string, entrie
  * with the statistics of a far smaller table the planner scans the whole table for each chunk's
  * identifier lookup instead of probing its index: seconds per chunk, growing with the table.
  * ANALYZE runs each time the table has grown by half since the last one: a handful of times per
- * sync, each reading a fixed-size sample.
+ * sync, each reading a fixed-size sample. Only the columns the sync's own statements filter on
+ * are analysed: a full ANALYZE also detoasts and measures the records and texts of its sample
+ * (0.6 s each at 20,000 rows, awaited between chunks); autovacuum analyses the rest in its time.
  */
 async function plannerStatistics(prisma: PrismaClient): Promise<{ grew: (created: number) => Promise<void> }> {
   const rowsNow = async () => {
@@ -69,7 +71,7 @@ async function plannerStatistics(prisma: PrismaClient): Promise<{ grew: (created
     grew: async (created) => {
       added += created;
       if (added < Math.max(1000, analysed / 2)) return;
-      await prisma.$executeRaw`ANALYZE "Issue"`;
+      await prisma.$executeRaw`ANALYZE "Issue" (id, identifiers, "packageNames", "naturalKey", relevant, processed, withdrawn, "modifiedAt", "publishedAt", "cveId")`;
       analysed = await rowsNow();
       added = 0;
     },
