@@ -118,10 +118,14 @@ export async function syncRecords(
     const chunk = batch;
     batch = [];
     const readable = chunk.filter((b) => b.record !== undefined);
+    const records = readable.map((b) => b.record);
+    // The keys stay until the chunk is stored (problems, fingerprints); the parsed records are the
+    // ingest's from here, garbage once it has validated them (it keeps its own copies).
+    for (const b of readable) b.record = undefined;
     const previous = storing;
     const current = ingest(
       deps,
-      readable.map((b) => b.record),
+      records,
       { chunkSize: readable.length || 1, relay: options.relay, storeAfter: previous ?? undefined, stopping: options.signal },
     ).then((result) => stored(chunk, readable, result));
     // Awaited by the next flush or at the end; a failure surfaces there once.
