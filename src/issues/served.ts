@@ -7,6 +7,9 @@ export const servedIssue = { relevant: true, processed: true, withdrawn: false }
 /** servedIssue for raw SQL over "Issue" (unaliased): change the two together. */
 export const servedIssueSql = Prisma.sql`"relevant" AND "processed" AND NOT "withdrawn"`;
 
+/** The columns servedIssueSql reads: a subquery selects them when its caller applies the test. */
+export const servedColumnsSql = Prisma.sql`"relevant", "processed", "withdrawn"`;
+
 /** cvssScore as every surface serves it: a decimal string with one digit after the point ("9.8"). */
 export function formatCvssScore(score: Prisma.Decimal | null): string | null {
   return score === null ? null : score.toFixed(1);
