@@ -106,7 +106,7 @@ export function evaluate(): Evaluation {
     { name: 'data/advisories (OSV)', format: 'osv' },
     { name: 'data/items (ATLAS case studies, news, regulation)', format: 'native' },
   ];
-  const sampleExamples = all.filter((e) => !e.labelled);
+  const sampleExamples = all.filter((e) => !e.labelled && e.source === 'project');
   const sample = sampleSets.map(({ name, format }) => {
     const set = sampleExamples.filter((e) => e.item.format === format);
     const said = set.map((e) => ({ e, relevant: judge.decide(e.item, vendorFacts(e.item).normalised).relevant }));

@@ -3,7 +3,7 @@
 // (data/advisories, data/items), which is all AI/ML material. Folds hold out whole groups of
 // labelled examples that share a package; a fold's model, catalogue and calibration never see
 // the held-out packages, their repositories, owners or project hosts, nor sample records about them.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Item } from '../item.js';
 import { batchEntries, parseEntry } from '../parse.js';
 import { buildCatalogue, catalogueData, findPackage, repoOwner, type Catalogue, type Exclusion } from './catalogue.js';
@@ -15,8 +15,13 @@ export interface Example {
   id: string;
   item: Item;
   relevant: boolean;
-  /** Labelled examples are evaluated; sample records only ever train. */
+  /** Labelled examples are evaluated; sample records and distant ones only ever train. */
   labelled: boolean;
+  /**
+   * `project` for the project's own examples; for advisories labelled by distant supervision
+   * (data/distant: the package's registry summary or curated list, not a person), the data file's name.
+   */
+  source: string;
   features: string[];
   /** Lower-cased package names (raw and PEP 503) and GitHub owners, what groups and exclusions compare. */
   packages: string[];
@@ -33,12 +38,26 @@ function readJson(relative: string): unknown[] {
     .flatMap((f) => batchEntries(JSON.parse(readFileSync(new URL(f, dir), 'utf8'))));
 }
 
-function example(record: unknown, relevant: boolean, labelled: boolean): Example {
+function example(record: unknown, relevant: boolean, labelled: boolean, source = 'project'): Example {
   const parsed = parseEntry(record);
   if (!('item' in parsed)) throw new Error(`training record does not parse: ${parsed.message}`);
   const item = parsed.item;
   const packages = item.affected.flatMap((a) => [a.package.name.toLowerCase(), packageKey(a.package.ecosystem, a.package.name)]);
-  return { id: item.sourceId, item, relevant, labelled, features: features(item), packages: [...new Set(packages)], owners: [...new Set(githubRepos(item).map(repoOwner))] };
+  return { id: item.sourceId, item, relevant, labelled, source, features: features(item), packages: [...new Set(packages)], owners: [...new Set(githubRepos(item).map(repoOwner))] };
+}
+
+/**
+ * Advisories labelled by distant supervision (data/distant/README.md): relevant when the package is
+ * in the project's registry lists, not by a person. Many more texts than the hand-labelled set, with a
+ * noisier label; the text model learns from them, the stacker is fitted on labelled examples only.
+ */
+function distantRecords(): { relevant: boolean; osv: unknown; source: string }[] {
+  const dir = new URL('distant/', dataDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .flatMap((f) => (JSON.parse(readFileSync(new URL(f, dir), 'utf8')) as { records: { relevant: boolean; osv: unknown }[] }).records.map((r) => ({ ...r, source: f.replace(/\.json$/, '') })));
 }
 
 /** Sample items kept to show the filter at work: outside the feed's scope (data/items/README.md). */
@@ -51,6 +70,7 @@ export function trainingExamples(): Example[] {
     ...readJson('relevance/negative/').map((r) => example(r, false, true)),
     ...readJson('advisories/').map((r) => example(r, true, false)),
     ...readJson('items/').map((r) => example(r, true, false)),
+    ...distantRecords().map((r) => example(r.osv, r.relevant, false, r.source)),
   ].map((e) => (outOfScopeSample.has(e.id) ? { ...e, relevant: false } : e));
   return examples;
 }
