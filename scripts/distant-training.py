@@ -105,27 +105,65 @@ for package, relevant, body in sorted(records, key=lambda r: (r[0], r[2]['id']))
     seen_text.add(digest)
     by_package.setdefault(package, []).append((relevant, body))
 
-out = []
+# Negatives are matched to positives by kind of bug: ML libraries have many deserialisation and
+# code-execution advisories, and a random sample of other advisories would teach the model that
+# "untrusted data" means AI. Each relevant advisory brings `matched` others of the same kind, from
+# different packages, so within a kind only the software's own words tell the classes apart.
+kinds = [
+    ('deserialisation', r'deseriali|pickle|unpickl|yaml\.load|marshal'),
+    ('code execution', r'arbitrary code|code execution|remote code|\beval\b|\bexec\b|code injection'),
+    ('command injection', r'command injection|os command|shell'),
+    ('path traversal', r'path traversal|directory traversal|\.\./|arbitrary file'),
+    ('ssrf', r'ssrf|server-side request'),
+    ('xss', r'xss|cross-site scripting'),
+    ('sql injection', r'sql injection'),
+    ('memory and crash', r'denial of service|\bdos\b|crash|out of memory|infinite loop|segfault|null pointer|overflow|out-of-bounds|check fail|assert'),
+    ('access control', r'authenticat|authori[sz]|access control|permission|privilege'),
+]
+matched = 4
+
+
+def kind(body):
+    text = f"{body.get('summary', '')} {body['details']}".lower()
+    return next((name for name, pattern in kinds if re.search(pattern, text)), 'other')
+
+
+def hashed(rb):
+    return hashlib.sha256(rb[1]['id'].encode()).hexdigest()
+
+
+chosen = []
+wanted = {}
 for package in sorted(by_package):
-    relevant = by_package[package][0][0]
-    cap = per_relevant_package if relevant else per_other_package
-    # A fixed pseudo-random choice (hash of the id) rather than each package's oldest advisories.
-    chosen = sorted(by_package[package], key=lambda rb: hashlib.sha256(rb[1]['id'].encode()).hexdigest())[:cap]
-    for _, body in chosen:
-        out.append({
-            'relevant': relevant,
-            'osv': {
-                'schema_version': '1.6.0',
-                'id': body['id'],
-                'modified': body['modified'],
-                'published': body['published'],
-                'aliases': body.get('aliases') or [],
-                'summary': body.get('summary', ''),
-                'details': body['details'].strip(),
-                'affected': [{'package': {'ecosystem': a['package']['ecosystem'], 'name': a['package']['name']}} for a in body.get('affected', []) if a.get('package')],
-                'references': [{'type': r.get('type', 'WEB'), 'url': r['url']} for r in body.get('references', []) if r.get('url')],
-            },
-        })
+    if by_package[package][0][0]:
+        # A fixed pseudo-random choice (hash of the id) rather than each package's oldest advisories.
+        for rb in sorted(by_package[package], key=hashed)[:per_relevant_package]:
+            chosen.append(rb)
+            wanted[kind(rb[1])] = wanted.get(kind(rb[1]), 0) + matched
+pool = {}
+for package in sorted(by_package):
+    if not by_package[package][0][0]:
+        for rb in sorted(by_package[package], key=hashed)[:per_other_package]:
+            pool.setdefault(kind(rb[1]), []).append(rb)
+for name in sorted(wanted):
+    chosen += sorted(pool.get(name, []), key=hashed)[: wanted[name]]
+
+out = []
+for relevant, body in sorted(chosen, key=lambda rb: rb[1]['id']):
+    out.append({
+        'relevant': relevant,
+        'osv': {
+            'schema_version': '1.6.0',
+            'id': body['id'],
+            'modified': body['modified'],
+            'published': body['published'],
+            'aliases': body.get('aliases') or [],
+            'summary': body.get('summary', ''),
+            'details': body['details'].strip(),
+            'affected': [{'package': {'ecosystem': a['package']['ecosystem'], 'name': a['package']['name']}} for a in body.get('affected', []) if a.get('package')],
+            'references': [{'type': r.get('type', 'WEB'), 'url': r['url']} for r in body.get('references', []) if r.get('url')],
+        },
+    })
 
 name = {'pypa': 'pypa-advisories', 'go': 'go-vulndb'}[source]
 document = {
@@ -133,7 +171,7 @@ document = {
     'licence': notice[1],
     'commit': resolved,
     'label': f'{notice[2]} (distant supervision, not a human label)',
-    'caps': {'perRelevantPackage': per_relevant_package, 'perOtherPackage': per_other_package},
+    'caps': {'perRelevantPackage': per_relevant_package, 'perOtherPackage': per_other_package, 'matchedPerRelevant': matched},
     'records': out,
 }
 with open(f'data/distant/{name}.json', 'w') as f:
