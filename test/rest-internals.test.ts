@@ -56,6 +56,43 @@ describe('SQL statements per list page', () => {
     expect(rows).not.toMatch(/"source"|"searchText"|"summary"/);
   });
 
+  it('columns come from fragments and aliases too, and nested fields read their one column', async () => {
+    const query = `query { issues(limit: 3) { ...Page } }
+      fragment Page on IssueList { data { ... on Issue { heading: headline } ...Why } }
+      fragment Why on Issue { classification { version reasons { kind } } }`;
+    const sql = await countStatements(async () => {
+      const { body } = await t.graphql(query);
+      expect(body.errors).toBeUndefined();
+      expect(Object.keys(body.data.issues.data[0]).sort()).toEqual(['classification', 'heading']);
+    });
+    expect(sql).toHaveLength(1);
+    expect(sql[0]).toMatch(/"headline"/);
+    expect(sql[0]).toMatch(/"classification"/);
+    expect(sql[0]).not.toMatch(/"source"|"title"|"summary"/);
+  });
+
+  it('REST issue bodies never read the raw source record', async () => {
+    const { id } = await db.prisma.issue.findFirstOrThrow({ select: { id: true } });
+    const sql = await countStatements(async () => {
+      expect((await t.fetch('/api/v1/issues?limit=5')).status).toBe(200);
+      expect((await t.fetch(`/api/v1/issues/${id}`)).status).toBe(200);
+    });
+    expect(sql.join('\n')).toMatch(/"solution"/);
+    expect(sql.join('\n')).not.toMatch(/"source"/);
+  });
+
+  it('issueChanges reads the columns of the issue fields it is asked for', async () => {
+    const sql = await countStatements(async () => {
+      const { body } = await t.graphql('{ issueChanges(modifiedSince: "2000-01-01", limit: 2) { id withdrawn issue { title } } }');
+      expect(body.errors).toBeUndefined();
+      expect(body.data.issueChanges).toHaveLength(2);
+      expect(body.data.issueChanges[0].issue.title).toEqual(expect.any(String));
+    });
+    expect(sql).toHaveLength(1);
+    expect(sql[0]).toMatch(/"title"/);
+    expect(sql[0]).not.toMatch(/"source"|"summary"/);
+  });
+
   it('asking for rows only, or the total only, runs one statement', async () => {
     expect(await countStatements(() => t.graphql('{ issues { data { id } } }'))).toHaveLength(1);
     expect(await countStatements(() => t.graphql('{ issues { meta { total limit } } }'))).toHaveLength(1);

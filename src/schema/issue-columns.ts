@@ -1,0 +1,53 @@
+// The Issue columns a GraphQL operation reads, worked out once per operation document instead of
+// per field and row (Pothos' prisma selection mapping wrapped every field of every row: a quarter
+// of a list request's CPU). Every Issue field is the column of the same name, so the columns are
+// the field names selected under the Issue objects, plus the id; the raw source record and the
+// other internal columns are never read because no field names them.
+import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Prisma } from '../generated/prisma/client.js';
+
+const issueColumns: ReadonlySet<string> = new Set(Object.values(Prisma.IssueScalarFieldEnum));
+
+/** The fields of a selection set, through inline fragments and fragment spreads. */
+function fieldsOf(set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, out: FieldNode[] = []): FieldNode[] {
+  for (const selection of set?.selections ?? []) {
+    if (selection.kind === Kind.FIELD) out.push(selection);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) fieldsOf(selection.selectionSet, fragments, out);
+    else fieldsOf(fragments[selection.name.value]?.selectionSet, fragments, out);
+  }
+  return out;
+}
+
+/**
+ * Keyed by the operation's AST node: a parsed document is reused for every request that sends it
+ * (Yoga's parse cache; the REST gate's fixed operations), so each operation is walked once.
+ * @skip/@include are not evaluated: a field they may drop is still read, which is only a column more.
+ */
+const cache = new WeakMap<FieldNode, Map<string, Prisma.IssueSelect>>();
+
+function selectFor(info: GraphQLResolveInfo, path: readonly string[]): Prisma.IssueSelect {
+  let nodes: FieldNode[] = [...info.fieldNodes];
+  for (const name of path) nodes = nodes.flatMap((node) => fieldsOf(node.selectionSet, info.fragments).filter((f) => f.name.value === name));
+  const select: Prisma.IssueSelect = { id: true };
+  for (const node of nodes) {
+    for (const field of fieldsOf(node.selectionSet, info.fragments)) {
+      if (issueColumns.has(field.name.value)) select[field.name.value as keyof Prisma.IssueSelect] = true;
+    }
+  }
+  return select;
+}
+
+/**
+ * The Prisma `select` for the Issue objects under `path` of the resolving field (`['data']` for a
+ * `{data, meta}` envelope, `[]` for a field that returns issues itself), to spread into the Prisma
+ * call. Typed as `{}` so the call keeps the model's row type. Callers must not change it (it is shared).
+ */
+export function issueSelection(info: GraphQLResolveInfo, path: readonly string[]): {} {
+  const key = info.fieldNodes[0]!;
+  let byPath = cache.get(key);
+  if (!byPath) cache.set(key, (byPath = new Map()));
+  const pathKey = path.join('.');
+  let select = byPath.get(pathKey);
+  if (!select) byPath.set(pathKey, (select = selectFor(info, path)));
+  return { select };
+}
