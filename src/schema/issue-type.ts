@@ -45,7 +45,7 @@ export const IssueTypeEnum = builder.enumType('IssueType', {
 });
 
 // A plain object type over the row: the resolvers that load issues read only the columns the
-// operation selects (issue-columns.ts), chosen once per operation rather than per field and row.
+// operation selects (columns.ts), chosen once per operation rather than per field and row.
 export const IssueRef = builder.objectRef<Issue>('Issue').implement({
   description: 'A classified AI-security item. Served only when relevant, processed and not withdrawn.',
   fields: (t) => ({

@@ -7,7 +7,7 @@ import { isUuid } from '../params.js';
 import { changeOrder, filterDescriptions, issueOrder, issueOrderFor, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';
 import { builder, envelopeRef } from './builder.js';
-import { issueSelection } from './issue-columns.js';
+import { issueSelection } from './columns.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 /** A page's place in the whole result; the total is counted only when asked for. */

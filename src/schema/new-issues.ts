@@ -9,7 +9,7 @@ import { servedIssue } from '../issues/served.js';
 import type { NewIssuesEvent } from '../pubsub.js';
 import { filtersWhere, normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
 import { builder } from './builder.js';
-import { issueSelection } from './issue-columns.js';
+import { issueSelection } from './columns.js';
 import { IssueRef } from './issue-type.js';
 import { WebhookFiltersInput } from './webhook.js';
 
@@ -51,7 +51,7 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
       type: [IssueRef],
       description: 'The matching new issues, newest first.',
       resolve: (batch, _args, { prisma }, info) => {
-        // The columns of the selection (issue-columns.ts), chosen once per subscription document.
+        // The columns of the selection (columns.ts), chosen once per subscription document.
         const query = issueSelection(info, []);
         return once(`${batch.shareKey}\n${JSON.stringify(query)}`, () =>
           prisma.issue.findMany({
