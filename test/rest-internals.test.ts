@@ -104,6 +104,30 @@ describe('SQL statements per list page', () => {
   });
 });
 
+describe('compiled execution', () => {
+  it('a repeated operation (compiled from its second run) answers exactly as its first, errors included', async () => {
+    const { id } = await db.prisma.issue.findFirstOrThrow({ select: { id: true } });
+    const operations: [string, Record<string, unknown>][] = [
+      ['query($limit: Int) { issues(limit: $limit) { data { id cvssScore publishedAt classification { version } } meta { total } } }', { limit: 3 }],
+      ['query($offset: Int) { issues(offset: $offset) { meta { total } } stats { data { totalIssues } } }', { offset: -1 }],
+      ['query($severity: Severity) { issues(severity: $severity) { meta { total } } }', { severity: 'severe' }],
+      ['query($id: ID!) { issue(id: $id) { data { title } } }', { id: '00000000-0000-4000-8000-000000000000' }],
+    ];
+    for (const [query, variables] of operations) {
+      const bodies: string[] = [];
+      for (let run = 0; run < 3; run++) {
+        const res = await t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+        bodies.push(`${res.status} ${await res.text()}`);
+      }
+      expect(bodies[1], query).toBe(bodies[0]);
+      expect(bodies[2], query).toBe(bodies[0]);
+    }
+    const rest: string[] = [];
+    for (let run = 0; run < 3; run++) rest.push(await (await t.fetch(`/api/v1/issues/${id}`)).text());
+    expect(new Set(rest).size).toBe(1);
+  });
+});
+
 describe('unexpected errors', () => {
   it('are a masked 500 envelope over REST and a masked error over GraphQL, logged with the request id', async () => {
     const broken = await createTestDatabase();

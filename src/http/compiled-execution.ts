@@ -8,14 +8,15 @@
 // live as long as their document (a WeakMap): as long as Yoga's bounded parse cache or the gate's
 // route table keeps it. Subscriptions stay with graphql-js. A document graphql-jit cannot compile
 // runs interpreted, as before. Its results are given graphql-js's own shape (errors first, each a
-// graphql-js GraphQLError placed in the document), so clients see no difference.
+// graphql-js GraphQLError placed in the document), so clients see no difference; variables that
+// do not coerce run interpreted too, so their errors (and the 400) stay graphql-js's own.
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { GraphQLError, type DocumentNode, type ExecutionResult, type Source } from 'graphql';
+import { getOperationAST, getVariableValues, GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode, type Source } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../log.js';
 
 /** Per document: times seen before compiling, the compiled query, or null when it cannot be compiled. */
-type Entry = { seen: number } | CompiledQuery | null;
+type Entry = { seen: number } | { compiled: CompiledQuery; operation: OperationDefinitionNode } | null;
 
 export function useCompiledExecution(log: Logger): Plugin {
   const byDocument = new WeakMap<DocumentNode, Map<string | undefined, Entry>>();
@@ -28,15 +29,16 @@ export function useCompiledExecution(log: Logger): Plugin {
       if (entry === undefined) return void byOperation.set(operationName, { seen: 1 });
       if (entry !== null && 'seen' in entry) {
         const compiled = compileQuery(args.schema, args.document, operationName);
-        if (isCompiledQuery(compiled)) entry = compiled;
-        else {
-          log.warn('operation not compiled; it runs interpreted', { errors: compiled.errors?.map((e) => e.message) });
-          entry = null;
-        }
+        const operation = getOperationAST(args.document, operationName);
+        if (!isCompiledQuery(compiled)) log.warn('operation not compiled; it runs interpreted', { errors: compiled.errors?.map((e) => e.message) });
+        entry = isCompiledQuery(compiled) && operation ? { compiled, operation } : null;
         byOperation.set(operationName, entry);
       }
       if (entry === null) return;
-      const query = entry.query;
+      // graphql-jit words coercion errors its own way (and Yoga would answer them 200, not 400).
+      const { variableDefinitions = [] } = entry.operation;
+      if (variableDefinitions.length && 'errors' in getVariableValues(args.schema, variableDefinitions, args.variableValues ?? {})) return;
+      const query = entry.compiled.query;
       const source = args.document.loc?.source;
       setExecuteFn((execution) => {
         const result = query(execution.rootValue, execution.contextValue, execution.variableValues);
