@@ -11,6 +11,7 @@ import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { clientIdentity, type NodeServerContext } from './http/client-identity.js';
 import { KnownKeys } from './keys/api-keys.js';
 import { viewerOf, type Viewer } from './keys/viewer.js';
+import { useCompiledExecution } from './http/compiled-execution.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
 import { useGraphiQLPage } from './http/graphiql.js';
@@ -147,6 +148,7 @@ export function createApp(services: AppServices) {
       useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }),
       useGraphQLLimits(),
       useGraphQLParamErrors(),
+      useCompiledExecution(log),
       readiness,
       useLicenseLink(graphqlEndpoint),
       // After the licence link, which it adds to.

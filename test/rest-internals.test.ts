@@ -56,6 +56,43 @@ describe('SQL statements per list page', () => {
     expect(rows).not.toMatch(/"source"|"searchText"|"summary"/);
   });
 
+  it('columns come from fragments and aliases too, and nested fields read their one column', async () => {
+    const query = `query { issues(limit: 3) { ...Page } }
+      fragment Page on IssueList { data { ... on Issue { heading: headline } ...Why } }
+      fragment Why on Issue { classification { version reasons { kind } } }`;
+    const sql = await countStatements(async () => {
+      const { body } = await t.graphql(query);
+      expect(body.errors).toBeUndefined();
+      expect(Object.keys(body.data.issues.data[0]).sort()).toEqual(['classification', 'heading']);
+    });
+    expect(sql).toHaveLength(1);
+    expect(sql[0]).toMatch(/"headline"/);
+    expect(sql[0]).toMatch(/"classification"/);
+    expect(sql[0]).not.toMatch(/"source"|"title"|"summary"/);
+  });
+
+  it('REST issue bodies never read the raw source record', async () => {
+    const { id } = await db.prisma.issue.findFirstOrThrow({ select: { id: true } });
+    const sql = await countStatements(async () => {
+      expect((await t.fetch('/api/v1/issues?limit=5')).status).toBe(200);
+      expect((await t.fetch(`/api/v1/issues/${id}`)).status).toBe(200);
+    });
+    expect(sql.join('\n')).toMatch(/"solution"/);
+    expect(sql.join('\n')).not.toMatch(/"source"/);
+  });
+
+  it('issueChanges reads the columns of the issue fields it is asked for', async () => {
+    const sql = await countStatements(async () => {
+      const { body } = await t.graphql('{ issueChanges(modifiedSince: "2000-01-01", limit: 2) { id withdrawn issue { title } } }');
+      expect(body.errors).toBeUndefined();
+      expect(body.data.issueChanges).toHaveLength(2);
+      expect(body.data.issueChanges[0].issue.title).toEqual(expect.any(String));
+    });
+    expect(sql).toHaveLength(1);
+    expect(sql[0]).toMatch(/"title"/);
+    expect(sql[0]).not.toMatch(/"source"|"summary"/);
+  });
+
   it('asking for rows only, or the total only, runs one statement', async () => {
     expect(await countStatements(() => t.graphql('{ issues { data { id } } }'))).toHaveLength(1);
     expect(await countStatements(() => t.graphql('{ issues { meta { total limit } } }'))).toHaveLength(1);
@@ -64,6 +101,30 @@ describe('SQL statements per list page', () => {
   it('one issue is one statement', async () => {
     const { id } = (await db.prisma.issue.findFirstOrThrow({ select: { id: true } }));
     expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`))).toHaveLength(1);
+  });
+});
+
+describe('compiled execution', () => {
+  it('a repeated operation (compiled from its second run) answers exactly as its first, errors included', async () => {
+    const { id } = await db.prisma.issue.findFirstOrThrow({ select: { id: true } });
+    const operations: [string, Record<string, unknown>][] = [
+      ['query($limit: Int) { issues(limit: $limit) { data { id cvssScore publishedAt classification { version } } meta { total } } }', { limit: 3 }],
+      ['query($offset: Int) { issues(offset: $offset) { meta { total } } stats { data { totalIssues } } }', { offset: -1 }],
+      ['query($severity: Severity) { issues(severity: $severity) { meta { total } } }', { severity: 'severe' }],
+      ['query($id: ID!) { issue(id: $id) { data { title } } }', { id: '00000000-0000-4000-8000-000000000000' }],
+    ];
+    for (const [query, variables] of operations) {
+      const bodies: string[] = [];
+      for (let run = 0; run < 3; run++) {
+        const res = await t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+        bodies.push(`${res.status} ${await res.text()}`);
+      }
+      expect(bodies[1], query).toBe(bodies[0]);
+      expect(bodies[2], query).toBe(bodies[0]);
+    }
+    const rest: string[] = [];
+    for (let run = 0; run < 3; run++) rest.push(await (await t.fetch(`/api/v1/issues/${id}`)).text());
+    expect(new Set(rest).size).toBe(1);
   });
 });
 

@@ -4,6 +4,7 @@
 // by offset. Added after the licence link, never in place of it.
 import type { Plugin } from 'graphql-yoga';
 import { encodeCursor } from '../issues/cursor.js';
+import { restResultOf } from '../rest/results.js';
 import { restBasePath } from '../rest/routes.js';
 
 interface ListBody {
@@ -32,7 +33,8 @@ export function usePagingLinks(): Plugin {
       const url = new URL(request.url);
       const list = lists[url.pathname];
       if (!list || request.method !== 'GET' || response.status !== 200) return;
-      const body = (await response.clone().json()) as ListBody;
+      // The gate's answer as it was built; the body only when the gate did not build this response.
+      const body = (restResultOf(request) ?? (await response.clone().json())) as ListBody;
       const { data, meta } = body;
       const fromCursor = url.searchParams.has('cursor');
       const links: string[] = [];

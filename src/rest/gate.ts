@@ -19,6 +19,7 @@ import { currentRequestId } from '../http/request-id.js';
 import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
+import { recordRestResult } from './results.js';
 import { renderDocs } from './docs.js';
 import { buildOpenAPI } from './openapi.js';
 import { restBasePath, type RestRoute } from './routes.js';
@@ -220,8 +221,9 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const contextValue = await enveloped.contextFactory();
       const result = await enveloped.execute({ schema: enveloped.schema, document: match.document, contextValue, variableValues });
       if (result.errors) return failed(result.errors);
-      const fieldName = match.field.name;
-      return fetchAPI.Response.json((result.data as Record<string, unknown>)?.[fieldName], { status: match.route.responseStatus ?? 200 });
+      const data = (result.data as Record<string, unknown>)?.[match.field.name];
+      recordRestResult(request, data);
+      return fetchAPI.Response.json(data, { status: match.route.responseStatus ?? 200 });
     } catch (err) {
       return failed([err]);
     }

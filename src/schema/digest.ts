@@ -2,12 +2,14 @@
 import { isCalendarDate } from '../digest/generate.js';
 import { badRequest, notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
-import { builder, envelopeRef, selectionUnder } from './builder.js';
+import type { Digest } from '../generated/prisma/client.js';
+import { builder, envelopeRef } from './builder.js';
+import { digestSelection } from './columns.js';
 import { once, PageMetaRef } from './issue.js';
 
-export const DigestRef = builder.prismaObject('Digest', {
+// A plain object type over the row: its resolvers read the selected columns (columns.ts).
+export const DigestRef = builder.objectRef<Digest>('Digest').implement({
   description: 'The daily summary of new issues.',
-  select: { id: true },
   fields: (t) => ({
     date: t.exposeString('date', { description: 'Calendar day (UTC) the digest covers, YYYY-MM-DD.' }),
     content: t.exposeString('content', { description: 'Markdown text of the daily summary.' }),
@@ -29,7 +31,7 @@ builder.queryField('latestDigest', (t) =>
       'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none. REST: GET /api/v1/digest/latest.',
     resolve: async (_root, _args, context, info) => {
       const digest = await context.prisma.digest.findFirst({
-        ...selectionUnder('data', context, info),
+        ...digestSelection(info, ['data']),
         where: { issueCount: { gt: 0 } },
         orderBy: { date: 'desc' },
       });
@@ -59,7 +61,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, context, info) => {
       const { limit, offset } = parsePage(args);
-      const query = selectionUnder('data', context, info);
+      const query = digestSelection(info, ['data']);
       return {
         data: once(() => context.prisma.digest.findMany({ ...query, where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit, skip: offset })),
         meta: { total: once(() => context.prisma.digest.count({ where: nonEmptyDigest })), limit, offset },
@@ -74,7 +76,7 @@ builder.queryFields((t) => ({
     args: { date: t.arg.string({ required: true, description: 'The day, YYYY-MM-DD (UTC).' }) },
     resolve: async (_root, { date }, context, info) => {
       if (!isCalendarDate(date)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
-      const digest = await context.prisma.digest.findUnique({ ...selectionUnder('data', context, info), where: { date } });
+      const digest = await context.prisma.digest.findUnique({ ...digestSelection(info, ['data']), where: { date } });
       if (!digest) throw notFound(`No digest for ${date}`);
       return { data: digest };
     },
