@@ -33,10 +33,13 @@ async function countStatements(run: () => Promise<unknown>) {
   return [...statements];
 }
 
+// Cache-Control: no-cache asks for a fresh answer: the route's own statements, without the response cache.
+const fresh = { headers: { 'cache-control': 'no-cache' } };
+
 describe('SQL statements per list page', () => {
   it.each([1, 20, 100])('REST page of %i costs two statements: rows and count', async (limit) => {
     const sql = await countStatements(async () => {
-      const res = await t.fetch(`/api/v1/issues?limit=${limit}&severity=medium&search=test`);
+      const res = await t.fetch(`/api/v1/issues?limit=${limit}&severity=medium&search=test`, fresh);
       expect(res.status).toBe(200);
       expect((await res.json()).data).toHaveLength(limit);
     });
@@ -63,7 +66,16 @@ describe('SQL statements per list page', () => {
 
   it('one issue is one statement', async () => {
     const { id } = (await db.prisma.issue.findFirstOrThrow({ select: { id: true } }));
-    expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`))).toHaveLength(1);
+    expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`, fresh))).toHaveLength(1);
+  });
+
+  it('a repeated request at the same data version costs only the version read', async () => {
+    const path = '/api/v1/issues?limit=20&severity=medium';
+    const first = await countStatements(() => t.fetch(path));
+    expect(first).toHaveLength(3);
+    const again = await countStatements(async () => expect((await t.fetch(path)).status).toBe(200));
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatch(/FROM "DataVersion"/);
   });
 });
 
