@@ -154,6 +154,35 @@ describe('response cache', () => {
   });
 });
 
+describe('a response cache at its bound', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Room for one list page of 10 but not two: each new page evicts the other.
+    t = await createTestApp({ adminApiKey: adminKey, responseCacheBytes: 30_000 });
+    await ingest(t, clonedAdvisories(30, 'b0b'));
+  });
+  afterAll(async () => t?.close());
+
+  it('evicts the least recently used answer and answers the same afresh', async () => {
+    const pages = ['/api/v1/issues?limit=10', '/api/v1/issues?limit=10&offset=10'];
+    const first = await Promise.all(
+      pages.map(async (p) => {
+        const res = await t.fetch(p);
+        return { etag: res.headers.get('etag')!, body: await res.text() };
+      }),
+    );
+    expect(first[0]!.body.length).toBeGreaterThan(15_000);
+    expect(first[0]!.body.length).toBeLessThan(30_000);
+    for (const [i, path] of pages.entries()) {
+      const again = await t.fetch(path, { headers: { 'if-none-match': first[i]!.etag } });
+      // Evicted or not, the answer is the same: a 304 for the tag the client holds.
+      expect(again.status).toBe(304);
+      const full = await t.fetch(path);
+      expect(await full.text()).toBe(first[i]!.body);
+    }
+  });
+});
+
 describe.skipIf(!testDatabaseUrl)('response cache across two instances of one PostgreSQL deployment', () => {
   let db: TestDatabase;
   let otherConnection: Database;

@@ -133,10 +133,13 @@ export class ResponseCache {
     if (encoding) {
       let encoded = entry.encoded[encoding];
       if (!encoded) {
-        encoded = entry.encoded[encoding] = await compressors[encoding](entry.body);
-        // Counted against the bound from now on (set again to be measured; a no-op if evicted meanwhile).
-        const left = this.entries.getRemainingTTL(key);
-        if (this.entries.peek(key) === entry) this.entries.set(key, entry, { ttl: Number.isFinite(left) ? left : undefined });
+        encoded = await compressors[encoding](entry.body);
+        // A new entry object, so the LRU measures it again (the same object set twice is not
+        // re-measured); skipped if the entry was replaced or evicted meanwhile.
+        if (this.entries.peek(key) === entry) {
+          const left = this.entries.getRemainingTTL(key);
+          this.entries.set(key, { ...entry, encoded: { ...entry.encoded, [encoding]: encoded } }, { ttl: Number.isFinite(left) ? left : undefined });
+        }
       }
       body = encoded;
     }
