@@ -119,7 +119,7 @@ describe('response cache', () => {
   it('keeps per-request headers with their request: request ids, rate-limit budgets; shared links once', async () => {
     const path = '/api/v1/issues?limit=2';
     const first = await t.fetch(path, { headers: { 'x-request-id': 'caller-one' } });
-    const second = await t.fetch(path, { headers: { 'x-request-id': 'caller-two' } });
+    const second = await t.fetch(path, { headers: { 'x-request-id': 'caller-two', origin: 'https://example.com' } });
     const third = await t.fetch(path, { headers: { 'x-request-id': 'caller-three', 'if-none-match': first.headers.get('etag')! } });
     expect(third.status).toBe(304);
     expect([first, second, third].map((r) => r.headers.get('x-request-id'))).toEqual(['caller-one', 'caller-two', 'caller-three']);
@@ -130,7 +130,9 @@ describe('response cache', () => {
     expect(second.headers.get('link')).toBe(first.headers.get('link'));
     expect(first.headers.get('link')!.match(/rel="license"/g)).toHaveLength(1);
     expect(first.headers.get('link')!.match(/rel="next"/g)).toHaveLength(1);
-    expect(second.headers.get('access-control-allow-origin')).toBe(first.headers.get('access-control-allow-origin'));
+    expect(second.headers.get('access-control-allow-origin')).toBe('https://example.com');
+    expect(first.headers.get('access-control-allow-origin')).not.toBe('https://example.com');
+    expect(second.headers.get('vary')).toBe('Origin, Accept-Encoding');
   });
 
   it('answers HEAD from the cache with the GET headers and no body', async () => {

@@ -62,6 +62,16 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
   return ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
+/**
+ * Adds Accept-Encoding to Vary, beside what is there (Yoga's CORS sets `Vary: Origin` when it
+ * echoes an origin): for every answer of a cached route, once the other plugins are done.
+ */
+export function varyOnEncoding(headers: Headers): void {
+  const vary = headers.get('vary');
+  if (!vary) headers.set('Vary', 'Accept-Encoding');
+  else if (!/\baccept-encoding\b/i.test(vary)) headers.set('Vary', `${vary}, Accept-Encoding`);
+}
+
 /** Requests answered from the cache, by server context (one object per request): later hooks leave them as they are. */
 const replays = new WeakSet<object>();
 
@@ -126,7 +136,8 @@ export class ResponseCache {
   }
 
   private async answer(key: string, entry: Entry, request: Request, ResponseClass: ResponseClass): Promise<Response> {
-    const validators = { ETag: entry.etag, 'Cache-Control': CACHE_CONTROL, Vary: 'Accept-Encoding' };
+    // Vary comes last (varyOnEncoding): the CORS headers name Origin in it after this point.
+    const validators = { ETag: entry.etag, 'Cache-Control': CACHE_CONTROL };
     if (matches(request.headers.get('if-none-match'), entry.etag)) return new ResponseClass(null, { status: 304, headers: validators });
     const encoding = entry.body.length >= COMPRESSION_THRESHOLD ? chooseEncoding(request.headers.get('accept-encoding')) : undefined;
     let body = entry.body;

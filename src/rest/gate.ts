@@ -16,7 +16,7 @@ import { createSofa, createSofaRouter } from 'sofa-api';
 import { envelopeFor, errorResponse } from '../http/envelope.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
-import type { ResponseCache } from '../http/response-cache.js';
+import { isReplay, varyOnEncoding, type ResponseCache } from '../http/response-cache.js';
 import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
@@ -290,9 +290,13 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     // Last but the error envelope: the licence and paging links are on the response by now.
     async onResponse({ request, response, serverContext, setResponse, fetchAPI }) {
       const pending = toStore.get(serverContext);
+      if (!pending && !isReplay(serverContext)) return;
       // A HEAD's body is gone already (useHead): nothing to keep.
-      if (!pending || response.status !== 200 || !response.body) return;
-      setResponse(await responseCache!.store(pending.key, request, response, fetchAPI.Response, pending.ttlSeconds));
+      if (pending && response.status === 200 && response.body) {
+        response = await responseCache!.store(pending.key, request, response, fetchAPI.Response, pending.ttlSeconds);
+        setResponse(response);
+      }
+      varyOnEncoding(response.headers);
     },
   };
 }
