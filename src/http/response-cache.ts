@@ -82,6 +82,8 @@ type ResponseClass = typeof Response;
 
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry>;
+  /** Compressions under way, by the entry they are for (gone with it). */
+  private readonly compressing = new WeakMap<Entry, Partial<Record<Encoding, Promise<Buffer>>>>();
 
   constructor(
     maxBytes: number,
@@ -144,10 +146,18 @@ export class ResponseCache {
     if (encoding) {
       let encoded = entry.encoded[encoding];
       if (!encoded) {
-        encoded = await compressors[encoding](entry.body);
+        // One compression per entry and encoding, however many ask for it at once.
+        const jobs = this.compressing.get(entry) ?? {};
+        this.compressing.set(entry, jobs);
+        const first = !jobs[encoding];
+        jobs[encoding] ??= compressors[encoding](entry.body).catch((err: unknown) => {
+          delete jobs[encoding]; // the next request tries again
+          throw err;
+        });
+        encoded = await jobs[encoding];
         // A new entry object, so the LRU measures it again (the same object set twice is not
         // re-measured); skipped if the entry was replaced or evicted meanwhile.
-        if (this.entries.peek(key) === entry) {
+        if (first && this.entries.peek(key) === entry) {
           const left = this.entries.getRemainingTTL(key);
           this.entries.set(key, { ...entry, encoded: { ...entry.encoded, [encoding]: encoded } }, { ttl: Number.isFinite(left) ? left : undefined });
         }
