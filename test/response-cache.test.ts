@@ -105,6 +105,12 @@ describe('response cache', () => {
         expect(decode(body).equals(identity), accept).toBe(true);
       }
     }
+    // Many at once on a fresh entry: one compression, the same bytes for all.
+    const fresh = '/api/v1/issues?limit=25';
+    const fromIdentity = await bytes(await t.fetch(fresh));
+    const together = await Promise.all(Array.from({ length: 10 }, async () => bytes(await t.fetch(fresh, { headers: { 'accept-encoding': 'br' } }))));
+    for (const body of together) expect(brotliDecompressSync(body).equals(fromIdentity)).toBe(true);
+
     const plain = await t.fetch(path, { headers: { 'accept-encoding': 'identity' } });
     expect(plain.headers.get('content-encoding')).toBeNull();
     expect((await bytes(plain)).equals(identity)).toBe(true);
