@@ -1,6 +1,6 @@
 // What a client cannot see directly: how many SQL statements a list page costs, and that an
 // unexpected failure is masked for the client and logged with the request id.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PrismaClient } from '../src/generated/prisma/client.js';
 import { restRoutes } from '../src/rest/routes.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -27,16 +27,27 @@ afterAll(async () => {
   await db?.close();
 });
 
-async function countStatements(run: () => Promise<unknown>) {
+const versionRead = /FROM "DataVersion"/;
+
+/** The statements `run` sends, but for reads of the data version (the caches' key; one per batch of requests). */
+async function countStatements(run: () => Promise<unknown>, { withVersionReads = false } = {}) {
   statements.length = 0;
   await run();
-  return [...statements];
+  return statements.filter((s) => withVersionReads || !versionRead.test(s));
 }
 
+// Cache-Control: no-cache asks for a fresh answer: the route's own statements, without the response cache.
+const fresh = { headers: { 'cache-control': 'no-cache' } };
+
 describe('SQL statements per list page', () => {
+  // Each case at a data version of its own: counts made by an earlier case are not reused.
+  beforeEach(async () => {
+    await db.prisma.$executeRaw`UPDATE "DataVersion" SET version = version + 1`;
+  });
+
   it.each([1, 20, 100])('REST page of %i costs two statements: rows and count', async (limit) => {
     const sql = await countStatements(async () => {
-      const res = await t.fetch(`/api/v1/issues?limit=${limit}&severity=medium&search=test`);
+      const res = await t.fetch(`/api/v1/issues?limit=${limit}&severity=medium&search=test`, fresh);
       expect(res.status).toBe(200);
       expect((await res.json()).data).toHaveLength(limit);
     });
@@ -100,7 +111,24 @@ describe('SQL statements per list page', () => {
 
   it('one issue is one statement', async () => {
     const { id } = (await db.prisma.issue.findFirstOrThrow({ select: { id: true } }));
-    expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`))).toHaveLength(1);
+    expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`, fresh))).toHaveLength(1);
+  });
+
+  it('a search is counted once per data version: its other pages cost their rows only', async () => {
+    const first = await countStatements(() => t.fetch('/api/v1/issues?limit=5&search=test', fresh));
+    expect(first.filter((s) => /COUNT\(/i.test(s))).toHaveLength(1);
+    const total = async (path: string) => ((await (await t.fetch(path, fresh)).json()) as { meta: { total: number } }).meta.total;
+    const sql = await countStatements(async () => expect(await total('/api/v1/issues?limit=5&offset=5&search=test')).toBeGreaterThan(10));
+    expect(sql.filter((s) => /COUNT\(/i.test(s))).toHaveLength(0);
+    expect(await total('/api/v1/issues?limit=5&offset=10&search=test')).toBe(await total('/api/v1/issues?limit=5&search=test'));
+  });
+
+  it('a repeated request at the same data version costs only the version read', async () => {
+    const path = '/api/v1/issues?limit=20&severity=medium';
+    expect(await countStatements(() => t.fetch(path))).toHaveLength(2);
+    const again = await countStatements(async () => expect((await t.fetch(path)).status).toBe(200), { withVersionReads: true });
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatch(versionRead);
   });
 });
 
