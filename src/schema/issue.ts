@@ -1,5 +1,5 @@
-// Reading issues: the list with its page metadata (GET /api/v1/issues) and one issue by id
-// (GET /api/v1/issues/:id). The Issue type itself is in issue-type.ts.
+// Reading issues: the list with its page metadata, one issue by id and one by alias. The Issue
+// type itself is in issue-type.ts.
 import { badRequest, notFound } from '../errors.js';
 import type { Issue, Prisma } from '../generated/prisma/client.js';
 import { afterCursor, cursorDescription } from '../issues/cursor.js';
@@ -32,12 +32,12 @@ export const PageMetaRef = builder.objectRef<PageMeta>('PageMeta').implement({
 });
 
 const IssueListRef = envelopeRef('IssueList', {
-  description: 'One page of issues: the GET /api/v1/issues response.',
+  description: 'One page of issues, with its page metadata.',
   data: { type: [IssueRef], description: 'The issues, newest first (publishedAt, then id, descending).' },
   meta: { type: PageMetaRef, description: 'Total, limit and offset.' },
 });
 
-const IssueEnvelopeRef = envelopeRef('IssueEnvelope', { description: 'One issue: the GET /api/v1/issues/:id response.', data: { type: IssueRef, description: 'The issue.' } });
+const IssueEnvelopeRef = envelopeRef('IssueEnvelope', { description: 'One issue under `data`.', data: { type: IssueRef, description: 'The issue.' } });
 
 // Postgres rejects a malformed uuid with an error; a malformed id is simply not found.
 
@@ -45,7 +45,7 @@ builder.queryFields((t) => ({
   issues: t.field({
     type: IssueListRef,
     description:
-      'Served issues (relevant, processed, not withdrawn) matching every given filter, newest first (publishedAt, then id, descending), one page at a time. REST: GET /api/v1/issues.',
+      'Served issues (relevant, processed, not withdrawn) matching every given filter, newest first (publishedAt, then id, descending), one page at a time.',
     args: {
       search: t.arg.string({ description: filterDescriptions.search }),
       label: t.arg.stringList({ description: filterDescriptions.label }),
@@ -84,7 +84,7 @@ builder.queryFields((t) => ({
     // Nullable so that a missing issue spoils only this field of a larger query, not all of it.
     nullable: true,
     description:
-      'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404). REST: GET /api/v1/issues/:id.',
+      'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404).',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
     resolve: async (_root, { id }, context, info) => {
       if (!isUuid(String(id))) throw notFound('Issue not found');
@@ -101,7 +101,7 @@ builder.queryFields((t) => ({
     type: IssueEnvelopeRef,
     nullable: true,
     description:
-      'The served issue known by an identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (case-insensitive). NOT_FOUND (404) when no served issue carries it. REST: GET /api/v1/issues?alias=...',
+      'The served issue known by an identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (case-insensitive). NOT_FOUND (404) when no served issue carries it. Over REST: the alias parameter of the issue list.',
     args: { alias: t.arg.string({ required: true, description: filterDescriptions.alias }) },
     resolve: async (_root, args, context, info) => {
       const where = issueWhere(parseIssueFilters({ alias: args.alias }));

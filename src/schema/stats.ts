@@ -1,4 +1,4 @@
-// Statistics: GET /api/v1/stats.
+// Statistics over the served issues.
 import { servedIssueSql } from '../issues/served.js';
 import { builder, envelopeRef } from './builder.js';
 
@@ -19,7 +19,7 @@ const StatsRef = builder.objectRef<Stats>('Stats').implement({
   }),
 });
 
-const StatsEnvelope = envelopeRef('StatsEnvelope', { description: 'The GET /api/v1/stats response.', data: { type: StatsRef } });
+const StatsEnvelope = envelopeRef('StatsEnvelope', { description: 'The statistics under `data`.', data: { type: StatsRef } });
 
 builder.queryField('stats', (t) =>
   t.field({
