@@ -29,6 +29,7 @@ import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { seedSampleData } from '../src/seed.js';
 import { createLogger } from '../src/log.js';
+import { compressors, type Encoding } from '../src/http/response-cache.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
 import { summariseProfile } from './cpu-profile.js';
@@ -264,7 +265,15 @@ interface Workload {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /** Request headers beside the body's Content-Type. */
+  headers?: Record<string, string>;
 }
+
+/** Asks secwire for a fresh answer (the response cache is skipped); the raw server ignores it. */
+const uncached = { 'cache-control': 'no-cache' };
+
+/** Every request's headers: the workload's, and the body's type. */
+const requestHeaders = (workload: Workload) => ({ ...workload.headers, ...(workload.body ? { 'content-type': 'application/json' } : {}) });
 
 async function workloads(bench: BenchDatabase, served: number): Promise<Workload[]> {
   const [single] = await bench.sql<{ id: string }>(
@@ -277,16 +286,25 @@ async function workloads(bench: BenchDatabase, served: number): Promise<Workload
        GROUP BY name ORDER BY count(*) DESC, name LIMIT 10`,
     )
   ).map((r) => r.name);
+  // The uncached workloads ask for a fresh answer: what a request costs when the data has just
+  // changed, or the first time it is asked. The cached ones repeat a request at the same data
+  // version (the response cache answers), against the same raw server, which has no cache.
   const all: Workload[] = [
-    { key: 'list', name: 'list', method: 'GET', path: '/api/v1/issues' },
-    { key: 'severity', name: 'list, severity', method: 'GET', path: '/api/v1/issues?severity=high' },
-    { key: 'package', name: 'list, package', method: 'GET', path: `/api/v1/issues?package=${scan10[0]}` },
-    { key: 'search', name: 'list, search (broad word)', method: 'GET', path: '/api/v1/issues?search=injection' },
-    { key: 'single', name: 'single issue', method: 'GET', path: `/api/v1/issues/${single!.id}` },
-    { key: 'stats', name: 'stats', method: 'GET', path: '/api/v1/stats' },
-    { key: 'digest', name: 'digest', method: 'GET', path: '/api/v1/digest/latest' },
+    { key: 'list', name: 'list', method: 'GET', path: '/api/v1/issues', headers: uncached },
+    { key: 'severity', name: 'list, severity', method: 'GET', path: '/api/v1/issues?severity=high', headers: uncached },
+    { key: 'package', name: 'list, package', method: 'GET', path: `/api/v1/issues?package=${scan10[0]}`, headers: uncached },
+    { key: 'search', name: 'list, search (broad word)', method: 'GET', path: '/api/v1/issues?search=injection', headers: uncached },
+    { key: 'single', name: 'single issue', method: 'GET', path: `/api/v1/issues/${single!.id}`, headers: uncached },
+    { key: 'stats', name: 'stats', method: 'GET', path: '/api/v1/stats', headers: uncached },
+    { key: 'digest', name: 'digest', method: 'GET', path: '/api/v1/digest/latest', headers: uncached },
     { key: 'graphql-small', name: 'GraphQL, small selection', method: 'POST', path: '/graphql', body: { query: smallGraphqlQuery } },
     { key: 'scan-10', name: 'scan of 10 packages', method: 'POST', path: '/api/v1/scan', body: { packages: scan10 } },
+    { key: 'cached-list', name: 'cached: list', method: 'GET', path: '/api/v1/issues' },
+    { key: 'cached-list-br', name: 'cached: list, brotli', method: 'GET', path: '/api/v1/issues', headers: { 'accept-encoding': 'br' } },
+    { key: 'cached-search', name: 'cached: list, search (broad word)', method: 'GET', path: '/api/v1/issues?search=injection' },
+    { key: 'cached-single', name: 'cached: single issue', method: 'GET', path: `/api/v1/issues/${single!.id}` },
+    { key: 'cached-stats', name: 'cached: stats', method: 'GET', path: '/api/v1/stats' },
+    { key: 'cached-digest', name: 'cached: digest', method: 'GET', path: '/api/v1/digest/latest' },
   ];
   const only = options.only?.split(',');
   return only ? all.filter((w) => only.includes(w.key)) : all;
@@ -295,7 +313,7 @@ async function workloads(bench: BenchDatabase, served: number): Promise<Workload
 async function fetchBody(server: Server, workload: Workload): Promise<unknown> {
   const res = await fetch(server.base + workload.path, {
     method: workload.method,
-    headers: workload.body ? { 'content-type': 'application/json' } : {},
+    headers: requestHeaders(workload),
     body: workload.body ? JSON.stringify(workload.body) : undefined,
   });
   const text = await res.text();
@@ -313,6 +331,32 @@ function firstDifference(a: unknown, b: unknown, path = '$'): string | undefined
     }
   }
   return `${path}: ${JSON.stringify(a)?.slice(0, 200)} vs ${JSON.stringify(b)?.slice(0, 200)}`;
+}
+
+/**
+ * What compressing a cached body costs, once per entry and encoding (the server's own settings):
+ * milliseconds of CPU (median of 5) and bytes, per distinct GET path.
+ */
+async function compressionCosts(real: Server, list: Workload[]): Promise<string[]> {
+  const rows: string[] = [];
+  const paths = [...new Set(list.filter((w) => w.method === 'GET').map((w) => w.path)), '/api/v1/issues?limit=100', '/api/v1/issues/stix?limit=100'];
+  for (const path of paths) {
+    const body = Buffer.from(await (await fetch(real.base + path, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer());
+    const cells: string[] = [];
+    for (const encoding of ['br', 'gzip'] as Encoding[]) {
+      const times: number[] = [];
+      let size = 0;
+      for (let i = 0; i < 5; i++) {
+        const t0 = performance.now();
+        size = (await compressors[encoding](body)).length;
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      cells.push(`${size.toLocaleString('en')} (${times[2]!.toFixed(2)} ms)`);
+    }
+    rows.push(`| \`${path.length > 60 ? `${path.slice(0, 57)}...` : path}\` | ${body.length.toLocaleString('en')} | ${cells.join(' | ')} |`);
+  }
+  return rows;
 }
 
 async function checkIdentical(real: Server, raw: Server, list: Workload[]): Promise<Map<string, number>> {
@@ -341,7 +385,7 @@ async function drive(server: Server, workload: Workload, duration: number): Prom
   const result = await autocannon({
     url: server.base + workload.path,
     method: workload.method,
-    headers: workload.body ? { 'content-type': 'application/json' } : {},
+    headers: requestHeaders(workload),
     body: workload.body ? JSON.stringify(workload.body) : undefined,
     connections,
     duration,
@@ -418,6 +462,7 @@ async function main() {
     servers.push(raw);
     const idle = { real: memoryMb(real.pid).rss, raw: memoryMb(raw.pid).rss };
     const sizes = await checkIdentical(real, raw, list);
+    const compression = await compressionCosts(real, list);
     console.error(`identical bodies on all ${list.length} workloads`);
 
     const samples = new Map<string, { real: Sample[]; raw: Sample[] }>(list.map((w) => [w.name, { real: [], raw: [] }]));
@@ -462,6 +507,14 @@ async function main() {
       ...rowsOut,
       '',
       `Idle RSS after start-up: secwire ${f0(idle.real)} MB, raw ${f0(idle.raw)} MB; peak RSS over the run: secwire ${f0(peak.real)} MB, raw ${f0(peak.raw)} MB.`,
+      '',
+      'Uncached rows ask secwire for a fresh answer (`Cache-Control: no-cache`: no response cache; the count cache still answers a filter already counted at this data version). `cached:` rows repeat one request at one data version (the response cache answers; the raw server has no cache, so their ratio is cached secwire against uncached raw). `brotli`: the client sends `Accept-Encoding: br`.',
+      '',
+      'Compressing a body, once per cache entry and encoding (brotli quality 5, gzip level 6, in the thread pool; median of 5, measured in the bench process):',
+      '',
+      '| GET | identity bytes | brotli bytes (ms) | gzip bytes (ms) |',
+      '|---|---|---|---|',
+      ...compression,
       `<!-- throughput-${target.kind}:end -->`,
     ].join('\n');
     console.log(section);

@@ -4,6 +4,8 @@ import { GraphQLError } from 'graphql';
 import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
+import { withCountCache } from './db/count-cache.js';
+import { DataVersionReader } from './db/data-version.js';
 import { isMigrated } from './db/status.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from './db/unavailable.js';
 import { useAtomFeeds } from './feeds/routes.js';
@@ -11,6 +13,7 @@ import { bodyLimits, useBodyLimit } from './http/body-limit.js';
 import { clientIdentity, type NodeServerContext } from './http/client-identity.js';
 import { KnownKeys } from './keys/api-keys.js';
 import { viewerOf, type Viewer } from './keys/viewer.js';
+import { useCompiledExecution } from './http/compiled-execution.js';
 import { useGraphQLLimits } from './http/graphql-limits.js';
 import { useGraphQLParamErrors } from './http/graphql-params.js';
 import { useGraphiQLPage } from './http/graphiql.js';
@@ -22,6 +25,7 @@ import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-sto
 import { useRateLimit } from './http/rate-limit.js';
 import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
+import { ResponseCache } from './http/response-cache.js';
 import { useOsvExport } from './osv-output/export.js';
 import { usePagingLinks } from './paging/links.js';
 import { CSV_EXPORT_PATH, useCsvExport } from './rest/csv.js';
@@ -63,6 +67,10 @@ export interface AppServices extends Services {
 export function createApp(services: AppServices) {
   const { config, db, log } = services;
   const keys = new KnownKeys(config, db.prisma);
+  const versions = new DataVersionReader(db.prisma);
+  const responseCache = new ResponseCache(config.responseCacheBytes, versions);
+  // What resolvers query through: the same client, with Issue counts kept per filter and data version.
+  const prisma = withCountCache(db.prisma, versions);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
   const rateLimit = useRateLimit({
     limit: config.rateLimitPerMinute,
@@ -147,6 +155,7 @@ export function createApp(services: AppServices) {
       useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }),
       useGraphQLLimits(),
       useGraphQLParamErrors(),
+      useCompiledExecution(log),
       readiness,
       useLicenseLink(graphqlEndpoint),
       // After the licence link, which it adds to.
@@ -163,6 +172,7 @@ export function createApp(services: AppServices) {
         graphqlEndpoint,
         viewerOf: (request) => viewerOf({ config, prisma: db.prisma }, request),
         bodyHandlers: { 'Query.scan': sbomScan(services) },
+        responseCache,
       }),
       useCsvExport(services),
       // Last: whatever else failed without the envelope gets it.
@@ -170,7 +180,7 @@ export function createApp(services: AppServices) {
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
     context: ({ request, viewer, ...serverContext }): Context => ({
       ...services,
-      prisma: db.prisma,
+      prisma,
       newIssues: services.pubsub,
       viewer: viewer ?? viewerOf({ config, prisma: db.prisma }, request),
       requestId: requestIdOf(request),

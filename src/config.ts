@@ -54,6 +54,7 @@ const schema = z.object({
   MIGRATE_ON_START: bool(true),
   SUBSCRIPTIONS_PER_CLIENT: wholeNumber(10, 'must be a whole number'),
   SUBSCRIPTIONS_TOTAL: wholeNumber(1000, 'must be a whole number'),
+  RESPONSE_CACHE_MB: wholeNumber(64, 'must be a whole number'),
   SUBSCRIPTION_IDLE_SECONDS: wholeNumber(1800, 'must be a whole number of seconds', 86_400),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   TAXII_SETTLE_SECONDS: wholeNumber(10, 'must be a whole number'),
@@ -106,6 +107,8 @@ export interface Config {
   /** Open GraphQL subscriptions one client (rate-limit identity) may hold, and all clients together. */
   subscriptionsPerClient: number;
   subscriptionsTotal: number;
+  /** Bytes the response cache may hold (bodies and their compressed copies); 0 turns it off. */
+  responseCacheBytes: number;
   /** A subscription that has sent nothing for this long is ended (the client reconnects). */
   subscriptionIdleMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -158,6 +161,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     migrateOnStart: e.MIGRATE_ON_START,
     subscriptionsPerClient: e.SUBSCRIPTIONS_PER_CLIENT,
     subscriptionsTotal: e.SUBSCRIPTIONS_TOTAL,
+    responseCacheBytes: e.RESPONSE_CACHE_MB * 1024 * 1024,
     subscriptionIdleMs: e.SUBSCRIPTION_IDLE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
     taxiiSettleSeconds: e.TAXII_SETTLE_SECONDS,

@@ -1,6 +1,6 @@
 // What a client cannot see directly: how many SQL statements a list page costs, and that an
 // unexpected failure is masked for the client and logged with the request id.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PrismaClient } from '../src/generated/prisma/client.js';
 import { restRoutes } from '../src/rest/routes.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -27,16 +27,27 @@ afterAll(async () => {
   await db?.close();
 });
 
-async function countStatements(run: () => Promise<unknown>) {
+const versionRead = /FROM "DataVersion"/;
+
+/** The statements `run` sends, but for reads of the data version (the caches' key; one per batch of requests). */
+async function countStatements(run: () => Promise<unknown>, { withVersionReads = false } = {}) {
   statements.length = 0;
   await run();
-  return [...statements];
+  return statements.filter((s) => withVersionReads || !versionRead.test(s));
 }
 
+// Cache-Control: no-cache asks for a fresh answer: the route's own statements, without the response cache.
+const fresh = { headers: { 'cache-control': 'no-cache' } };
+
 describe('SQL statements per list page', () => {
+  // Each case at a data version of its own: counts made by an earlier case are not reused.
+  beforeEach(async () => {
+    await db.prisma.$executeRaw`UPDATE "DataVersion" SET version = version + 1`;
+  });
+
   it.each([1, 20, 100])('REST page of %i costs two statements: rows and count', async (limit) => {
     const sql = await countStatements(async () => {
-      const res = await t.fetch(`/api/v1/issues?limit=${limit}&severity=medium&search=test`);
+      const res = await t.fetch(`/api/v1/issues?limit=${limit}&severity=medium&search=test`, fresh);
       expect(res.status).toBe(200);
       expect((await res.json()).data).toHaveLength(limit);
     });
@@ -56,6 +67,43 @@ describe('SQL statements per list page', () => {
     expect(rows).not.toMatch(/"source"|"searchText"|"summary"/);
   });
 
+  it('columns come from fragments and aliases too, and nested fields read their one column', async () => {
+    const query = `query { issues(limit: 3) { ...Page } }
+      fragment Page on IssueList { data { ... on Issue { heading: headline } ...Why } }
+      fragment Why on Issue { classification { version reasons { kind } } }`;
+    const sql = await countStatements(async () => {
+      const { body } = await t.graphql(query);
+      expect(body.errors).toBeUndefined();
+      expect(Object.keys(body.data.issues.data[0]).sort()).toEqual(['classification', 'heading']);
+    });
+    expect(sql).toHaveLength(1);
+    expect(sql[0]).toMatch(/"headline"/);
+    expect(sql[0]).toMatch(/"classification"/);
+    expect(sql[0]).not.toMatch(/"source"|"title"|"summary"/);
+  });
+
+  it('REST issue bodies never read the raw source record', async () => {
+    const { id } = await db.prisma.issue.findFirstOrThrow({ select: { id: true } });
+    const sql = await countStatements(async () => {
+      expect((await t.fetch('/api/v1/issues?limit=5')).status).toBe(200);
+      expect((await t.fetch(`/api/v1/issues/${id}`)).status).toBe(200);
+    });
+    expect(sql.join('\n')).toMatch(/"solution"/);
+    expect(sql.join('\n')).not.toMatch(/"source"/);
+  });
+
+  it('issueChanges reads the columns of the issue fields it is asked for', async () => {
+    const sql = await countStatements(async () => {
+      const { body } = await t.graphql('{ issueChanges(modifiedSince: "2000-01-01", limit: 2) { id withdrawn issue { title } } }');
+      expect(body.errors).toBeUndefined();
+      expect(body.data.issueChanges).toHaveLength(2);
+      expect(body.data.issueChanges[0].issue.title).toEqual(expect.any(String));
+    });
+    expect(sql).toHaveLength(1);
+    expect(sql[0]).toMatch(/"title"/);
+    expect(sql[0]).not.toMatch(/"source"|"summary"/);
+  });
+
   it('asking for rows only, or the total only, runs one statement', async () => {
     expect(await countStatements(() => t.graphql('{ issues { data { id } } }'))).toHaveLength(1);
     expect(await countStatements(() => t.graphql('{ issues { meta { total limit } } }'))).toHaveLength(1);
@@ -63,7 +111,48 @@ describe('SQL statements per list page', () => {
 
   it('one issue is one statement', async () => {
     const { id } = (await db.prisma.issue.findFirstOrThrow({ select: { id: true } }));
-    expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`))).toHaveLength(1);
+    expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`, fresh))).toHaveLength(1);
+  });
+
+  it('a search is counted once per data version: its other pages cost their rows only', async () => {
+    const first = await countStatements(() => t.fetch('/api/v1/issues?limit=5&search=test', fresh));
+    expect(first.filter((s) => /COUNT\(/i.test(s))).toHaveLength(1);
+    const total = async (path: string) => ((await (await t.fetch(path, fresh)).json()) as { meta: { total: number } }).meta.total;
+    const sql = await countStatements(async () => expect(await total('/api/v1/issues?limit=5&offset=5&search=test')).toBeGreaterThan(10));
+    expect(sql.filter((s) => /COUNT\(/i.test(s))).toHaveLength(0);
+    expect(await total('/api/v1/issues?limit=5&offset=10&search=test')).toBe(await total('/api/v1/issues?limit=5&search=test'));
+  });
+
+  it('a repeated request at the same data version costs only the version read', async () => {
+    const path = '/api/v1/issues?limit=20&severity=medium';
+    expect(await countStatements(() => t.fetch(path))).toHaveLength(2);
+    const again = await countStatements(async () => expect((await t.fetch(path)).status).toBe(200), { withVersionReads: true });
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatch(versionRead);
+  });
+});
+
+describe('compiled execution', () => {
+  it('a repeated operation (compiled from its second run) answers exactly as its first, errors included', async () => {
+    const { id } = await db.prisma.issue.findFirstOrThrow({ select: { id: true } });
+    const operations: [string, Record<string, unknown>][] = [
+      ['query($limit: Int) { issues(limit: $limit) { data { id cvssScore publishedAt classification { version } } meta { total } } }', { limit: 3 }],
+      ['query($offset: Int) { issues(offset: $offset) { meta { total } } stats { data { totalIssues } } }', { offset: -1 }],
+      ['query($severity: Severity) { issues(severity: $severity) { meta { total } } }', { severity: 'severe' }],
+      ['query($id: ID!) { issue(id: $id) { data { title } } }', { id: '00000000-0000-4000-8000-000000000000' }],
+    ];
+    for (const [query, variables] of operations) {
+      const bodies: string[] = [];
+      for (let run = 0; run < 3; run++) {
+        const res = await t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+        bodies.push(`${res.status} ${await res.text()}`);
+      }
+      expect(bodies[1], query).toBe(bodies[0]);
+      expect(bodies[2], query).toBe(bodies[0]);
+    }
+    const rest: string[] = [];
+    for (let run = 0; run < 3; run++) rest.push(await (await t.fetch(`/api/v1/issues/${id}`)).text());
+    expect(new Set(rest).size).toBe(1);
   });
 });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 
 // What `npm start` runs: the compiled server (prestart builds it).
-const server = ['--enable-source-maps', 'dist/main.js'];
+const server = ['--enable-source-maps', 'dist/start.js'];
 beforeAll(async () => {
   await promisify(execFile)(process.execPath, ['scripts/build.mjs']);
 });

@@ -1,14 +1,24 @@
-// A new embedded database starts from the empty cluster `npm install` made
-// (scripts/pglite-template.mjs) rather than running initdb in this process: a fresh start then
-// peaks near 300 MB instead of over 1 GB, and answers seconds sooner (bench/README.md, start-up).
-import { existsSync, readFileSync } from 'node:fs';
+// A new embedded database starts from the migrated, empty cluster `npm install` made
+// (scripts/pglite-template.ts) rather than running initdb and the migration engine in this process.
+// The tarball is unpacked onto disk before PGlite starts, so PGlite opens it as it opens any
+// existing cluster: handing it the tarball instead (loadDataDir) unpacked it inside the Wasm
+// filesystem and cost about 100 MB more peak memory (bench/README.md, start-up).
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { extract } from 'tar';
 
-const templatePath = fileURLToPath(new URL('../../node_modules/.cache/secwire/pglite-cluster.tar.gz', import.meta.url));
+export const templatePath = fileURLToPath(new URL('../../node_modules/.cache/secwire/pglite-cluster.tar.gz', import.meta.url));
 
-/** The install-time cluster for a data directory that holds none yet; nothing if it has one (or no template was made). */
-export function clusterTemplate(dataDir: string): Blob | undefined {
-  if (existsSync(join(dataDir, 'PG_VERSION')) || !existsSync(templatePath)) return undefined;
-  return new Blob([readFileSync(templatePath)]);
+/** The marker PGlite checks for an existing cluster: unpacked last, so a cut-short unpack is redone. */
+const marker = 'PG_VERSION';
+
+/** Unpacks the install-time cluster into a data directory that holds none yet (nothing without a template). */
+export async function unpackClusterTemplate(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, marker)) || !existsSync(templatePath)) return;
+  await mkdir(dataDir, { recursive: true });
+  // PGlite's tarball names files from the cluster root (/base/1/...); tar strips the leading slash.
+  await extract({ file: templatePath, cwd: dataDir, filter: (path) => path.replace(/^\//, '') !== marker });
+  await extract({ file: templatePath, cwd: dataDir, filter: (path) => path.replace(/^\//, '') === marker });
 }

@@ -7,7 +7,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { withFullTextSearch } from './full-text-search.js';
-import { clusterTemplate } from './pglite-template.js';
+import { unpackClusterTemplate } from './pglite-template.js';
 
 // PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
 // most of the embedded server's memory. 32 MB holds the sample many times over (bench/README.md,
@@ -35,7 +35,8 @@ function pgliteFactory(client: PGlite): SqlMigrationAwareDriverAdapterFactory {
 
 export async function openPGlite(dataDir?: string, loadDataDir?: Blob) {
   const unlock = dataDir ? await lockDataDir(dataDir) : undefined;
-  const pglite = newPGlite(dataDir, loadDataDir ?? (dataDir ? clusterTemplate(dataDir) : undefined));
+  if (dataDir && !loadDataDir) await unpackClusterTemplate(dataDir);
+  const pglite = newPGlite(dataDir, loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
   const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
   return {

@@ -1,5 +1,6 @@
 // Generates (or regenerates) the digest of one UTC day from the served issues published that day.
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { bumpDataVersionCte } from '../db/data-version.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { servedIssue } from '../issues/served.js';
 import { renderDigest, type DigestIssue } from './render.js';
 
@@ -25,9 +26,13 @@ export const yesterdayUtc = (now = new Date()) => utcDay(new Date(now.getTime() 
 
 const digestSelect = { title: true, headline: true, summary: true, sourceUrl: true, severity: true, issueType: true, cveId: true, publishedAt: true } as const;
 
-/** Insert or replace by date in one statement, so instances generating the same day never collide. */
+/**
+ * Insert or replace by date in one statement, so instances generating the same day never collide;
+ * the same statement moves the data version.
+ */
 async function saveDigest(prisma: PrismaClient, date: string, content: string, issueCount: number): Promise<DigestRow> {
   const rows = await prisma.$queryRaw<DigestRow[]>`
+    WITH bump AS (${Prisma.raw(bumpDataVersionCte)})
     INSERT INTO "Digest" (id, date, content, "issueCount", "generatedAt")
     VALUES (gen_random_uuid(), ${date}, ${content}, ${issueCount}, now())
     ON CONFLICT (date) DO UPDATE SET content = EXCLUDED.content, "issueCount" = EXCLUDED."issueCount", "generatedAt" = EXCLUDED."generatedAt"

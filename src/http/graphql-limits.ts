@@ -88,13 +88,22 @@ export function useGraphQLLimits(): Plugin {
     onResultProcess({ result }) {
       if (Symbol.asyncIterator in result) return;
       for (const single of Array.isArray(result) ? result : [result]) {
-        for (const error of single.errors ?? []) {
-          if (refused.has(error as GraphQLError)) (error.extensions as { http: { spec: boolean } }).http.spec = false;
+        const errors = (single.errors ?? []) as GraphQLError[];
+        errors.forEach((error, i) => {
+          if (refused.has(error)) (error.extensions as { http: { spec: boolean } }).http.spec = false;
           // graphql-armor hides suggestions in validation errors; variable values are checked later,
           // while executing, and graphql-js suggests there too ("Did you mean the enum value ...?").
-          (error as { message: string }).message = withoutSuggestions(error.message);
-        }
+          const message = withoutSuggestions(error.message);
+          // A compiled query's errors (graphql-jit) have a read-only message: those are copied.
+          if (message !== error.message) errors[i] = withMessage(error, message);
+        });
       }
     },
   };
+}
+
+/** The same error with another message (every other property, the prototype too, kept). */
+function withMessage(error: GraphQLError, message: string): GraphQLError {
+  const properties = Object.getOwnPropertyDescriptors(error);
+  return Object.create(Object.getPrototypeOf(error) as object, { ...properties, message: { value: message, enumerable: true, writable: true, configurable: true } }) as GraphQLError;
 }

@@ -3,7 +3,9 @@
 // issue, so a client following links is not shifted by issues added meanwhile; prev steps back
 // by offset. Added after the licence link, never in place of it.
 import type { Plugin } from 'graphql-yoga';
+import { isReplay } from '../http/response-cache.js';
 import { encodeCursor } from '../issues/cursor.js';
+import { restResultOf } from '../rest/results.js';
 import { restBasePath } from '../rest/routes.js';
 
 interface ListBody {
@@ -28,11 +30,14 @@ function link(url: URL, changes: Record<string, string | undefined>, rel: string
 
 export function usePagingLinks(): Plugin {
   return {
-    async onResponse({ request, response }) {
+    async onResponse({ request, response, serverContext }) {
+      // A cached answer carries its links already.
+      if (isReplay(serverContext)) return;
       const url = new URL(request.url);
       const list = lists[url.pathname];
       if (!list || request.method !== 'GET' || response.status !== 200) return;
-      const body = (await response.clone().json()) as ListBody;
+      // The gate's answer as it was built; the body only when the gate did not build this response.
+      const body = (restResultOf(request) ?? (await response.clone().json())) as ListBody;
       const { data, meta } = body;
       const fromCursor = url.searchParams.has('cursor');
       const links: string[] = [];

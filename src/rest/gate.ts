@@ -16,9 +16,11 @@ import { createSofa, createSofaRouter } from 'sofa-api';
 import { envelopeFor, errorResponse } from '../http/envelope.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
+import { isReplay, varyOnEncoding, type ResponseCache } from '../http/response-cache.js';
 import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
+import { recordRestResult } from './results.js';
 import { renderDocs } from './docs.js';
 import { buildOpenAPI } from './openapi.js';
 import { restBasePath, type RestRoute } from './routes.js';
@@ -188,9 +190,11 @@ export interface RestGateOptions {
   viewerOf: (request: Request) => Viewer;
   /** Routes that may answer a body themselves before it is read as arguments. */
   bodyHandlers?: Partial<Record<string, BodyHandler>>;
+  /** Where GET routes without a bearer key (the same answer for every caller) and the documents keep their answers. */
+  responseCache?: ResponseCache;
 }
 
-export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {} }: RestGateOptions): Plugin {
+export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {}, responseCache }: RestGateOptions): Plugin {
   const sofa = createSofa({
     basePath: restBasePath,
     schema: restSchema(schema, routes),
@@ -205,6 +209,17 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     '/docs': () => new Response(docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
   };
   let yoga: Yoga;
+  // Misses to keep once every plugin has added its headers, by server context (one per request).
+  const toStore = new WeakMap<object, { key: string; ttlSeconds?: number }>();
+
+  /** The cached answer, or undefined after noting the key, so onResponse keeps what the route answers. */
+  async function fromCache(request: Request, url: URL, serverContext: object, fetchAPI: { Response: typeof Response }, ttlSeconds?: number) {
+    const key = await responseCache?.keyOf(request, url);
+    if (!key) return undefined;
+    const hit = await responseCache!.replay(key, request, serverContext, fetchAPI.Response);
+    if (!hit) toStore.set(serverContext, { key, ttlSeconds });
+    return hit;
+  }
 
   const failed = (errors: readonly unknown[]) => {
     const { status, message, headers, unexpected } = envelopeFor(errors);
@@ -220,8 +235,9 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const contextValue = await enveloped.contextFactory();
       const result = await enveloped.execute({ schema: enveloped.schema, document: match.document, contextValue, variableValues });
       if (result.errors) return failed(result.errors);
-      const fieldName = match.field.name;
-      return fetchAPI.Response.json((result.data as Record<string, unknown>)?.[fieldName], { status: match.route.responseStatus ?? 200 });
+      const data = (result.data as Record<string, unknown>)?.[match.field.name];
+      recordRestResult(request, data);
+      return fetchAPI.Response.json(data, { status: match.route.responseStatus ?? 200 });
     } catch (err) {
       return failed([err]);
     }
@@ -235,7 +251,10 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       if (url.pathname !== restBasePath && !url.pathname.startsWith(`${restBasePath}/`)) return;
       const path = url.pathname.slice(restBasePath.length);
       const page = pages[path];
-      if (page) return endResponse(request.method === 'GET' ? page() : methodNotAllowed(request.method, url.pathname, readMethods));
+      if (page) {
+        if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
+        return endResponse((await fromCache(request, url, serverContext, fetchAPI)) ?? page());
+      }
 
       const found = routesAt(compiled, path);
       const match = found.find(({ compiled: c }) => c.route.method === request.method);
@@ -245,6 +264,11 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
         return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
       }
       const { route, key } = match.compiled;
+      // The same answer for every caller: served from the cache when it holds this URL at this data version.
+      if (route.method === 'GET' && !route.bearer) {
+        const hit = await fromCache(request, url, serverContext, fetchAPI, route.cacheTtlSeconds);
+        if (hit) return endResponse(hit);
+      }
       const viewer = viewerOf(request);
       if (route.bearer) {
         try {
@@ -264,6 +288,17 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
         return endResponse(failed([err]));
       }
       endResponse(await run(match.compiled, request, viewer, match.params, args, serverContext, fetchAPI));
+    },
+    // Last but the error envelope: the licence and paging links are on the response by now.
+    async onResponse({ request, response, serverContext, setResponse, fetchAPI }) {
+      const pending = toStore.get(serverContext);
+      if (!pending && !isReplay(serverContext)) return;
+      // A HEAD's body is gone already (useHead): nothing to keep.
+      if (pending && response.status === 200 && response.body) {
+        response = await responseCache!.store(pending.key, request, response, fetchAPI.Response, pending.ttlSeconds);
+        setResponse(response);
+      }
+      varyOnEncoding(response.headers);
     },
   };
 }

@@ -16,6 +16,8 @@ export type RestRoute = NonNullable<Parameters<typeof createSofa>[0]['routes']>[
   adminBodyLimit?: number;
   /** A body that is not `{<name>: ...}` is this argument as a whole (a record, or an array of them). */
   bodyArgument?: string;
+  /** A cached answer of this GET route expires after this long even when the data has not changed (it depends on the clock). */
+  cacheTtlSeconds?: number;
 };
 
 export const restBasePath = '/api/v1';
@@ -26,7 +28,8 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Query.latestDigest': { method: 'GET', path: '/digest/latest', tags: ['digest'] },
   'Query.digests': { method: 'GET', path: '/digests', tags: ['digest'] },
   'Query.digest': { method: 'GET', path: '/digests/:date', tags: ['digest'] },
-  'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'] },
+  // Its counts of the last 24 hours and 7 days move with the clock as well as with the data.
+  'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'], cacheTtlSeconds: 60 },
   'Mutation.ingestItems': { method: 'POST', path: '/admin/ingest', tags: ['admin'], bearer: 'admin', adminBodyLimit: bodyLimits.adminIngest, bodyArgument: 'items' },
   'Mutation.generateDigest': { method: 'POST', path: '/admin/digests', tags: ['admin'], bearer: 'admin' },
   'Mutation.createApiKey': { method: 'POST', path: '/admin/keys', responseStatus: 201, tags: ['admin'], bearer: 'admin' },

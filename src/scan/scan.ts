@@ -120,9 +120,10 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
   // compiling would cost more than running (measured 3x slower), so JIT is off for this statement.
   // It runs in a few hundred milliseconds at the documented limits; past scanStatementTimeout
   // something is wrong, and PostgreSQL cancels it rather than hold a connection others need.
-  const [, , rows] = await prisma.$transaction([
-    prisma.$executeRaw`SET LOCAL jit = off`,
-    prisma.$executeRawUnsafe(`SET LOCAL statement_timeout = ${scanStatementTimeoutMs}`),
+  // Both settings in one statement (set_config with is_local is SET LOCAL): the transaction costs
+  // BEGIN and COMMIT around the scan and one round trip for the settings.
+  const [, rows] = await prisma.$transaction([
+    prisma.$queryRaw`SELECT set_config('jit', 'off', true), set_config('statement_timeout', ${String(scanStatementTimeoutMs)}, true)`,
     prisma.$queryRaw<CandidateRow[]>`
       SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys",
              ${needsRanges ? Prisma.sql`source->'affected'` : Prisma.sql`NULL::jsonb`} AS affected

@@ -41,7 +41,7 @@ builder.mutationField('ingestItems', (t) =>
     description:
       'Admin (bearer ADMIN_API_KEY): ingests OSV records and/or native items. Each record is validated on its own; ' +
       're-ingesting unchanged content changes and publishes nothing; new relevant issues are published to webhooks. ' +
-      'REST: POST /api/v1/admin/ingest with one OSV record, an array of records, or {items: [...]} as the body.',
+      'Over REST the body may also be one OSV record or an array of records.',
     args: {
       items: t.arg({
         type: ['JSON'],
@@ -81,7 +81,7 @@ builder.mutationField('reclassifyIssues', (t) =>
     description:
       'Admin (bearer ADMIN_API_KEY): re-runs the current classifier over every stored issue classified by another version, ' +
       'from its stored source record. Idempotent. An issue that becomes relevant is published once as new; one that stops ' +
-      'being relevant stops being served. REST: POST /api/v1/admin/reclassify (no body). Large stores: npm run cli -- reclassify.',
+      'being relevant stops being served. Large stores: npm run cli -- reclassify.',
     resolve: async (_root, _args, ctx) => {
       return { data: await reclassify({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }) };
     },
@@ -93,8 +93,7 @@ builder.mutationField('generateDigest', (t) =>
     authScopes: { admin: true },
     type: DigestEnvelopeRef,
     description:
-      "Admin (bearer ADMIN_API_KEY): generates or regenerates a UTC day's digest (default: yesterday). " +
-      'REST: POST /api/v1/admin/digests with body {date?: "YYYY-MM-DD"}.',
+      "Admin (bearer ADMIN_API_KEY): generates or regenerates a UTC day's digest (default: yesterday).",
     args: {
       date: t.arg.string({ required: false, description: 'Day to summarise, YYYY-MM-DD (UTC); not in the future. Default: yesterday.' }),
     },
@@ -124,7 +123,7 @@ builder.mutationField('createApiKey', (t) =>
     type: IssuedKeyEnvelope,
     description:
       'Admin (bearer ADMIN_API_KEY): issues a bearer key for registering and managing webhooks, as `npm run cli -- keys create` does, ' +
-      'while the server runs (the CLI needs the embedded database to itself). REST: POST /api/v1/admin/keys with body {name}.',
+      'while the server runs (the CLI needs the embedded database to itself).',
     args: {
       name: t.arg.string({ required: true, description: 'What the key is for (1 to 100 characters), shown by `keys list`.' }),
     },

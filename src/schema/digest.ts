@@ -1,13 +1,15 @@
-// The daily digests: GET /api/v1/digest/latest, and past ones by page or by day (GET /api/v1/digests[/:date]).
+// The daily digests: the latest, and past ones by page or by day.
 import { isCalendarDate } from '../digest/generate.js';
 import { badRequest, notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
-import { builder, envelopeRef, selectionUnder } from './builder.js';
+import type { Digest } from '../generated/prisma/client.js';
+import { builder, envelopeRef } from './builder.js';
+import { digestSelection } from './columns.js';
 import { once, PageMetaRef } from './issue.js';
 
-export const DigestRef = builder.prismaObject('Digest', {
+// A plain object type over the row: its resolvers read the selected columns (columns.ts).
+export const DigestRef = builder.objectRef<Digest>('Digest').implement({
   description: 'The daily summary of new issues.',
-  select: { id: true },
   fields: (t) => ({
     date: t.exposeString('date', { description: 'Calendar day (UTC) the digest covers, YYYY-MM-DD.' }),
     content: t.exposeString('content', { description: 'Markdown text of the daily summary.' }),
@@ -17,7 +19,7 @@ export const DigestRef = builder.prismaObject('Digest', {
 });
 
 export const DigestEnvelopeRef = envelopeRef('DigestEnvelope', {
-  description: 'One digest: the GET /api/v1/digest/latest response.',
+  description: 'One digest under `data`.',
   data: { type: DigestRef, description: 'The digest.' },
 });
 
@@ -26,10 +28,10 @@ builder.queryField('latestDigest', (t) =>
     type: DigestEnvelopeRef,
     nullable: true, // a missing digest spoils only this field of a larger query
     description:
-      'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none. REST: GET /api/v1/digest/latest.',
+      'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none.',
     resolve: async (_root, _args, context, info) => {
       const digest = await context.prisma.digest.findFirst({
-        ...selectionUnder('data', context, info),
+        ...digestSelection(info, ['data']),
         where: { issueCount: { gt: 0 } },
         orderBy: { date: 'desc' },
       });
@@ -40,7 +42,7 @@ builder.queryField('latestDigest', (t) =>
 );
 
 const DigestListRef = envelopeRef('DigestList', {
-  description: 'One page of digests: the GET /api/v1/digests response.',
+  description: 'One page of digests, with its page metadata.',
   data: { type: [DigestRef], description: 'The digests, newest day first.' },
   meta: { type: PageMetaRef, description: 'Total, limit and offset.' },
 });
@@ -52,14 +54,14 @@ builder.queryFields((t) => ({
   digests: t.field({
     type: DigestListRef,
     description:
-      'Past digests that cover at least one issue, newest day first, one page at a time. REST: GET /api/v1/digests (Atom: /api/v1/digests.atom).',
+      'Past digests that cover at least one issue, newest day first, one page at a time (also an Atom feed: /api/v1/digests.atom).',
     args: {
       limit: t.arg.int({ description: pageDescriptions.limit(20, 100) }),
       offset: t.arg.int({ description: pageDescriptions.offset }),
     },
     resolve: (_root, args, context, info) => {
       const { limit, offset } = parsePage(args);
-      const query = selectionUnder('data', context, info);
+      const query = digestSelection(info, ['data']);
       return {
         data: once(() => context.prisma.digest.findMany({ ...query, where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit, skip: offset })),
         meta: { total: once(() => context.prisma.digest.count({ where: nonEmptyDigest })), limit, offset },
@@ -70,11 +72,11 @@ builder.queryFields((t) => ({
   digest: t.field({
     type: DigestEnvelopeRef,
     nullable: true,
-    description: 'The digest of one UTC day (YYYY-MM-DD); NOT_FOUND (404) when none was generated for it. REST: GET /api/v1/digests/:date.',
+    description: 'The digest of one UTC day (YYYY-MM-DD); NOT_FOUND (404) when none was generated for it.',
     args: { date: t.arg.string({ required: true, description: 'The day, YYYY-MM-DD (UTC).' }) },
     resolve: async (_root, { date }, context, info) => {
       if (!isCalendarDate(date)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
-      const digest = await context.prisma.digest.findUnique({ ...selectionUnder('data', context, info), where: { date } });
+      const digest = await context.prisma.digest.findUnique({ ...digestSelection(info, ['data']), where: { date } });
       if (!digest) throw notFound(`No digest for ${date}`);
       return { data: digest };
     },

@@ -1,6 +1,7 @@
 // The Issue GraphQL type: every field of the spec's table, with the spec's types, plus fields
 // only GraphQL carries (marked graphqlOnly: the REST schema drops them, so REST keeps the spec's
 // keys). Internal columns (naturalKey, contentHash, relevance, source, ...) are not exposed.
+import type { Issue } from '../generated/prisma/client.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
 import type { Evidence } from '../ingest/classifier/evidence.js';
 import type { Provenance } from '../ingest/classifier/relevance.js';
@@ -43,10 +44,10 @@ export const IssueTypeEnum = builder.enumType('IssueType', {
   values: Object.values(IssueType),
 });
 
-export const IssueRef = builder.prismaObject('Issue', {
+// A plain object type over the row: the resolvers that load issues read only the columns the
+// operation selects (columns.ts), chosen once per operation rather than per field and row.
+export const IssueRef = builder.objectRef<Issue>('Issue').implement({
   description: 'A classified AI-security item. Served only when relevant, processed and not withdrawn.',
-  // Only the columns a query selects are read (the row also holds the raw source record).
-  select: { id: true },
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Unique id of the issue (UUID).' }),
     title: t.exposeString('title', { description: 'Headline text; may end with an ellipsis when truncated.' }),
@@ -59,7 +60,6 @@ export const IssueRef = builder.prismaObject('Issue', {
     cvssScore: t.string({
       nullable: true,
       description: 'CVSS base score as a decimal string, e.g. "9.8".',
-      select: { cvssScore: true },
       resolve: (issue) => formatCvssScore(issue.cvssScore),
     }),
     labels: t.exposeStringList('labels', { description: 'Labels: security, research, industry, policy, privacy, safety.' }),
@@ -104,7 +104,6 @@ export const IssueRef = builder.prismaObject('Issue', {
     owaspIds: t.stringList({
       description: 'OWASP Top 10 for LLM Applications 2025 ids (LLM01:2025 ... LLM10:2025) the attack types imply; LLM-specific issues only. GraphQL only.',
       extensions: graphqlOnly,
-      select: { owaspIds: true },
       resolve: (issue) => issue.owaspIds ?? [],
     }),
     classification: t.field({
@@ -112,7 +111,6 @@ export const IssueRef = builder.prismaObject('Issue', {
       nullable: true,
       description: 'Why the item was judged relevant: the deciding evidence, the model score and the classifier version. Null for issues stored before provenance was kept (reclassify fills it). GraphQL only.',
       extensions: graphqlOnly,
-      select: { classification: true },
       resolve: (issue) => (issue.classification as Provenance | null) ?? null,
     }),
   }),

@@ -1,11 +1,13 @@
-// Reading issues: the list with its page metadata (GET /api/v1/issues) and one issue by id
-// (GET /api/v1/issues/:id). The Issue type itself is in issue-type.ts.
+// Reading issues: the list with its page metadata, one issue by id and one by alias. The Issue
+// type itself is in issue-type.ts.
 import { badRequest, notFound } from '../errors.js';
+import type { Issue, Prisma } from '../generated/prisma/client.js';
 import { afterCursor, cursorDescription } from '../issues/cursor.js';
 import { isUuid } from '../params.js';
 import { changeOrder, filterDescriptions, issueOrder, issueOrderFor, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { servedIssue } from '../issues/served.js';
-import { builder, envelopeRef, selectionUnder } from './builder.js';
+import { builder, envelopeRef } from './builder.js';
+import { issueSelection } from './columns.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 /** A page's place in the whole result; the total is counted only when asked for. */
@@ -30,12 +32,12 @@ export const PageMetaRef = builder.objectRef<PageMeta>('PageMeta').implement({
 });
 
 const IssueListRef = envelopeRef('IssueList', {
-  description: 'One page of issues: the GET /api/v1/issues response.',
+  description: 'One page of issues, with its page metadata.',
   data: { type: [IssueRef], description: 'The issues, newest first (publishedAt, then id, descending).' },
   meta: { type: PageMetaRef, description: 'Total, limit and offset.' },
 });
 
-const IssueEnvelopeRef = envelopeRef('IssueEnvelope', { description: 'One issue: the GET /api/v1/issues/:id response.', data: { type: IssueRef, description: 'The issue.' } });
+const IssueEnvelopeRef = envelopeRef('IssueEnvelope', { description: 'One issue under `data`.', data: { type: IssueRef, description: 'The issue.' } });
 
 // Postgres rejects a malformed uuid with an error; a malformed id is simply not found.
 
@@ -43,7 +45,7 @@ builder.queryFields((t) => ({
   issues: t.field({
     type: IssueListRef,
     description:
-      'Served issues (relevant, processed, not withdrawn) matching every given filter, newest first (publishedAt, then id, descending), one page at a time. REST: GET /api/v1/issues.',
+      'Served issues (relevant, processed, not withdrawn) matching every given filter, newest first (publishedAt, then id, descending), one page at a time.',
     args: {
       search: t.arg.string({ description: filterDescriptions.search }),
       label: t.arg.stringList({ description: filterDescriptions.label }),
@@ -69,7 +71,7 @@ builder.queryFields((t) => ({
       // The total counts every match; only the rows start after the cursor.
       const where = args.cursor ? { AND: [filtered, afterCursor(args.cursor)] } : filtered;
       // The selection under `data` decides the columns (no per-row queries, no unused columns).
-      const query = selectionUnder('data', context, info);
+      const query = issueSelection(info, ['data']);
       return {
         data: once(() => context.prisma.issue.findMany({ ...query, where, orderBy: issueOrderFor(filters), take: limit, skip: offset })),
         meta: { total: once(() => context.prisma.issue.count({ where: filtered })), limit, offset },
@@ -82,12 +84,12 @@ builder.queryFields((t) => ({
     // Nullable so that a missing issue spoils only this field of a larger query, not all of it.
     nullable: true,
     description:
-      'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404). REST: GET /api/v1/issues/:id.',
+      'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404).',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
     resolve: async (_root, { id }, context, info) => {
       if (!isUuid(String(id))) throw notFound('Issue not found');
       const issue = await context.prisma.issue.findFirst({
-        ...selectionUnder('data', context, info),
+        ...issueSelection(info, ['data']),
         where: { ...servedIssue, id: String(id) },
       });
       if (!issue) throw notFound('Issue not found');
@@ -99,32 +101,38 @@ builder.queryFields((t) => ({
     type: IssueEnvelopeRef,
     nullable: true,
     description:
-      'The served issue known by an identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (case-insensitive). NOT_FOUND (404) when no served issue carries it. REST: GET /api/v1/issues?alias=...',
+      'The served issue known by an identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (case-insensitive). NOT_FOUND (404) when no served issue carries it. Over REST: the alias parameter of the issue list.',
     args: { alias: t.arg.string({ required: true, description: filterDescriptions.alias }) },
     resolve: async (_root, args, context, info) => {
       const where = issueWhere(parseIssueFilters({ alias: args.alias }));
       // Ingest merges items sharing an identifier, so at most one issue carries it; the order only makes that certain.
-      const issue = await context.prisma.issue.findFirst({ ...selectionUnder('data', context, info), where, orderBy: issueOrder });
+      const issue = await context.prisma.issue.findFirst({ ...issueSelection(info, ['data']), where, orderBy: issueOrder });
       if (!issue) throw notFound('No issue has this alias');
       return { data: issue };
     },
   }),
 }));
 
-const IssueChangeRef = builder.prismaObject('Issue', {
-  variant: 'IssueChange',
+/** A changed issue's row: the columns of its selected Issue fields plus what the change itself says. */
+type IssueChangeRow = Issue;
+
+const IssueChangeRef = builder.objectRef<IssueChangeRow>('IssueChange').implement({
   description: 'One change for a mirror to apply: the issue as now served, or its withdrawal.',
-  select: { id: true, withdrawn: true },
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The issue UUID.' }),
     modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When the change was made; poll again from the last one seen.' }),
     withdrawn: t.exposeBoolean('withdrawn', { description: 'True when the issue is no longer served (its source withdrew it): drop it.' }),
-    issue: t.variant(IssueRef, { isNull: (row) => row.withdrawn, description: 'The issue as now served; null when withdrawn.' }),
+    issue: t.field({
+      type: IssueRef,
+      nullable: true,
+      description: 'The issue as now served; null when withdrawn.',
+      resolve: (row) => (row.withdrawn ? null : row),
+    }),
   }),
 });
 
 builder.queryFields((t) => ({
-  issueChanges: t.prismaField({
+  issueChanges: t.field({
     type: [IssueChangeRef],
     description:
       'Changes to issues made strictly after modifiedSince, oldest first (modifiedAt, then id): new and updated issues, and withdrawals, which the list no longer shows. A mirror polls again from the modifiedAt of the last change it saw, and sees each change once.',
@@ -132,15 +140,16 @@ builder.queryFields((t) => ({
       modifiedSince: t.arg.string({ required: true, description: filterDescriptions.since.replace('published', 'changed') }),
       limit: t.arg.int({ description: pageDescriptions.limit(100, 1000) }),
     },
-    resolve: (query, _root, args, context) => {
+    resolve: (_root, args, context, info) => {
       const { modifiedSince } = parseIssueFilters({ modifiedSince: args.modifiedSince });
       const { limit } = parsePage({ limit: args.limit }, { defaultLimit: 100, maxLimit: 1000 });
+      const { select } = issueSelection(info, ['issue']) as { select: Prisma.IssueSelect };
       return context.prisma.issue.findMany({
-        ...query,
+        select: { ...select, modifiedAt: true, withdrawn: true },
         where: { relevant: true, processed: true, modifiedAt: { gt: modifiedSince } },
         orderBy: changeOrder,
         take: limit,
-      });
+      }) as Promise<Issue[]>;
     },
   }),
 }));

@@ -9,6 +9,8 @@ import { servedIssue } from '../issues/served.js';
 import type { NewIssuesEvent } from '../pubsub.js';
 import { filtersWhere, normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
 import { builder } from './builder.js';
+import { issueSelection } from './columns.js';
+import { IssueRef } from './issue-type.js';
 import { WebhookFiltersInput } from './webhook.js';
 
 interface MatchedBatch {
@@ -45,17 +47,20 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
   description: 'The issues of one publish batch that match the subscription filter.',
   fields: (t) => ({
     eventId: t.exposeString('eventId', { description: 'Id of the publish batch; the same for every subscriber.' }),
-    issues: t.prismaField({
-      type: ['Issue'],
+    issues: t.field({
+      type: [IssueRef],
       description: 'The matching new issues, newest first.',
-      resolve: (query, batch, _args, { prisma }) =>
-        once(`${batch.shareKey}\n${JSON.stringify(query)}`, () =>
+      resolve: (batch, _args, { prisma }, info) => {
+        // The columns of the selection (columns.ts), chosen once per subscription document.
+        const query = issueSelection(info, []);
+        return once(`${batch.shareKey}\n${JSON.stringify(query)}`, () =>
           prisma.issue.findMany({
             ...query,
             where: { ...servedIssue, id: { in: batch.issueIds } },
             orderBy: issueOrder,
           }),
-        ),
+        );
+      },
     }),
   }),
 });

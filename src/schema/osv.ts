@@ -1,5 +1,5 @@
-// OSV output: GET /api/v1/issues/:id/osv and Query.osvRecord. The record is a JSON scalar, so REST
-// answers the record itself, as OSV clients expect. The bulk zip is a plain route (src/osv-output/export.ts).
+// OSV output (Query.osvRecord). The record is a JSON scalar, so REST answers the record itself, as
+// OSV clients expect. The bulk zip is a plain route (src/osv-output/export.ts).
 import { notFound } from '../errors.js';
 import { isUuid } from '../params.js';
 import { servedIssue } from '../issues/served.js';
@@ -13,7 +13,7 @@ builder.queryField('osvRecord', (t) =>
     description:
       'One served issue as an OSV record (OSV schema 1.7): aliases, affected packages and ranges as ingested, CVSS severity, references, ' +
       'and the classification under database_specific. An issue from an OSV advisory keeps its id (GHSA-..., PYSEC-...); others are ' +
-      'x_secwire-<issue id>. NOT_FOUND (404) as for the issue itself. REST: GET /api/v1/issues/:id/osv.',
+      'x_secwire-<issue id>. NOT_FOUND (404) as for the issue itself.',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
     resolve: async (_root, { id }, { prisma }) => {
       if (!isUuid(String(id))) throw notFound('Issue not found');

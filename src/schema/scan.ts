@@ -1,4 +1,4 @@
-// Stack scan: POST /api/v1/scan and Query.scan.
+// Stack scan: Query.scan.
 import { filterDescriptions, parseIssueFilters } from '../issues/filters.js';
 import { scanStack, type ScanMatch, type ScanResult, type SeverityCounts } from '../scan/scan.js';
 import { parseStack } from '../scan/stack.js';
@@ -37,7 +37,7 @@ const ScanMetaRef = builder.objectRef<ScanResult['meta']>('ScanMeta').implement(
 });
 
 const ScanResultRef = envelopeRef('ScanResult', {
-  description: 'The POST /api/v1/scan response.',
+  description: 'A scan result under `data`.',
   data: { type: [ScanMatchRef], description: 'Matching issues, by severity (critical first), then newest first.' },
   meta: { type: ScanMetaRef, description: 'Total and severity histogram.' },
 });

@@ -39,8 +39,7 @@ builder.queryField('sources', (t) =>
     authScopes: { admin: true },
     type: SourceListRef,
     description:
-      'Admin (bearer ADMIN_API_KEY): the configured upstream sources and what each last sync did (last success, last error, counts). ' +
-      'REST: GET /api/v1/admin/sources.',
+      'Admin (bearer ADMIN_API_KEY): the configured upstream sources and what each last sync did (last success, last error, counts).',
     resolve: async (_root, _args, ctx) => {
       return { data: await sourceStatuses(ctx.prisma, ctx.config.sources) };
     },

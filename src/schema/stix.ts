@@ -1,5 +1,5 @@
-// STIX 2.1 export: GET /api/v1/issues/stix and Query.stixBundle. The bundle is a JSON scalar, so
-// REST answers the bundle itself, not an envelope.
+// STIX 2.1 export (Query.stixBundle). The bundle is a JSON scalar, so REST answers the bundle
+// itself, not an envelope.
 import { filterDescriptions, issueOrder, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { buildBundle, stixIssueSelect } from '../stix/bundle.js';
 import { builder } from './builder.js';
@@ -14,7 +14,7 @@ builder.queryField('stixBundle', (t) =>
     description:
       'Served issues as a STIX 2.1 bundle, newest first: a vulnerability per vulnerability and a report per other issue, attack patterns for attack types and MITRE ATLAS ' +
       'techniques that target it, a course of action from a real solution that mitigates it, the secwire identity, and TLP:CLEAR and ' +
-      'CC BY 4.0 markings. Object ids are UUIDv5 of the issue id (and so on), stable across exports. REST: GET /api/v1/issues/stix.',
+      'CC BY 4.0 markings. Object ids are UUIDv5 of the issue id (and so on), stable across exports.',
     args: {
       severity: t.arg({ type: SeverityEnum, description: filterDescriptions.severity }),
       issueType: t.arg({ type: IssueTypeEnum, description: filterDescriptions.issueType }),

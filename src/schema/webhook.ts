@@ -1,4 +1,4 @@
-// Webhooks: registration (POST /api/v1/webhooks, createWebhook) and management for the bearer key
+// Webhooks: registration (createWebhook) and management for the bearer key
 // that owns them. Secrets are returned by createWebhook and rotateWebhookSecret only.
 import { badRequest, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';

@@ -1,4 +1,4 @@
-// The learned voice: a naive Bayes text model over an item's words, its package names' words, its
+// The learned voice: a naive Bayes text model over an item's words and word pairs, its package names' words, its
 // ecosystems, reference hosts, GitHub owners and CWE ids. Each feature counts once per item
 // (short advisories repeat words without meaning more). Training sorts its input, so the same
 // examples always give the same model; both classes get equal priors, whatever their counts.
@@ -16,7 +16,11 @@ const stopwords = new Set(
 export function features(item: Item): string[] {
   const out = new Set<string>();
   const text = `${item.title}\n${plainText(item.details)}`.toLowerCase();
-  for (const word of text.match(/[a-z][a-z0-9+]{1,29}/g) ?? []) if (!stopwords.has(word)) out.add(`w:${word}`);
+  const words = text.match(/[a-z][a-z0-9+]{1,29}/g) ?? [];
+  for (const word of words) if (!stopwords.has(word)) out.add(`w:${word}`);
+  // Adjacent word pairs say what single words cannot: "untrusted data" is not "data", "model
+  // server" is not "server". Pairs with a stopword are left out, as the words are.
+  for (let i = 1; i < words.length; i++) if (!stopwords.has(words[i - 1]!) && !stopwords.has(words[i]!)) out.add(`b:${words[i - 1]} ${words[i]}`);
   for (const a of item.affected) {
     out.add(`e:${a.package.ecosystem.toLowerCase()}`);
     for (const token of nameTokens(a.package.name)) if (token.length > 1 && !/^\d+$/.test(token)) out.add(`p:${token}`);

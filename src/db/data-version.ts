@@ -1,0 +1,62 @@
+// The data version: one counter row ("DataVersion") that every transaction changing what the public
+// read routes serve increments before it commits (ingest, sync, enrichment and reclassification
+// through lockForChanges; digests in the statement that writes them). Caches key their entries by
+// it, so an entry made before a change is never served after it.
+//
+// Why a row and not a pub/sub message: the increment commits with the data, in the same
+// transaction, so every instance and every process (the CLI's ingest and sync too) sees the new
+// version exactly when it sees the new data, with or without Redis. A message sent after the commit
+// leaves a window in which another instance still answers from its cache, and a message lost to a
+// Redis outage leaves it stale until something else changes. The price is one indexed read of one
+// row, shared by every request that arrives while it is on its way (see DataVersionReader).
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+
+/** Increments the version inside a change transaction (it commits or rolls back with the change). */
+export async function bumpDataVersion(tx: Prisma.TransactionClient): Promise<void> {
+  await tx.$executeRaw`UPDATE "DataVersion" SET version = version + 1 WHERE id = 1`;
+}
+
+/** The same increment as a CTE, for a change that is one statement: `WITH bump AS (...) <statement>`. */
+export const bumpDataVersionCte = 'UPDATE "DataVersion" SET version = version + 1 WHERE id = 1';
+
+/**
+ * Reads the version for requests. A request needs a read that starts after it arrived: one already
+ * on its way may have been answered before a change the caller has just seen commit (an ingest
+ * answered by another instance). So a request joins the next read, which starts as soon as the one
+ * in flight returns; under load there is at most one read in flight, whatever the request rate.
+ */
+export class DataVersionReader {
+  /** The read on its way to the database. */
+  private inFlight: Promise<string> | undefined;
+  /** The read that starts when the one in flight returns, joined by the requests arriving meanwhile. */
+  private next: Promise<string> | undefined;
+
+  constructor(private readonly prisma: PrismaClient) {}
+
+  current(): Promise<string> {
+    if (this.next) return this.next;
+    const read: Promise<string> = (this.inFlight ?? Promise.resolve()).then(
+      () => this.start(read),
+      () => this.start(read),
+    );
+    this.next = read;
+    return read;
+  }
+
+  /** The read begins: requests arriving from now on wait for the one after it. */
+  private start(read: Promise<string>): Promise<string> {
+    if (this.next === read) this.next = undefined;
+    this.inFlight = read;
+    const done = () => {
+      if (this.inFlight === read) this.inFlight = undefined;
+    };
+    const result = this.read();
+    result.then(done, done);
+    return result;
+  }
+
+  private async read(): Promise<string> {
+    const [row] = await this.prisma.$queryRaw<{ version: bigint }[]>`SELECT version FROM "DataVersion" WHERE id = 1`;
+    return String(row?.version ?? 0);
+  }
+}

@@ -1,0 +1,171 @@
+// Whole GET responses of the public read routes, kept per data version (src/db/data-version.ts) in
+// a bounded LRU: a repeated request at the same version is answered from memory, with an ETag, a
+// 304 for a client that already holds it, and the body compressed when the client accepts it
+// (compressed once per entry and encoding, then kept with it).
+//
+// What is kept is what every caller of the same URL gets: the body, its Content-Type and its Link
+// headers (licence and paging). What belongs to one request (RateLimit, X-Request-Id, the CORS
+// headers) is never kept: the plugins that add them do so for a replay as for any response.
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
+import type { DataVersionReader } from '../db/data-version.js';
+
+/** Below this many bytes a body is sent as it is: compressing would save less than it costs. */
+export const COMPRESSION_THRESHOLD = 1024;
+
+/**
+ * Revalidate before every use: the data can change at any ingest, and a revalidation the entry
+ * still matches is a 304 without a body.
+ */
+export const CACHE_CONTROL = 'no-cache';
+
+export type Encoding = 'br' | 'gzip';
+
+// Brotli at quality 5 and gzip at level 6: most of the size saving for a few milliseconds on the
+// largest bodies (bench/README.md, "Compression"), paid once per entry; in the thread pool, so
+// the event loop keeps serving meanwhile.
+export const compressors: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
+  br: (body) => promisify(brotliCompress)(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+  gzip: (body) => promisify(gzip)(body, { level: 6 }),
+};
+
+/** The response headers an entry keeps: the same for every caller of its URL. */
+const keptHeaders = new Set(['content-type', 'link']);
+
+interface Entry {
+  body: Buffer;
+  headers: [string, string][];
+  etag: string;
+  encoded: Partial<Record<Encoding, Buffer>>;
+}
+
+/** The encoding to answer with: brotli before gzip, by the client's Accept-Encoding (q=0 refuses). */
+export function chooseEncoding(acceptEncoding: string | null): Encoding | undefined {
+  if (!acceptEncoding) return undefined;
+  const accepted = new Map<string, number>();
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean);
+    accepted.set(name!.trim(), q ? Number(q[1]) : 1);
+  }
+  const allowed = (name: Encoding) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  return (['br', 'gzip'] as const).find(allowed);
+}
+
+/** Whether If-None-Match names this ETag (weak comparison, RFC 9110 13.1.2). */
+function matches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
+/**
+ * Adds Accept-Encoding to Vary, beside what is there (Yoga's CORS sets `Vary: Origin` when it
+ * echoes an origin): for every answer of a cached route, once the other plugins are done.
+ */
+export function varyOnEncoding(headers: Headers): void {
+  const vary = headers.get('vary');
+  if (!vary) headers.set('Vary', 'Accept-Encoding');
+  else if (!/\baccept-encoding\b/i.test(vary)) headers.set('Vary', `${vary}, Accept-Encoding`);
+}
+
+/** Requests answered from the cache, by server context (one object per request): later hooks leave them as they are. */
+const replays = new WeakSet<object>();
+
+/** Whether this request's response came from the cache (it already carries every kept header). */
+export const isReplay = (serverContext: object) => replays.has(serverContext);
+
+type ResponseClass = typeof Response;
+
+export class ResponseCache {
+  private readonly entries: LRUCache<string, Entry>;
+  /** Compressions under way, by the entry they are for (gone with it). */
+  private readonly compressing = new WeakMap<Entry, Partial<Record<Encoding, Promise<Buffer>>>>();
+
+  constructor(
+    maxBytes: number,
+    private readonly versions: DataVersionReader,
+  ) {
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (e) => e.body.length + (e.encoded.br?.length ?? 0) + (e.encoded.gzip?.length ?? 0) + 256,
+    });
+    this.enabled = maxBytes > 0;
+  }
+
+  readonly enabled: boolean;
+
+  /**
+   * The key of a request at the current data version, or undefined when it is not to be cached
+   * (the cache is off, or the client asked for a fresh answer with Cache-Control: no-cache). The
+   * URL is taken as sent: the paging links repeat its parameters in their order.
+   */
+  async keyOf(request: Request, url: URL): Promise<string | undefined> {
+    if (!this.enabled || /\bno-cache\b/i.test(request.headers.get('cache-control') ?? '')) return undefined;
+    return `${await this.versions.current()} ${url.pathname}${url.search}`;
+  }
+
+  /** The cached answer to this request, ready to send, or undefined on a miss. */
+  async replay(key: string, request: Request, serverContext: object, ResponseClass: ResponseClass): Promise<Response | undefined> {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    replays.add(serverContext);
+    return this.answer(key, entry, request, ResponseClass);
+  }
+
+  /**
+   * Keeps a 200 just produced for this key (once every plugin has added its headers), and answers
+   * it the way a replay would: with its ETag, compressed if asked, or a 304.
+   */
+  async store(key: string, request: Request, response: Response, ResponseClass: ResponseClass, ttlSeconds?: number): Promise<Response> {
+    const body = Buffer.from(await response.arrayBuffer());
+    const headers: [string, string][] = [];
+    response.headers.forEach((value, name) => {
+      if (keptHeaders.has(name)) headers.push([name, value]);
+    });
+    const etag = `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+    const entry: Entry = { body, headers, etag, encoded: {} };
+    this.entries.set(key, entry, { ttl: ttlSeconds ? ttlSeconds * 1000 : undefined });
+    const answer = await this.answer(key, entry, request, ResponseClass);
+    // The request's own headers, added before this point, go on the answer (never into the entry).
+    response.headers.forEach((value, name) => {
+      if (!keptHeaders.has(name) && name !== 'content-length' && !answer.headers.has(name)) answer.headers.set(name, value);
+    });
+    return answer;
+  }
+
+  private async answer(key: string, entry: Entry, request: Request, ResponseClass: ResponseClass): Promise<Response> {
+    // Vary comes last (varyOnEncoding): the CORS headers name Origin in it after this point.
+    const validators = { ETag: entry.etag, 'Cache-Control': CACHE_CONTROL };
+    if (matches(request.headers.get('if-none-match'), entry.etag)) return new ResponseClass(null, { status: 304, headers: validators });
+    const encoding = entry.body.length >= COMPRESSION_THRESHOLD ? chooseEncoding(request.headers.get('accept-encoding')) : undefined;
+    let body = entry.body;
+    if (encoding) {
+      let encoded = entry.encoded[encoding];
+      if (!encoded) {
+        // One compression per entry and encoding, however many ask for it at once.
+        const jobs = this.compressing.get(entry) ?? {};
+        this.compressing.set(entry, jobs);
+        const first = !jobs[encoding];
+        jobs[encoding] ??= compressors[encoding](entry.body).catch((err: unknown) => {
+          delete jobs[encoding]; // the next request tries again
+          throw err;
+        });
+        encoded = await jobs[encoding];
+        // A new entry object, so the LRU measures it again (the same object set twice is not
+        // re-measured); skipped if the entry was replaced or evicted meanwhile.
+        if (first && this.entries.peek(key) === entry) {
+          const left = this.entries.getRemainingTTL(key);
+          this.entries.set(key, { ...entry, encoded: { ...entry.encoded, [encoding]: encoded } }, { ttl: Number.isFinite(left) ? left : undefined });
+        }
+      }
+      body = encoded;
+    }
+    const headers: Record<string, string> = { ...Object.fromEntries(entry.headers), ...validators, 'Content-Length': String(body.length) };
+    if (encoding) headers['Content-Encoding'] = encoding;
+    return new ResponseClass(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  }
+}
