@@ -59,7 +59,7 @@ async function measure(args: string[], env: Record<string, string>): Promise<Mea
       await new Promise((r) => setTimeout(r, 10));
     }
     const firstAnswerS = (performance.now() - started) / 1000;
-    const round = () => Promise.all(warmRound.map((path) => fetch(base + path).then((r) => r.arrayBuffer())));
+    const round = () => Promise.all(warmRound.map((path) => fetch(base + path, { headers: { 'cache-control': 'no-cache' } }).then((r) => r.arrayBuffer())));
     for (let i = 0; i < warmRounds; i++) await round();
     const warmStarted = performance.now();
     for (let i = 0; i < warmRounds; i++) await round();
@@ -104,8 +104,8 @@ rounds, "idle" its VmRSS ${idleSeconds} s later. \`compiled, V8 defaults\` is th
 \`npm start\` runs \`dist/start.js\`, which re-executes the process once with \`--liftoff-only\` when
 the database is the embedded one: V8's optimising compiler working through PostgreSQL's Wasm as
 queries got hot was what kept the embedded peak over 800 MB. "warm s" is the price: seconds for
-${warmRounds} rounds of four concurrent requests (a list page, a search, a severity filter, stats) after
-${warmRounds} rounds of warm-up. Against PostgreSQL the only Wasm is Prisma's query compiler, whose
+${warmRounds} rounds of four concurrent requests (a list page, a search, a severity filter, stats; with
+\`Cache-Control: no-cache\`, so the response cache does not answer them) after ${warmRounds} rounds of warm-up. Against PostgreSQL the only Wasm is Prisma's query compiler, whose
 plans are cached, so \`npm start\` keeps V8's defaults there. Fresh starts run neither initdb nor the
 migration engine: \`npm install\` leaves a migrated, empty cluster (scripts/pglite-template.ts), and
 restarts skip the engine when nothing is pending.
