@@ -6,7 +6,6 @@
 import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { Prisma } from '../generated/prisma/client.js';
 
-
 /** The fields of a selection set, through inline fragments and fragment spreads. */
 function fieldsOf(set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, out: FieldNode[] = []): FieldNode[] {
   for (const selection of set?.selections ?? []) {
@@ -17,13 +16,9 @@ function fieldsOf(set: SelectionSetNode | undefined, fragments: Record<string, F
   return out;
 }
 
-/**
- * Keyed by the operation's AST node: a parsed document is reused for every request that sends it
- * (Yoga's parse cache; the REST gate's fixed operations), so each operation is walked once.
- * @skip/@include are not evaluated: a field they may drop is still read, which is only a column more.
- */
 type Select = Record<string, true>;
 
+/** @skip/@include are not evaluated: a field they may drop is still read, which is only a column more. */
 function selectFor(columns: ReadonlySet<string>, info: GraphQLResolveInfo, path: readonly string[]): Select {
   let nodes: FieldNode[] = [...info.fieldNodes];
   for (const name of path) nodes = nodes.flatMap((node) => fieldsOf(node.selectionSet, info.fragments).filter((f) => f.name.value === name));
@@ -42,6 +37,8 @@ function selectFor(columns: ReadonlySet<string>, info: GraphQLResolveInfo, path:
  */
 function columnSelection(columnNames: Record<string, string>) {
   const columns: ReadonlySet<string> = new Set(Object.values(columnNames));
+  // Keyed by the operation's AST node: a parsed document is reused for every request that sends it
+  // (Yoga's parse cache; the REST gate's fixed operations), so each operation is walked once.
   const cache = new WeakMap<FieldNode, Map<string, Select>>();
   return (info: GraphQLResolveInfo, path: readonly string[]): {} => {
     const key = info.fieldNodes[0]!;
