@@ -84,6 +84,18 @@ describe('response cache', () => {
     expect(((await (await t.fetch('/api/v1/stats')).json()) as { data: { totalIssues: number } }).data.totalIssues).toBe(statsBefore.totalIssues + 1);
   });
 
+  it('keeps its answers across an ingest that changes nothing (which writes no new data version)', async () => {
+    const version = async () => (await t.db.prisma.$queryRaw<{ version: bigint }[]>`SELECT version FROM "DataVersion" WHERE id = 1`)[0]!.version;
+    const before = await t.fetch('/api/v1/issues?limit=7');
+    const etag = before.headers.get('etag')!;
+    const was = await version();
+
+    await ingest(t, loadAdvisory('GHSA-57fc-8q82-gfp3')); // stored by the test above, unchanged
+
+    expect(await version()).toBe(was);
+    expect((await t.fetch('/api/v1/issues?limit=7', { headers: { 'if-none-match': etag } })).status).toBe(304);
+  });
+
   it('compresses with brotli or gzip when asked, to the same bytes, and small bodies not at all', async () => {
     const path = '/api/v1/issues?limit=20';
     const identity = await bytes(await t.fetch(path));

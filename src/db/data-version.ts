@@ -1,6 +1,7 @@
 // The data version: one counter row ("DataVersion") that every transaction changing what the public
-// read routes serve increments before it commits (ingest, sync, enrichment and reclassification
-// through lockForChanges; digests in the statement that writes them). Caches key their entries by
+// read routes serve increments before it commits (ingest, sync and reclassification in storeBatch,
+// enrichment in storeEnrichment, each only when it changed something; digests in the statement
+// that writes them). Caches key their entries by
 // it, so an entry made before a change is never served after it.
 //
 // Why a row and not a pub/sub message: the increment commits with the data, in the same

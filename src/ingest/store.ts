@@ -1,6 +1,7 @@
 // Idempotent upsert of one batch, in one transaction: issues, their cross-reference counts and
 // the IssueEvent row naming the batch's newly served issues commit together or not at all.
 import { randomUUID } from 'node:crypto';
+import { bumpDataVersion } from '../db/data-version.js';
 import { driverExecute } from '../db/driver-connection.js';
 import { utcDay } from '../digest/generate.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
@@ -195,6 +196,7 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
 
       if (creates.size) await insertIssues(tx, [...creates.values()]);
       if (updates.size) await updateIssues(tx, updates);
+      if (creates.size || updates.size) await bumpDataVersion(tx);
       // A record written again comes without the KEV and EPSS signals: they come back from their store.
       const written = [...creates.values(), ...updates.values()].map((row) => row.cveId);
       await applyEnrichment(tx, [...new Set(written.filter((id): id is string => typeof id === 'string'))], modifiedAt);

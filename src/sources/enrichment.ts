@@ -4,6 +4,7 @@
 // the same data changes nothing, and a new EPSS score is an update of the issue, never a new one.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { servedIssueSql } from '../issues/served.js';
+import { bumpDataVersion } from '../db/data-version.js';
 import { lockForChanges, recordChangeEvents } from '../ingest/changes.js';
 
 export interface EnrichmentRow {
@@ -63,6 +64,7 @@ export async function storeEnrichment(prisma: PrismaClient, rows: EnrichmentRow[
         changed.map((c) => c.cveId),
         modifiedAt,
       );
+      if (changed.length) await bumpDataVersion(tx);
       await recordChangeEvents(tx, { issues_updated: updated, issues_withdrawn: [] });
       return { changed: changed.length, updatedIssues: updated.length };
     },
