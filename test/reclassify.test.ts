@@ -2,41 +2,28 @@
 // source records through POST /api/v1/admin/reclassify; newly relevant ones reach a real HTTPS
 // webhook receiver exactly once, wrongly served ones leave the feed, and a second run is a no-op.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
-import { createWebhookDispatcher } from '../src/schema/issue-stream.js';
-import type { Dispatcher } from '../src/webhooks/dispatcher.js';
-import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { createReceiver, testCertificate, type Receiver } from './helpers/https-receiver.js';
+import { startDeliveries, type Deliveries } from './helpers/deliveries.js';
 import { adminHeaders, adminKey as adminApiKey, loadAdvisories, loadItems } from './helpers/samples.js';
 import { createWebhook, webhookKey } from './helpers/webhooks.js';
 
-const log = createLogger('silent');
 let t: TestApp;
-let receiver: Receiver;
-let dispatcher: Dispatcher;
-let worker: DeliveryWorker;
+let deliveries: Deliveries;
 
 const post = (path: string, body?: unknown) =>
   t.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: body === undefined ? undefined : JSON.stringify(body) });
 
 beforeAll(async () => {
   t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey });
-  receiver = await createReceiver();
-  worker = createDeliveryWorker({ db: t.db, log }, { allowPrivateTargets: true, ca: testCertificate().cert, pollIntervalMs: 20, timeoutMs: 2000, leaseMs: 20_000 });
-  dispatcher = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: t.pubsub }, { onDeliveries: () => worker.wake(), refreshIntervalMs: 50 });
-  worker.start();
-  await dispatcher.start();
+  deliveries = await startDeliveries(t, { worker: { timeoutMs: 2000, leaseMs: 20_000 } });
   const items = [...loadAdvisories(), ...loadItems('news-and-regulation.json')];
   const res = await post('/api/v1/admin/ingest', { items });
   expect(res.status).toBe(200);
 }, 180_000);
 
 afterAll(async () => {
-  await dispatcher?.stop();
-  await worker?.stop();
-  await receiver?.close();
+  await deliveries?.stop();
   await t?.close();
 });
 
@@ -56,8 +43,8 @@ describe('reclassify', () => {
     await prisma.issue.update({ where: { id: returning }, data: { relevant: false } });
     await prisma.issue.update({ where: { id: log4shell.id }, data: { relevant: true, announcedAt: new Date() } });
 
-    const hook = await createWebhook(t, receiver.url('/reclassify'));
-    await dispatcher.refresh();
+    const hook = await createWebhook(t, deliveries.receiver.url('/reclassify'));
+    await deliveries.dispatcher.refresh();
     const eventsBefore = new Set((await prisma.issueEvent.findMany({ where: { kind: 'new_issues' }, select: { id: true } })).map((e) => e.id));
 
     const res = await post('/api/v1/admin/reclassify');
@@ -73,7 +60,7 @@ describe('reclassify', () => {
     const events = (await prisma.issueEvent.findMany({ where: { kind: 'new_issues' } })).filter((e) => !eventsBefore.has(e.id));
     expect(events).toHaveLength(1);
     expect(events.flatMap((e) => e.issueIds).sort()).toEqual([...missed].sort());
-    const [delivery] = await receiver.waitFor((r) => r.some((x) => x.path === '/reclassify'));
+    const [delivery] = await deliveries.receiver.waitFor((r) => r.some((x) => x.path === '/reclassify'));
     const body = JSON.parse(delivery!.body.toString());
     expect(body.issues.map((i: { id: string }) => i.id).sort()).toEqual([...missed].sort());
     expect(hook.active).toBe(true);
@@ -88,7 +75,7 @@ describe('reclassify', () => {
     const again = await (await post('/api/v1/admin/reclassify')).json();
     expect(again.data).toMatchObject({ examined: 0, updated: 0, newlyServed: 0, unserved: 0, failed: 0 });
     expect(await prisma.issueEvent.count({ where: { kind: 'new_issues' } })).toBe(eventsBefore.size + 1);
-    expect(receiver.requests.filter((r) => r.path === '/reclassify')).toHaveLength(1);
+    expect(deliveries.receiver.requests.filter((r) => r.path === '/reclassify')).toHaveLength(1);
   });
 
   it('answers 401 without the admin key and changes nothing', async () => {

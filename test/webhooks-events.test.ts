@@ -2,38 +2,23 @@
 // withdrawn one as issues_withdrawn (ids only, it is no longer served), each once; a webhook that
 // did not opt in receives new_issues exactly as the spec says, and nothing else.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
-import { createWebhookDispatcher } from '../src/schema/issue-stream.js';
-import type { Dispatcher } from '../src/webhooks/dispatcher.js';
-import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/worker.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { createReceiver, testCertificate, type Receiver, type ReceivedRequest } from './helpers/https-receiver.js';
+import { startDeliveries, type Deliveries } from './helpers/deliveries.js';
+import type { ReceivedRequest } from './helpers/https-receiver.js';
 import { adminHeaders, adminKey, loadAdvisories } from './helpers/samples.js';
 import { bearer, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
 
-const log = createLogger('silent');
 let t: TestApp;
-let receiver: Receiver;
-let dispatcher: Dispatcher;
-let worker: DeliveryWorker;
+let deliveries: Deliveries;
 
 beforeAll(async () => {
   t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey: adminKey });
-  receiver = await createReceiver();
-  worker = createDeliveryWorker({ db: t.db, log }, { allowPrivateTargets: true, ca: testCertificate().cert, pollIntervalMs: 20 });
   // Change events travel by the dispatcher's sweep: a short interval keeps the test quick.
-  dispatcher = createWebhookDispatcher(
-    { config: t.config, db: t.db, log, pubsub: t.pubsub },
-    { onDeliveries: () => worker.wake(), refreshIntervalMs: 50, sweepIntervalMs: 100 },
-  );
-  worker.start();
-  await dispatcher.start();
+  deliveries = await startDeliveries(t, { dispatcher: { sweepIntervalMs: 100 } });
 });
 
 afterAll(async () => {
-  await dispatcher?.stop();
-  await worker?.stop();
-  await receiver?.close();
+  await deliveries?.stop();
   await t?.close();
 });
 
@@ -50,36 +35,36 @@ async function ingest(record: Record<string, unknown>) {
 }
 
 it('delivers issues_updated and issues_withdrawn to webhooks that opted in, and nothing new to the others', async () => {
-  const plain = await registerWebhookRest(t, { url: receiver.url('/plain') });
+  const plain = await registerWebhookRest(t, { url: deliveries.receiver.url('/plain') });
   expect(plain.status).toBe(201);
   // REST takes the new optional field, and its answer keeps the spec's shape.
-  const restOpted = await registerWebhookRest(t, { url: receiver.url('/updates-only'), events: ['issues_updated'] });
+  const restOpted = await registerWebhookRest(t, { url: deliveries.receiver.url('/updates-only'), events: ['issues_updated'] });
   expect(restOpted.status).toBe(201);
   expect(restOpted.body.data).not.toHaveProperty('events');
   const { body } = await t.graphql(
     'mutation ($url: String!) { createWebhook(url: $url, events: [new_issues, issues_updated, issues_withdrawn, issues_updated]) { data { id events } } }',
-    { url: receiver.url('/all') },
+    { url: deliveries.receiver.url('/all') },
     bearer(),
   );
   expect(body.data.createWebhook.data.events).toEqual(['new_issues', 'issues_updated', 'issues_withdrawn']);
-  const empty = await t.graphql('mutation ($url: String!) { createWebhook(url: $url, events: []) { data { id } } }', { url: receiver.url('/none') }, bearer());
+  const empty = await t.graphql('mutation ($url: String!) { createWebhook(url: $url, events: []) { data { id } } }', { url: deliveries.receiver.url('/none') }, bearer());
   expect(empty.body.errors?.[0]?.message).toMatch(/^events must name at least one of/);
-  await dispatcher.refresh();
+  await deliveries.dispatcher.refresh();
 
   const advisory = loadAdvisories().find((a) => !a.withdrawn)!;
   await ingest(advisory);
-  const [created] = events('/all')(await receiver.waitFor((r) => events('/all')(r).length >= 1));
+  const [created] = events('/all')(await deliveries.receiver.waitFor((r) => events('/all')(r).length >= 1));
   expect(created!.event).toBe('new_issues');
   const id = created!.issues[0]!.id;
 
   const later = (days: number) => new Date(Date.parse(advisory.modified) + days * 86_400_000).toISOString();
   await ingest({ ...advisory, summary: `${advisory.summary} (revised)`, modified: later(1) });
-  const afterUpdate = await receiver.waitFor((r) => events('/all')(r).length >= 2 && events('/updates-only')(r).length >= 1);
+  const afterUpdate = await deliveries.receiver.waitFor((r) => events('/all')(r).length >= 2 && events('/updates-only')(r).length >= 1);
   expect(events('/all')(afterUpdate)[1]).toMatchObject({ event: 'issues_updated', issues: [{ id }] });
   expect(events('/updates-only')(afterUpdate)).toEqual([expect.objectContaining({ event: 'issues_updated', issues: [expect.objectContaining({ id })] })]);
 
   await ingest({ ...advisory, withdrawn: later(2), modified: later(2) });
-  const afterWithdrawal = await receiver.waitFor((r) => events('/all')(r).length >= 3);
+  const afterWithdrawal = await deliveries.receiver.waitFor((r) => events('/all')(r).length >= 3);
   expect(events('/all')(afterWithdrawal)[2]).toEqual({ event: 'issues_withdrawn', issues: [{ id }], deliveredAt: expect.any(String) });
 
   // Rows for one event are written for every webhook of a filter group in one statement, so by now
