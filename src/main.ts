@@ -10,6 +10,7 @@ import { createHttpServer, drain } from './http/server.js';
 import { currentRequestId } from './http/request-id.js';
 import { startRelay } from './ingest/relay.js';
 import { startSourceSchedule } from './sources/schedule.js';
+import { startIdleCollection, type Collect } from './idle-collection.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
 import { seedSampleData } from './seed.js';
@@ -87,6 +88,9 @@ await dispatcher.start();
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
 const sources = startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, { allowPrivate: config.sourcesAllowPrivate });
+// `npm start` passes --expose-gc for this; started without it, V8 keeps its own sizing.
+const collect = (globalThis as { gc?: Collect }).gc;
+const idleCollection = collect && startIdleCollection(collect);
 
 async function stop(signal: string) {
   if (shuttingDown.signal.aborted) return;
@@ -94,6 +98,7 @@ async function stop(signal: string) {
   // Stop accepting, stop long work at its next step, let in-flight requests and deliveries finish,
   // then release the database; all within the 30 s orchestrators usually allow.
   shuttingDown.abort();
+  idleCollection?.stop();
   await drain(server, 15_000);
   await Promise.all([relay.stop(), digests.stop(), sources.stop()]);
   await dispatcher.stop();
