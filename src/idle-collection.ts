@@ -5,6 +5,7 @@
 // takes it back to about the live set (bench/README.md, start-up), at the cost of one pause of tens
 // of milliseconds while nothing else is running. Under load nothing changes: V8 keeps its
 // throughput-friendly sizing, so requests pay no extra collections.
+import { performance } from 'node:perf_hooks';
 
 /** V8's `gc` as `--expose-gc` installs it, with the options it takes. */
 export type Collect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
