@@ -102,8 +102,13 @@ interface SyncRun {
   peakRssMb: number;
 }
 
+/** The V8 flags `npm run cli` starts the CLI with (package.json), so the bench's sync process sizes its heap as the CLI's does. */
+const cliFlags = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { cli: string } }).scripts.cli
+  .split(/\s+/)
+  .filter((word) => /^--(max-semi-space-size|heap-growing-percent)=/.test(word));
+
 function runSync(zip: string, env: Record<string, string>, freshRead: boolean): SyncRun {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'bench/sources-sync.ts', zip, ...(freshRead ? ['--fresh-read'] : [])], {
+  const out = execFileSync(process.execPath, [...cliFlags, '--import', 'tsx', 'bench/sources-sync.ts', zip, ...(freshRead ? ['--fresh-read'] : [])], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
