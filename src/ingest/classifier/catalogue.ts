@@ -2,6 +2,7 @@
 // GitHub repositories and organisations, and reference hosts. Evaluation builds it without the
 // entries that name held-out packages, so a fold measures software it has never heard of.
 import { readFileSync } from 'node:fs';
+import { NameList, type Names } from './name-list.js';
 import { packageKey } from './packages.js';
 import type { AiComponent } from './tables.js';
 
@@ -47,7 +48,7 @@ export interface Catalogue {
   orgs: Map<string, { vendor: string; category: Category }>;
   hosts: Map<string, { weight: number; generic: boolean }>;
   /** PyPI and npm names whose registry summary speaks of AI/ML (data/catalogue/README.md), by lower-case ecosystem. */
-  registry: Map<string, Set<string>>;
+  registry: Map<string, Names>;
   /** GitHub repositories (owner/name) that curated AI/ML lists describe in AI/ML words. */
   listedRepos: Set<string>;
   /** Owners named after a listed repository ("flyteorg" for flyteorg/flyte): a project's own organisation. */
@@ -59,10 +60,10 @@ export const catalogueUrl = new URL('../../../data/catalogue/ai-software.json', 
 const registryFiles = { pypi: 'registry-pypi.txt', npm: 'registry-npm.txt', github: 'registry-github.txt' };
 export const catalogueFiles = [catalogueUrl, ...Object.values(registryFiles).map((f) => new URL(f, catalogueUrl))];
 
-let registry: Map<string, Set<string>> | undefined;
+let registry: Map<string, Names> | undefined;
 /** Derived from public registry data and curated lists alone, so the main evaluation keeps it in every fold. */
-function registryNames(): Map<string, Set<string>> {
-  registry ??= new Map(Object.entries(registryFiles).map(([source, file]) => [source, new Set(readFileSync(new URL(file, catalogueUrl), 'utf8').split('\n').filter(Boolean))]));
+function registryNames(): Map<string, Names> {
+  registry ??= new Map(Object.entries(registryFiles).map(([source, file]) => [source, new NameList(readFileSync(new URL(file, catalogueUrl), 'utf8').split('\n'))]));
   return registry;
 }
 
@@ -125,7 +126,7 @@ export function buildCatalogue(data: CatalogueData = catalogueData(), exclude?: 
 function listsFor(exclude?: Exclusion): Pick<Catalogue, 'registry' | 'listedRepos' | 'listedOrgs'> {
   const all = registryNames();
   const blind = exclude?.lists ? exclude : undefined;
-  const registry = new Map<string, Set<string>>();
+  const registry = new Map<string, Names>();
   for (const [source, names] of all) {
     if (source !== 'github') registry.set(source, blind ? new Set([...names].filter((n) => !blind.packages.has(n))) : names);
   }
