@@ -110,6 +110,11 @@ plans are cached, so \`npm start\` keeps V8's defaults there. Fresh starts run n
 migration engine: \`npm install\` leaves a migrated, empty cluster (scripts/pglite-template.ts), and
 restarts skip the engine when nothing is pending.
 
+\`npm start\` also passes \`--expose-gc\`: once the event loop has been quiet for 5 s after work, the
+server runs one memory-reducing collection (src/idle-collection.ts), so "idle" is the live set plus
+what sits outside V8's heap, not the heap V8 grew for the warm rounds; the other two runners keep
+V8's own sizing.
+
 | runner | database | first answer s | warm s | peak RSS MB | idle RSS MB |
 |---|---|---|---|---|---|
 ${rows.join('\n')}
