@@ -10,9 +10,11 @@ import re, sys
 vocabulary = re.compile(r"\b(llms?|large language models?|language models?|machine[- ]learning|deep[- ]learning|neural[- ]net(work)?s?|artificial intelligence|generative ai|gen ?ai|ai|ml|nlp|natural language processing|transformer models?|embeddings?|vector (databases?|search|stores?)|chatbots?|chat ?gpt|gpt-?[345]o?|openai|langchain|llama ?index|mlops|federated learning|computer vision|reinforcement learning|text-to-speech|speech recognition|stable diffusion|diffusion models?|hugging ?face|rag|retrieval[- ]augmented|ai agents?|agentic|model context protocol|mcp server|inference (server|engine)|model serving|pytorch|tensorflow|keras|onnx|jupyter\w*)\b", re.I)
 
 # General-purpose software that a list names for an AI use it serves (data stores with vector
-# search, data orchestrators, a tweet-text utility under an NLP heading): its advisories are about
-# the general product, so the list must not speak for it.
-general = {'zed-industries/zed', 'redis/redis', 'paradedb/paradedb', 'geldata/gel', 'risingwavelabs/risingwave', 'dagster-io/dagster', 'twitter/twitter-text'}
+# search, data orchestrators, a tweet-text utility under an NLP heading, an editor as MCP client,
+# game AI and a data library under an "Artificial Intelligence" or "Machine Learning and Data
+# Science" heading, a list): its advisories are about the general product, so the list must not
+# speak for it.
+general = {'zed-industries/zed', 'recastnavigation/recastnavigation', 'aigamedev/btsk', 'fsprojects/fsharp.data', 'vinta/awesome-python', 'redis/redis', 'paradedb/paradedb', 'geldata/gel', 'risingwavelabs/risingwave', 'dagster-io/dagster', 'twitter/twitter-text'}
 
 
 def registry(pypi, npm):
