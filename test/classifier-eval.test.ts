@@ -119,6 +119,7 @@ describe('relevance of software in none of the data', () => {
     ['PyPI', 'acme-modelhub', 'Arbitrary code execution when loading untrusted models', 'Loading an untrusted model with the PyTorch loader unpickles attacker-controlled data.'],
     ['Go', 'github.com/acme-oss/promptgate', 'Authorization bypass in the MCP server', 'Any authenticated user can call the tools of every registered MCP server.'],
     ['npm', 'acme-context-kit', 'Path traversal in document loader', 'The retrieval-augmented generation pipeline reads arbitrary files into the vector store.'],
+    ['Go', 'github.com/acme-oss/toolrelay', 'Tenant isolation bypass in tool relay', 'Any tenant can list and call the MCP tools of another tenant, and read the Claude API key stored for it.'],
   ])('%s %s is served', (ecosystem, name, summary, details) => {
     const decision = advisory(ecosystem, name, summary, details);
     expect(decision.relevant, JSON.stringify(decision.reasons)).toBe(true);
