@@ -33,9 +33,13 @@ function pgliteFactory(client: PGlite): SqlMigrationAwareDriverAdapterFactory {
   } as SqlMigrationAwareDriverAdapterFactory;
 }
 
-export async function openPGlite(dataDir?: string, loadDataDir?: Blob) {
+/**
+ * `seeded`: a new data directory may start from the install-time cluster that already holds the
+ * sample data (see pglite-template.ts); `seededFromTemplate` then says what that seed did.
+ */
+export async function openPGlite(dataDir?: string, loadDataDir?: Blob, { seeded = false } = {}) {
   const unlock = dataDir ? await lockDataDir(dataDir) : undefined;
-  if (dataDir && !loadDataDir) await unpackClusterTemplate(dataDir);
+  const unpacked = dataDir && !loadDataDir ? await unpackClusterTemplate(dataDir, { seeded }) : null;
   const pglite = newPGlite(dataDir, loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
   const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
@@ -44,6 +48,7 @@ export async function openPGlite(dataDir?: string, loadDataDir?: Blob) {
     adapterFactory,
     kind: 'pglite' as const,
     pglite,
+    seededFromTemplate: unpacked?.template === 'seeded' ? unpacked.seed : undefined,
     close: async () => {
       // A query still running (a /ready probe that gave up waiting, say) would make close() hang
       // for ever: queue behind it first (PGlite runs one query at a time).
