@@ -17,9 +17,12 @@ export interface IdleCollection {
 /**
  * Every `intervalMs`, looks at how busy the event loop was since the last look: after a quiet
  * interval that followed at least `minWorkMs` of work since the last collection, collects once.
- * A process that stays idle collects once, not every interval.
+ * A process that stays idle collects once, not every interval: background timers (the relay, the
+ * dispatcher's sweep) add a few milliseconds a minute, so an idle server collects again only every
+ * several minutes. The collection also lets V8 drop bytecode it has not run for a while, so the first
+ * requests after a quiet spell may compile a little again.
  */
-export function startIdleCollection(collect: Collect, { intervalMs = 5_000, quietShare = 0.01, minWorkMs = 100 } = {}): IdleCollection {
+export function startIdleCollection(collect: Collect, { intervalMs = 5_000, quietShare = 0.01, minWorkMs = 250 } = {}): IdleCollection {
   let last = performance.eventLoopUtilization();
   let workMs = 0;
   const timer = setInterval(() => {
