@@ -6,10 +6,15 @@
 // rows come back with the types Prisma's own raw queries give them (Date, Decimal, BigInt, parsed
 // JSON), so callers cannot tell the two apart. Same pool, same statement timeout, same errors
 // (isDatabaseUnavailable reads the adapter's).
-import type { ArgType, ColumnTypeEnum, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlResultSet } from '@prisma/driver-adapter-utils';
+import type { ArgType, ColumnTypeEnum, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQueryable, SqlResultSet } from '@prisma/driver-adapter-utils';
 import { Prisma } from '../generated/prisma/client.js';
 
-export type DriverRead = <T = Record<string, unknown>>(query: Prisma.Sql) => Promise<T[]>;
+/**
+ * Runs one statement and answers its rows. With `settings` (name to value), it runs in a
+ * transaction that sets them for itself alone (SET LOCAL): BEGIN, one set_config statement, the
+ * statement, COMMIT.
+ */
+export type DriverRead = <T = Record<string, unknown>>(query: Prisma.Sql, settings?: Record<string, string>) => Promise<T[]>;
 
 type Code<K extends keyof typeof ColumnTypeEnum> = (typeof ColumnTypeEnum)[K];
 
@@ -34,11 +39,13 @@ function rowsOf<T>({ columnNames, columnTypes, rows }: SqlResultSet): T[] {
   });
 }
 
-/** How the adapter binds a parameter; reads bind strings and numbers only. */
+/** How the adapter binds a parameter, as Prisma's raw queries tell it; reads bind strings, numbers, instants and lists of strings. */
 function argType(value: unknown): ArgType {
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return { scalarType: 'string', arity: 'list' };
   if (typeof value === 'string') return { scalarType: 'string', arity: 'scalar' };
   if (typeof value === 'number') return { scalarType: Number.isInteger(value) ? 'int' : 'float', arity: 'scalar' };
-  throw new Error(`driver read: unsupported parameter type ${typeof value}`);
+  if (value instanceof Date) return { scalarType: 'datetime', arity: 'scalar' };
+  throw new Error(`driver read: unsupported parameter ${typeof value}`);
 }
 
 /**
@@ -60,9 +67,36 @@ export function withDriverReads<T extends Pick<SqlMigrationAwareDriverAdapterFac
       return typeof value === 'function' ? value.bind(object) : value;
     },
   });
-  const read: DriverRead = async <R>(query: Prisma.Sql) => {
-    const { text, values } = query;
-    return rowsOf<R>(await (await connect()).queryRaw({ sql: text, args: values, argTypes: values.map(argType) }));
+  const read: DriverRead = async <R>(query: Prisma.Sql, settings?: Record<string, string>) => {
+    const adapter = await connect();
+    return rowsOf<R>(settings ? await withSettings(adapter, settings, query) : await run(adapter, query));
   };
   return { factory: shared, read };
+}
+
+function run(on: SqlQueryable, { text, values }: Prisma.Sql): Promise<SqlResultSet> {
+  return on.queryRaw({ sql: text, args: values, argTypes: values.map(argType) });
+}
+
+async function withSettings(adapter: SqlDriverAdapter, settings: Record<string, string>, query: Prisma.Sql): Promise<SqlResultSet> {
+  const tx = await adapter.startTransaction();
+  // An adapter either ends the transaction in commit() and rollback() (PGlite's) or leaves the
+  // statement to its caller (node-postgres'), as Prisma's own transactions do.
+  const end = async (statement: 'COMMIT' | 'ROLLBACK') => {
+    try {
+      if (!tx.options.usePhantomQuery) await tx.executeRaw({ sql: statement, args: [], argTypes: [] });
+    } finally {
+      await (statement === 'COMMIT' ? tx.commit() : tx.rollback());
+    }
+  };
+  try {
+    const local = Object.entries(settings).map(([name, value]) => Prisma.sql`set_config(${name}, ${value}, true)`);
+    await run(tx, Prisma.sql`SELECT ${Prisma.join(local)}`);
+    const result = await run(tx, query);
+    await end('COMMIT');
+    return result;
+  } catch (err) {
+    await end('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
 }
