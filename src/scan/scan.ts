@@ -141,20 +141,24 @@ export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFil
   const order = new Map(stack.packages.map((q, i) => [q, i]));
   const data: ScanMatch[] = [];
   const bySeverity = emptyCounts();
+  // Thousands of candidates per scan: nothing is allocated for a name, vendor or range that cannot match.
+  const noRanges: AffectedVersions[] = [];
   for (const row of rows) {
     let affected: AffectedVersions[] | undefined;
     const matched = new Set<PackageQuery>();
-    const seen = new Set<PackageGroup>();
+    let seen: Set<PackageGroup> | undefined;
     for (const name of row.packageNames) {
-      for (const group of byKey.get(name) ?? []) {
-        if (seen.has(group)) continue;
-        seen.add(group);
-        affected ??= needsRanges ? affectedEntries(row.affected) : [];
+      const groups = byKey.get(name);
+      if (!groups) continue;
+      for (const group of groups) {
+        if (seen?.has(group)) continue;
+        (seen ??= new Set()).add(group);
+        affected ??= needsRanges ? affectedEntries(row.affected) : noRanges;
         groupMatches(group, affected, matched);
       }
     }
-    const vendorHits = new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? []));
-    const matchedVendors = stack.vendors.filter((v) => vendorHits.has(v.input)).map((v) => v.input);
+    const vendorHits = vendorsByKey.size ? new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? [])) : undefined;
+    const matchedVendors = vendorHits?.size ? stack.vendors.filter((v) => vendorHits.has(v.input)).map((v) => v.input) : [];
     if (matched.size === 0 && matchedVendors.length === 0) continue;
     const matchedPackages = [...matched].sort((a, b) => order.get(a)! - order.get(b)!).map((q) => q.input);
     data.push({ id: row.id, title: row.title, severity: row.severity, cveId: row.cveId, matchedPackages, matchedVendors });
