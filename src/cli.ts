@@ -13,9 +13,27 @@ import { reclassify } from './ingest/reclassify.js';
 import { issueKey, listKeys, revokeKey } from './keys/api-keys.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
-import { syncSource } from './sources/sync.js';
+import { syncSource, type SyncDeps } from './sources/sync.js';
 
 type Command = (args: string[], config: Config) => Promise<void>;
+
+function progressBar(format: string): SingleBar {
+  return new SingleBar({ format: `${format} | {eta_formatted} left`, hideCursor: true }, Presets.shades_classic);
+}
+
+// A foreground pipeline run (ingest, sync, reclassify): its events stay in the database for the
+// server's relay to publish, so the CLI's pub/sub is only a local one, closed with the database.
+async function withPipeline(config: Config, run: (pipeline: SyncDeps) => Promise<void>): Promise<void> {
+  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const db = await openConfiguredDatabase(config, log);
+  const { pubsub, close } = createIssuePubSub();
+  try {
+    await run({ prisma: db.prisma, pubsub, log, db });
+  } finally {
+    await close();
+    await db.close();
+  }
+}
 
 const commands: Record<string, { help: string; run: Command }> = {
   migrate: {
@@ -37,33 +55,20 @@ const commands: Record<string, { help: string; run: Command }> = {
       if (args.length === 0) throw new Error('usage: npm run cli -- ingest <file|dir>...');
       const input = await readRecordFiles(args);
       for (const bad of input.unreadable) console.error(`skipped ${bad.file}: not valid JSON (${bad.message})`);
-      const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-      const db = await openConfiguredDatabase(config, log);
-      const { pubsub, close } = createIssuePubSub();
-      const bar = new SingleBar({ format: 'ingest [{bar}] {percentage}% | {value}/{total} records | {eta_formatted} left', hideCursor: true }, Presets.shades_classic);
-      const started = performance.now();
       let incomplete = input.unreadable.length > 0;
-      try {
+      await withPipeline(config, async (pipeline) => {
+        const bar = progressBar('ingest [{bar}] {percentage}% | {value}/{total} records');
+        const started = performance.now();
         bar.start(input.records.length, 0);
-        // Events stay in the database for the server's relay to publish (see IngestOptions.relay).
-        const result = await ingest({ prisma: db.prisma, pubsub, log }, input.records, {
-          chunkSize: 200,
-          relay: false,
-          onProgress: (done) => bar.update(done),
-        });
-        bar.stop();
+        const result = await ingest(pipeline, input.records, { chunkSize: 200, relay: false, onProgress: (done) => bar.update(done) }).finally(() => bar.stop());
         const seconds = (performance.now() - started) / 1000;
         console.log(
           `received ${result.received}, created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}, ` +
-            `rejected ${result.rejected.length} in ${seconds.toFixed(2)} s (${Math.round(result.received / seconds)} records/s) on ${db.kind}`,
+            `rejected ${result.rejected.length} in ${seconds.toFixed(2)} s (${Math.round(result.received / seconds)} records/s) on ${pipeline.db.kind}`,
         );
         for (const r of result.rejected) console.log(`  rejected ${input.origins[r.index]}: ${r.message}`);
         incomplete ||= result.rejected.length > 0;
-      } finally {
-        bar.stop();
-        await close();
-        await db.close();
-      }
+      });
       // Exit status 2: the load went through, but some records or files were not ingested.
       if (incomplete) process.exit(2);
     },
@@ -74,66 +79,43 @@ const commands: Record<string, { help: string; run: Command }> = {
       const sources = args[0] ? config.sources.filter((s) => s.name === args[0]) : config.sources;
       if (config.sources.length === 0) throw new Error('no sources configured: set SOURCES or SOURCES_FILE');
       if (sources.length === 0) throw new Error(`no source named ${args[0]}; configured: ${config.sources.map((s) => s.name).join(', ')}`);
-      const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-      const db = await openConfiguredDatabase(config, log);
-      const { pubsub, close } = createIssuePubSub();
       let failed = false;
-      try {
+      await withPipeline(config, async (pipeline) => {
         for (const source of sources) {
-          const bar = new SingleBar(
-            { format: `${source.name} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, hideCursor: true },
-            Presets.shades_classic,
-          );
+          const bar = progressBar(`${source.name} [{bar}] {percentage}% | {value}/{total}`);
           bar.start(0, 0);
-          // Events stay in the database for the server's relay to publish (see IngestOptions.relay).
-          const outcome = await syncSource({ prisma: db.prisma, pubsub, log, db }, source, {
+          const outcome = await syncSource(pipeline, source, {
             allowPrivate: config.sourcesAllowPrivate,
             relay: false,
-            onProgress: (done, total) => {
-              bar.setTotal(total);
-              bar.update(done);
-            },
-          });
-          bar.stop();
+            onProgress: (done, total) => (bar.setTotal(total), bar.update(done)),
+          }).finally(() => bar.stop());
           const c = outcome.counts;
           const detail = outcome.error ?? `received ${c.received}, created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, rejected ${c.rejected}, skipped ${c.skipped}`;
           console.log(`${source.name} (${source.kind}): ${outcome.status} in ${outcome.seconds.toFixed(2)} s: ${detail}`);
           failed ||= outcome.status === 'failed';
         }
-      } finally {
-        await close();
-        await db.close();
-      }
+      });
       if (failed) process.exit(2);
-      },
     },
+  },
   reclassify: {
     help: 'reclassify [--batch-size N]: apply the current classifier to stored issues classified by another version',
     run: async (args, config) => {
       const { values } = parseArgs({ args, options: { 'batch-size': { type: 'string' } } });
       const batchSize = Number(values['batch-size'] ?? 500);
       if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('usage: npm run cli -- reclassify [--batch-size N] (N a positive integer)');
-      const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-      const db = await openConfiguredDatabase(config, log);
-      const { pubsub, close } = createIssuePubSub();
-      const bar = new SingleBar({ format: 'reclassify [{bar}] {percentage}% | {value}/{total} issues | {eta_formatted} left', hideCursor: true }, Presets.shades_classic);
-      const started = performance.now();
-      try {
+      await withPipeline(config, async (pipeline) => {
+        const bar = progressBar('reclassify [{bar}] {percentage}% | {value}/{total} issues');
+        const started = performance.now();
         bar.start(0, 0);
-        // Events stay in the database for the server's relay to publish, as with ingest.
-        const result = await reclassify({ prisma: db.prisma, pubsub, log }, { batchSize, relay: false, onProgress: (done, total) => (bar.setTotal(total), bar.update(done)) });
-        bar.stop();
+        const result = await reclassify(pipeline, { batchSize, relay: false, onProgress: (done, total) => (bar.setTotal(total), bar.update(done)) }).finally(() => bar.stop());
         const seconds = (performance.now() - started) / 1000;
         console.log(
           `${result.version}: examined ${result.examined}, updated ${result.updated}, newly served ${result.newlyServed}, ` +
-            `no longer served ${result.unserved}, failed ${result.failed} in ${seconds.toFixed(2)} s on ${db.kind}`,
+            `no longer served ${result.unserved}, failed ${result.failed} in ${seconds.toFixed(2)} s on ${pipeline.db.kind}`,
         );
         if (result.failed > 0) process.exitCode = 2;
-      } finally {
-        bar.stop();
-        await close();
-        await db.close();
-      }
+      });
     },
   },
   digest: {

@@ -1,4 +1,4 @@
-// The severity rule (DESIGN.md section 5; README.md "Ingestion" states it for clients):
+// The severity rule (README.md "Ingestion" states it for clients):
 // 1. A CVSS score gives its band (0.0 gives info); a known-exploited item is at least high.
 // 2. Else the severity the source itself assigned (GitHub's reviewed severity, a native hint),
 //    with the same known-exploited floor.
