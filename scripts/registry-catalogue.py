@@ -1,16 +1,20 @@
 # Regenerates the mechanically derived lists in data/catalogue/ (see its README):
 #   registry-pypi.txt, registry-npm.txt from tab-separated registry snapshots (name, version, ..., summary):
 #     python3 scripts/registry-catalogue.py pypi.tsv npm.tsv
-#   registry-github.txt from the READMEs of well-known curated lists of AI/ML software:
-#     python3 scripts/registry-catalogue.py --lists README.md [README.md ...]
+#   registry-github.txt from the READMEs of well-known curated lists (data/catalogue/README.md names
+#   them, in this order; `general:` before a list of software of every kind, `whole:` before a list
+#   whose subject is AI software):
+#     python3 scripts/registry-catalogue.py --lists README.md [general:README.md ...] [whole:README.md ...]
 import re, sys
 
 vocabulary = re.compile(r"\b(llms?|large language models?|language models?|machine[- ]learning|deep[- ]learning|neural[- ]net(work)?s?|artificial intelligence|generative ai|gen ?ai|ai|ml|nlp|natural language processing|transformer models?|embeddings?|vector (databases?|search|stores?)|chatbots?|chat ?gpt|gpt-?[345]o?|openai|langchain|llama ?index|mlops|federated learning|computer vision|reinforcement learning|text-to-speech|speech recognition|stable diffusion|diffusion models?|hugging ?face|rag|retrieval[- ]augmented|ai agents?|agentic|model context protocol|mcp server|inference (server|engine)|model serving|pytorch|tensorflow|keras|onnx|jupyter\w*)\b", re.I)
 
 # General-purpose software that a list names for an AI use it serves (data stores with vector
-# search, data orchestrators, a tweet-text utility under an NLP heading): its advisories are about
-# the general product, so the list must not speak for it.
-general = {'redis/redis', 'paradedb/paradedb', 'geldata/gel', 'risingwavelabs/risingwave', 'dagster-io/dagster', 'twitter/twitter-text'}
+# search, data orchestrators, a tweet-text utility under an NLP heading, an editor as MCP client,
+# game AI and a data library under an "Artificial Intelligence" or "Machine Learning and Data
+# Science" heading, a list): its advisories are about the general product, so the list must not
+# speak for it.
+general = {'zed-industries/zed', 'recastnavigation/recastnavigation', 'aigamedev/btsk', 'fsprojects/fsharp.data', 'vinta/awesome-python', 'redis/redis', 'paradedb/paradedb', 'geldata/gel', 'risingwavelabs/risingwave', 'dagster-io/dagster', 'twitter/twitter-text'}
 
 
 def registry(pypi, npm):
@@ -25,18 +29,31 @@ def registry(pypi, npm):
 
 def lists(readmes):
     """A GitHub repository listed under a heading, or on a line, that uses the vocabulary above:
-    the same test as a registry summary, applied to what the list says of the project."""
+    the same test as a registry summary, applied to what the list says of the project. A README
+    given as `whole:README.md` is a list whose subject is AI software (MCP servers, LLM apps): every
+    repository that one of its list items names first counts, except links into a folder of a bigger repository
+    (an MCP server inside a vendor's SDK monorepo). One given as `general:README.md` lists software
+    of every kind (awesome-go): only its section headings are tested ("Machine Learning"), since its
+    lines' words are marketing ("AI-friendly boilerplate", "embedding migrations")."""
     repos = set()
     for path in readmes:
+        kind, _, file = path.rpartition(':')
         heading = ''
-        for line in open(path, encoding='utf8'):
+        for line in open(file, encoding='utf8'):
             found = re.match(r'^#+\s+(.*)', line)
             if found:
                 heading = found.group(1)
                 continue
-            if not (vocabulary.search(heading) or vocabulary.search(line)):
+            item = re.match(r'^\s*([-*+]|\d+\.|\|)\s', line)
+            # "Resource Embedding" in a general list is about files compiled into a program.
+            topic = re.sub(r'\bembedd?ing\b', ' ', heading, flags=re.I) if kind == 'general' else heading
+            if not ((kind == 'whole' and item) or vocabulary.search(topic) or (kind != 'general' and vocabulary.search(line))):
                 continue
-            for owner, name in re.findall(r'github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)', line):
+            links = re.findall(r'github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)(/(?:tree|blob)/)?', line)
+            # A whole list's item names its project first; later links are what it works with (Zed, APISIX).
+            for owner, name, folder in links[:1] if kind == 'whole' else links:
+                if kind == 'whole' and folder:
+                    continue
                 repos.add(f'{owner.lower()}/{re.sub(r"[.]git$", "", name.lower())}')
     repos -= general
     open('data/catalogue/registry-github.txt', 'w').write('\n'.join(sorted(repos)) + '\n')

@@ -52,6 +52,14 @@ describe('relevance classifier, grouped by package', () => {
     expect(blindWeaviate.listedRepos.has('vllm-project/vllm')).toBe(true);
   });
 
+  it('the curated lists name AI software by section or subject, not general software an AI list mentions', () => {
+    const { listedRepos } = buildCatalogue();
+    // awesome-go's Machine Learning section, wong2's MCP servers (a list whose subject is AI software).
+    for (const repo of ['knights-analytics/hugot', 'stacklok/toolhive', 'github/github-mcp-server']) expect(listedRepos.has(repo), repo).toBe(true);
+    // An MCP client that is a general editor; a package whose owner is named "ai"; Go's resource embedding.
+    for (const repo of ['zed-industries/zed', 'ai/nanoid', 'leaanthony/debme']) expect(listedRepos.has(repo), repo).toBe(false);
+  });
+
   it('meets the floors on the held-out folds with a margin: recall >= 0.92, precision >= 0.95, with a Brier score', () => {
     const { metrics, reliability, misses, blind } = evaluate();
     expect(metrics.n).toBe(100);
@@ -65,7 +73,7 @@ describe('relevance classifier, grouped by package', () => {
     expect(blind.metrics.n).toBe(100);
     expect(blind.metrics.recall).toBeGreaterThanOrEqual(0.8);
     expect(blind.metrics.precision).toBeGreaterThanOrEqual(0.95);
-    expect(blind.metrics.brier).toBeLessThan(0.12);
+    expect(blind.metrics.brier).toBeLessThan(0.1);
   });
 
   it('serves the whole bundled sample (advisories and ATLAS case studies) and nothing out of scope', () => {
@@ -111,6 +119,7 @@ describe('relevance of software in none of the data', () => {
     ['PyPI', 'acme-modelhub', 'Arbitrary code execution when loading untrusted models', 'Loading an untrusted model with the PyTorch loader unpickles attacker-controlled data.'],
     ['Go', 'github.com/acme-oss/promptgate', 'Authorization bypass in the MCP server', 'Any authenticated user can call the tools of every registered MCP server.'],
     ['npm', 'acme-context-kit', 'Path traversal in document loader', 'The retrieval-augmented generation pipeline reads arbitrary files into the vector store.'],
+    ['Go', 'github.com/acme-oss/toolrelay', 'Tenant isolation bypass in tool relay', 'Any tenant can list and call the MCP tools of another tenant, and read the Claude API key stored for it.'],
   ])('%s %s is served', (ecosystem, name, summary, details) => {
     const decision = advisory(ecosystem, name, summary, details);
     expect(decision.relevant, JSON.stringify(decision.reasons)).toBe(true);

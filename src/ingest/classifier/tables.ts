@@ -102,10 +102,13 @@ export const aiTerms = {
    * words that general software uses in another sense (type inference, database checkpoints,
    * federated identity, lexers' tokenizers, ORM models, user agents, "embedding" a credential,
    * the datasets of any data or scientific software, an ORM's "crafted model");
-   * "AI" and "ML" only as words of their own, not inside a hyphenated name.
+   * "AI" and "ML" only as words of their own, not inside a hyphenated name. "MCP" alone (an
+   * advisory of an MCP gateway or tool host names the protocol, not always an "MCP server") and
+   * LLM providers' model names, but not "Mistral" or "Gemini", which are also OpenStack's workflow
+   * service and a web protocol.
    */
   domain:
-    /(?<![\w./-])(ai|ml)(?![\w/-])|\b(jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings|(text|word|sentence|vector|image) embeddings?|embedding (models?|vectors?)|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf|ollama|vllm|llama\.cpp)\b/i,
+    /(?<![\w./-])(ai|ml)(?![\w/-])|\b(jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings|(text|word|sentence|vector|image) embeddings?|embedding (models?|vectors?)|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf|ollama|vllm|llama\.cpp|mcp|claude|anthropic|deepseek|qwen|chat completions?)\b/i,
 };
 
 /** Terms that make an item specific to large language models. */
