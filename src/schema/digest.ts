@@ -2,9 +2,9 @@
 import { isCalendarDate } from '../digest/generate.js';
 import { badRequest, notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
-import type { Digest } from '../generated/prisma/client.js';
+import { Prisma, type Digest } from '../generated/prisma/client.js';
 import { builder, envelopeRef } from './builder.js';
-import { digestSelection } from './columns.js';
+import { digestColumns, digestSelection } from './columns.js';
 import { once, PageMetaRef } from './issue.js';
 
 // A plain object type over the row: its resolvers read the selected columns (columns.ts).
@@ -23,18 +23,22 @@ export const DigestEnvelopeRef = envelopeRef('DigestEnvelope', {
   data: { type: DigestRef, description: 'The digest.' },
 });
 
+/** The digests served: days that covered at least one issue (the latest, and past ones listed). */
+const nonEmptyDigest = { issueCount: { gt: 0 } } satisfies Prisma.DigestWhereInput;
+/** nonEmptyDigest for SQL over "Digest": change the two together. */
+const nonEmptyDigestSql = Prisma.sql`"issueCount" > 0`;
+
 builder.queryField('latestDigest', (t) =>
   t.field({
     type: DigestEnvelopeRef,
     nullable: true, // a missing digest spoils only this field of a larger query
     description:
       'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none.',
+    // A hot one-row read: sent past Prisma's client (db/driver-read.ts).
     resolve: async (_root, _args, context, info) => {
-      const digest = await context.prisma.digest.findFirst({
-        ...digestSelection(info, ['data']),
-        where: { issueCount: { gt: 0 } },
-        orderBy: { date: 'desc' },
-      });
+      const [digest] = await context.db.read<Digest>(
+        Prisma.sql`SELECT ${digestColumns(info, ['data'])} FROM "Digest" WHERE ${nonEmptyDigestSql} ORDER BY date DESC LIMIT 1`,
+      );
       if (!digest) throw notFound('No digest yet');
       return { data: digest };
     },
@@ -47,8 +51,6 @@ const DigestListRef = envelopeRef('DigestList', {
   meta: { type: PageMetaRef, description: 'Total, limit and offset.' },
 });
 
-/** Past digests are listed as the latest one is chosen: days that covered at least one issue. */
-const nonEmptyDigest = { issueCount: { gt: 0 } };
 
 builder.queryFields((t) => ({
   digests: t.field({
