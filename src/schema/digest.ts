@@ -23,6 +23,9 @@ export const DigestEnvelopeRef = envelopeRef('DigestEnvelope', {
   data: { type: DigestRef, description: 'The digest.' },
 });
 
+/** The latest digest and the listed ones alike: days that covered at least one issue. */
+const nonEmptyDigest = { issueCount: { gt: 0 } };
+
 builder.queryField('latestDigest', (t) =>
   t.field({
     type: DigestEnvelopeRef,
@@ -32,7 +35,7 @@ builder.queryField('latestDigest', (t) =>
     resolve: async (_root, _args, context, info) => {
       const digest = await context.prisma.digest.findFirst({
         ...digestSelection(info, ['data']),
-        where: { issueCount: { gt: 0 } },
+        where: nonEmptyDigest,
         orderBy: { date: 'desc' },
       });
       if (!digest) throw notFound('No digest yet');
@@ -46,9 +49,6 @@ const DigestListRef = envelopeRef('DigestList', {
   data: { type: [DigestRef], description: 'The digests, newest day first.' },
   meta: { type: PageMetaRef, description: 'Total, limit and offset.' },
 });
-
-/** Past digests are listed as the latest one is chosen: days that covered at least one issue. */
-const nonEmptyDigest = { issueCount: { gt: 0 } };
 
 builder.queryFields((t) => ({
   digests: t.field({

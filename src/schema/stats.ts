@@ -30,13 +30,12 @@ builder.queryField('stats', (t) =>
     // where FILTER clauses over the whole count compared every served row's date (that form
     // reached a quarter of the raw server's req/s at 100,000 issues, bench/README.md).
     resolve: async (_root, _args, { prisma }) => {
-      const [row] = await prisma.$queryRaw<{ totalIssues: number; totalDigests: number; last24h: number; last7d: number }[]>`
+      const [row] = await prisma.$queryRaw<Stats[]>`
         SELECT (SELECT count(*)::int FROM "Issue" WHERE ${servedIssueSql}) AS "totalIssues",
                (SELECT count(*)::int FROM "Issue" WHERE ${servedIssueSql} AND "publishedAt" > now() - interval '24 hours') AS "last24h",
                (SELECT count(*)::int FROM "Issue" WHERE ${servedIssueSql} AND "publishedAt" > now() - interval '7 days') AS "last7d",
                (SELECT count(*)::int FROM "Digest") AS "totalDigests"`;
-      const { totalIssues, totalDigests, last24h, last7d } = row!;
-      return { data: { totalIssues, totalDigests, last24h, last7d } };
+      return { data: row! };
     },
   }),
 );

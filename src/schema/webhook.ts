@@ -289,9 +289,7 @@ builder.mutationField('rotateWebhookSecret', (t) =>
       id: t.arg.id({ required: true, description: 'Webhook id.' }),
       overlapHours: t.arg.int({ description: `Hours the old secret keeps signing too: 0 to ${maxOverlapHours}, default 24.` }),
     },
-    resolve: async (_root, args, ctx, info) => {
-      return { data: await rotateSecret(ctx.prisma, String(args.id), ctx.webhookOwner, args.overlapHours, selectionUnder('data', ctx, info)) };
-    },
+    resolve: async (_root, args, ctx, info) => ({ data: await rotateSecret(ctx.prisma, String(args.id), ctx.webhookOwner, args.overlapHours, selectionUnder('data', ctx, info)) }),
   }),
 );
 
@@ -304,9 +302,7 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
       webhookId: t.arg.id({ required: true, description: 'Webhook id.' }),
       deliveryId: t.arg.id({ required: true, description: 'Delivery id.' }),
     },
-    resolve: async (_root, args, ctx, info) => {
-      return { data: await redeliver(ctx.prisma, String(args.webhookId), String(args.deliveryId), ctx.webhookOwner, selectionUnder('data', ctx, info)) };
-    },
+    resolve: async (_root, args, ctx, info) => ({ data: await redeliver(ctx.prisma, String(args.webhookId), String(args.deliveryId), ctx.webhookOwner, selectionUnder('data', ctx, info)) }),
   }),
 );
 
@@ -317,8 +313,6 @@ builder.mutationField('pingWebhook', (t) =>
       'Queues a signed test delivery {event: "ping", webhookId, deliveredAt} (one attempt, no retries); ' +
       'follow it in webhookDeliveries.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
-    resolve: async (_root, args, ctx, info) => {
-      return { data: await queuePing(ctx.prisma, String(args.id), ctx.webhookOwner, selectionUnder('data', ctx, info)) };
-    },
+    resolve: async (_root, args, ctx, info) => ({ data: await queuePing(ctx.prisma, String(args.id), ctx.webhookOwner, selectionUnder('data', ctx, info)) }),
   }),
 );

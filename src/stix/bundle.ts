@@ -68,6 +68,9 @@ const IDENTITY: StixObject = {
   identity_class: 'system',
 };
 
+/** The objects that describe the service rather than an issue: first in every bundle. */
+const serviceObjects = [TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY];
+
 /** The issue columns the mapping reads. */
 export const stixIssueSelect = {
   id: true,
@@ -267,7 +270,7 @@ function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): Stix
 export function buildBundle(issues: StixIssue[]): StixBundle {
   const patterns = new Map<string, StixObject>();
   const perIssue = issues.flatMap((issue) => issueObjects(issue, patterns));
-  const objects = [TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY, ...patterns.values(), ...perIssue];
+  const objects = [...serviceObjects, ...patterns.values(), ...perIssue];
   const unique = [...new Map(objects.map((o) => [o.id, o])).values()];
   // The same issues in the same versions give the same bundle id.
   const digest = createHash('sha256');
@@ -284,7 +287,7 @@ let catalogue: Map<string, StixObject> | undefined;
  */
 export function referenceObjects(): Map<string, StixObject> {
   catalogue ??= new Map([
-    ...[TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY].map((o) => [o.id, o] as const),
+    ...serviceObjects.map((o) => [o.id, o] as const),
     ...Object.keys(attackTypeNames).map((code) => [`attack-type:${code}`, attackTypePattern(code)] as const),
     ...atlasTechniqueIds().map((id) => [`atlas:${id}`, atlasPattern(id)] as const),
   ]);
