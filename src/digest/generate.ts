@@ -12,6 +12,9 @@ export interface DigestRow {
   generatedAt: Date;
 }
 
+/** The digests served (the latest, the list, the Atom feed): days that covered at least one issue. */
+export const nonEmptyDigest = { issueCount: { gt: 0 } } satisfies Prisma.DigestWhereInput;
+
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 
 /** True for a real calendar date written YYYY-MM-DD. */

@@ -4,6 +4,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
+import { nonEmptyDigest } from '../digest/generate.js';
 import { currentRequestId } from '../http/request-id.js';
 import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { rawFilters } from '../rest/csv.js';
@@ -36,7 +37,7 @@ export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
     [DIGESTS_ATOM_PATH]: async (query, urls) => {
       onlyKnown(query, ['limit']);
       const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
-      return digestsAtom(await db.prisma.digest.findMany({ where: { issueCount: { gt: 0 } }, orderBy: { date: 'desc' }, take: limit }), urls);
+      return digestsAtom(await db.prisma.digest.findMany({ where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit }), urls);
     },
   };
   return {

@@ -1,5 +1,5 @@
 // The daily digests: the latest, and past ones by page or by day.
-import { isCalendarDate } from '../digest/generate.js';
+import { isCalendarDate, nonEmptyDigest } from '../digest/generate.js';
 import { badRequest, notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
 import type { Digest } from '../generated/prisma/client.js';
@@ -22,9 +22,6 @@ export const DigestEnvelopeRef = envelopeRef('DigestEnvelope', {
   description: 'One digest under `data`.',
   data: { type: DigestRef, description: 'The digest.' },
 });
-
-/** The latest digest and the listed ones alike: days that covered at least one issue. */
-const nonEmptyDigest = { issueCount: { gt: 0 } };
 
 builder.queryField('latestDigest', (t) =>
   t.field({
