@@ -1,6 +1,6 @@
 // Webhooks: registration (createWebhook) and management for the bearer key
 // that owns them. Secrets are returned by createWebhook and rotateWebhookSecret only.
-import { badRequest, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { DeliveryStatus } from '../generated/prisma/enums.js';
 import { parsePage } from '../issues/filters.js';
