@@ -5,6 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { nonEmptyDigest } from '../digest/generate.js';
+import { methodNotAllowed, readMethods } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
 import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { rawFilters } from '../rest/csv.js';
@@ -45,7 +46,7 @@ export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       const feed = feeds[url.pathname];
       if (!feed) return;
       // HEAD arrives as GET (useHead).
-      if (request.method !== 'GET') return endResponse(errorResponse(405, `Method ${request.method} not allowed; use GET`, { Allow: 'GET, HEAD' }));
+      if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
       try {
         const xml = await feed(url.searchParams, { selfUrl: url.href, origin: url.origin });
         endResponse(new Response(xml, { headers: { 'Content-Type': ATOM_MEDIA_TYPE, 'Cache-Control': 'no-store' } }));
