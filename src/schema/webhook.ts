@@ -6,7 +6,7 @@ import { DeliveryStatus } from '../generated/prisma/enums.js';
 import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import { maxOverlapHours, queuePing, redeliver, requireOwnedWebhook, rotateSecret } from '../webhooks/deliveries.js';
-import { createWebhookData, ownedWebhook, validateRegistration, validateUpdate, webhookEventKinds, withinWebhookCap } from '../webhooks/manage.js';
+import { createWebhookData, ownedWebhook, validateRegistration, validateUpdate, webhookEventKinds, withinWebhookCap, type WebhookEventKind } from '../webhooks/manage.js';
 import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { graphqlOnly, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
@@ -37,7 +37,7 @@ const WebhookRef = builder.prismaObject('Webhook', {
     url: t.exposeString('url', { description: 'Delivery target (https).' }),
     active: t.exposeBoolean('active', { description: 'False once the receiver answered 410 or deliveries kept dying.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
-    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as (typeof webhookEventKinds)[number][] }),
+    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as WebhookEventKind[] }),
     deactivatedReason: t.exposeString('deactivatedReason', { nullable: true, description: 'Why the webhook became inactive.' }),
     previousSecretExpiresAt: t.field({
       type: 'DateTime',
@@ -60,7 +60,7 @@ const WebhookWithSecretRef = builder.prismaObject('Webhook', {
     secret: t.exposeString('secret', { description: 'Shared signing secret (64 hex characters); store it now, it is not shown again.' }),
     active: t.exposeBoolean('active', { description: 'True after creation.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
-    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as (typeof webhookEventKinds)[number][] }),
+    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as WebhookEventKind[] }),
   }),
 });
 
