@@ -252,9 +252,7 @@ builder.mutationField('updateWebhook', (t) =>
       events: t.arg({ type: [WebhookEventEnum], description: 'Event kinds to receive, replacing the old ones; from then on.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const where = ownedWebhook(String(args.id), ctx.webhookOwner);
-      const current = await ctx.prisma.webhook.findFirst({ where, select: { id: true, url: true, filters: true, active: true, events: true } });
-      if (!current) throw notFound('Webhook not found');
+      const current = await requireOwnedWebhook(ctx.prisma, String(args.id), ctx.webhookOwner);
       const data = await ctx.prisma.webhook.update({
         ...selectionUnder('data', ctx, info),
         where: { id: current.id },
