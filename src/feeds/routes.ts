@@ -13,8 +13,8 @@ import { envelopeFor, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom } from './atom.js';
 
-export const ISSUES_ATOM_PATH = `${restBasePath}/issues.atom`;
-export const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
+const ISSUES_ATOM_PATH = `${restBasePath}/issues.atom`;
+const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
 const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
 
 /** A parameter as the filters take it: absent, one value, or a list when repeated (which they refuse). */

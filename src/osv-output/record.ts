@@ -8,8 +8,8 @@ import type { Issue } from '../generated/prisma/client.js';
 import type { OsvAffected, SourceRecord } from '../ingest/item.js';
 import { formatCvssScore } from '../issues/served.js';
 
-export const OSV_SCHEMA_VERSION = '1.7.0';
-export const PRIVATE_ID_PREFIX = 'x_secwire-';
+const OSV_SCHEMA_VERSION = '1.7.0';
+const PRIVATE_ID_PREFIX = 'x_secwire-';
 
 /** Ids the schema accepts: a registered prefix (GHSA-, PYSEC-, ...) or the private `x_`. */
 const acceptedId = new RegExp(osvSchema.$defs.prefix.pattern);
@@ -71,7 +71,7 @@ export const osvIssueSelect = {
 
 export type OsvIssue = Pick<Issue, keyof typeof osvIssueSelect>;
 
-export function osvIdOf(issue: Pick<Issue, 'id' | 'source'>): string {
+function osvIdOf(issue: Pick<Issue, 'id' | 'source'>): string {
   const source = issue.source as unknown as SourceRecord;
   return source.format === 'osv' && acceptedId.test(source.id) ? source.id : `${PRIVATE_ID_PREFIX}${issue.id}`;
 }

@@ -10,7 +10,7 @@ import { builder, envelopeRef } from './builder.js';
 import { DigestEnvelopeRef } from './digest.js';
 
 /** Records per request; larger loads go through the CLI. */
-export const maxItemsPerRequest = 5000;
+const maxItemsPerRequest = 5000;
 
 const RejectionRef = builder.objectRef<Rejection>('IngestRejection').implement({
   description: 'A record that was not ingested, and why.',

@@ -8,7 +8,7 @@ import { digestSelection } from './columns.js';
 import { once, PageMetaRef } from './issue.js';
 
 // A plain object type over the row: its resolvers read the selected columns (columns.ts).
-export const DigestRef = builder.objectRef<Digest>('Digest').implement({
+const DigestRef = builder.objectRef<Digest>('Digest').implement({
   description: 'The daily summary of new issues.',
   fields: (t) => ({
     date: t.exposeString('date', { description: 'Calendar day (UTC) the digest covers, YYYY-MM-DD.' }),

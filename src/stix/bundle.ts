@@ -18,7 +18,7 @@ export const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
 export const LICENSE_URL = 'https://creativecommons.org/licenses/by/4.0/';
 
 /** TLP:CLEAR as OASIS publishes it (TLP 2.0 extension, cti-stix-common-objects). */
-export const TLP_CLEAR = {
+const TLP_CLEAR = {
   type: 'marking-definition',
   spec_version: '2.1',
   id: 'marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487',
@@ -36,7 +36,7 @@ export interface StixBundle {
   objects: StixObject[];
 }
 
-export const stixId = (type: string, name: string) => `${type}--${uuidv5(name, STIX_NAMESPACE)}`;
+const stixId = (type: string, name: string) => `${type}--${uuidv5(name, STIX_NAMESPACE)}`;
 
 const IDENTITY_ID = stixId('identity', 'identity:secwire');
 const LICENSE_MARKING_ID = stixId('marking-definition', 'marking:cc-by-4.0');
@@ -159,7 +159,7 @@ function externalReferences(issue: StixIssue): ExternalReference[] {
 }
 
 /** A solution is "real" unless it is empty or the fixed "N/A ..." sentence. */
-export function isRealSolution(solution: string | null): solution is string {
+function isRealSolution(solution: string | null): solution is string {
   return !!solution && !!solution.trim() && !/^N\/A\b/i.test(solution.trim());
 }
 
@@ -209,7 +209,7 @@ function relationship(type: 'targets' | 'mitigates', source: string, target: str
  * items. Not STIX's `incident`: the OASIS bundle schema lists no incident among its objects and
  * rejects one as a custom object, so a bundle holding one would not validate.
  */
-export function stixTypeOf(issueType: string): 'vulnerability' | 'report' {
+function stixTypeOf(issueType: string): 'vulnerability' | 'report' {
   return issueType === 'vulnerability' ? 'vulnerability' : 'report';
 }
 
