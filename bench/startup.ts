@@ -5,7 +5,8 @@
 // - what the Liftoff-only choice costs once warm: seconds for a fixed round of list, search and
 //   stats requests, after one round of warm-up;
 // - peak RSS (the kernel's VmHWM) and RSS after 10 s idle (VmRSS);
-// on a fresh embedded database (migrations and the sample seed included), on a restart of that
+// on a fresh embedded database (unpacked from the cluster `npm install` seeded; for `npm start` also
+// seeded at start, SEED_FROM_TEMPLATE=false, as before that cluster existed), on a restart of that
 // database, and on a fresh PostgreSQL database. Writes its table into bench/README.md.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -73,6 +74,8 @@ async function measure(args: string[], env: Record<string, string>): Promise<Mea
 }
 
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+// What `npm install` leaves, built from the code measured here (a stale one would be skipped).
+execFileSync(process.execPath, ['--import', 'tsx', 'scripts/pglite-template.ts'], { cwd: root, stdio: 'inherit' });
 const rows: string[] = [];
 for (const [runner, args] of Object.entries(runners)) {
   const dataDir = await mkdtemp(join(tmpdir(), 'secwire-startup-'));
@@ -80,9 +83,18 @@ for (const [runner, args] of Object.entries(runners)) {
   const fresh = await measure(args, embedded);
   const restart = await measure(args, embedded);
   await rm(dataDir, { recursive: true, force: true });
+  const measured: [string, Measurement][] = [
+    ['PGlite, fresh (seeded cluster)', fresh],
+    ['PGlite, restart', restart],
+  ];
+  if (runner === 'npm start') {
+    const seedDir = await mkdtemp(join(tmpdir(), 'secwire-startup-'));
+    measured.push(['PGlite, fresh, seeded at start', await measure(args, { ...embedded, DATA_DIR: seedDir, SEED_FROM_TEMPLATE: 'false' })]);
+    await rm(seedDir, { recursive: true, force: true });
+  }
   const postgres = await emptyPostgres();
-  const onPostgres = await measure(args, { DATABASE_URL: postgres.url, SEED_SAMPLE_DATA: 'true' }).finally(() => postgres.drop());
-  for (const [database, m] of [['PGlite, fresh (migrate + seed)', fresh], ['PGlite, restart', restart], ['PostgreSQL, fresh (migrate + seed)', onPostgres]] as const) {
+  measured.push(['PostgreSQL, fresh (migrate + seed)', await measure(args, { DATABASE_URL: postgres.url, SEED_SAMPLE_DATA: 'true' }).finally(() => postgres.drop())]);
+  for (const [database, m] of measured) {
     const row = `| ${runner} | ${database} | ${m.firstAnswerS.toFixed(2)} | ${m.warmS.toFixed(2)} | ${m.peakMb.toFixed(0)} | ${m.idleMb.toFixed(0)} |`;
     console.log(row);
     rows.push(row);
@@ -106,9 +118,12 @@ the database is the embedded one: V8's optimising compiler working through Postg
 queries got hot was what kept the embedded peak over 800 MB. "warm s" is the price: seconds for
 ${warmRounds} rounds of four concurrent requests (a list page, a search, a severity filter, stats; with
 \`Cache-Control: no-cache\`, so the response cache does not answer them) after ${warmRounds} rounds of warm-up. Against PostgreSQL the only Wasm is Prisma's query compiler, whose
-plans are cached, so \`npm start\` keeps V8's defaults there. Fresh starts run neither initdb nor the
-migration engine: \`npm install\` leaves a migrated, empty cluster (scripts/pglite-template.ts), and
-restarts skip the engine when nothing is pending.
+plans are cached, so \`npm start\` keeps V8's defaults there. Fresh embedded starts run neither initdb,
+the migration engine nor the seed: \`npm install\` leaves a migrated cluster with the sample seeded
+(scripts/pglite-template.ts), which a new data directory is unpacked from when it was built from the
+same code and data; "seeded at start" is the same fresh start with \`SEED_FROM_TEMPLATE=false\`, the
+path taken when it was not (147 records through the classifier, 126 digests). Restarts skip the
+migration engine when nothing is pending.
 
 | runner | database | first answer s | warm s | peak RSS MB | idle RSS MB |
 |---|---|---|---|---|---|

@@ -41,6 +41,7 @@ const schema = z.object({
   }),
   DATA_DIR: z.string().min(1).default('./.data'),
   SEED_SAMPLE_DATA: bool(true),
+  SEED_FROM_TEMPLATE: bool(true),
   REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
     message: 'must be a redis:// or rediss:// URL',
   }),
@@ -93,6 +94,8 @@ export interface Config {
   databaseUrl?: string;
   dataDir: string;
   seedSampleData: boolean;
+  /** A new embedded data directory takes the sample data from the cluster `npm install` seeded (when built from this code and data). */
+  seedFromTemplate: boolean;
   redisUrl?: string;
   /** Rate-limit keys and pub/sub channels start with it: deployments sharing a Redis keep apart. */
   redisKeyPrefix: string;
@@ -150,6 +153,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     seedSampleData: e.SEED_SAMPLE_DATA,
+    seedFromTemplate: e.SEED_FROM_TEMPLATE,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     webhookApiKey: e.WEBHOOK_API_KEY,

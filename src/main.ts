@@ -12,7 +12,7 @@ import { startRelay } from './ingest/relay.js';
 import { startSourceSchedule } from './sources/schedule.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
-import { seedSampleData } from './seed.js';
+import { logTemplateSeed, seedSampleData } from './seed.js';
 import { createWebhookDispatcher } from './schema/issue-stream.js';
 import { createDeliveryWorker } from './webhooks/worker.js';
 
@@ -36,13 +36,14 @@ let shutdown = (signal: string) => {
 };
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));
-const db = await openConfiguredDatabase(config, log).catch((err: unknown) => {
+const db = await openConfiguredDatabase(config, log, { seeded: config.seedSampleData && config.seedFromTemplate }).catch((err: unknown) => {
   if (!(err instanceof DataDirInUseError)) throw err;
   console.error(`secwire: ${err.message}`);
   process.exit(1);
 });
 const { pubsub, close: closePubSub } = createIssuePubSub(config, log);
-if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
+if (db.seededFromTemplate) logTemplateSeed(db.seededFromTemplate, log);
+else if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log, { keyPrefix: `${config.redisKeyPrefix}ratelimit:` });
 const shuttingDown = new AbortController();
 const services = { config, db, log, pubsub, stopping: shuttingDown.signal };

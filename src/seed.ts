@@ -1,9 +1,13 @@
 // Loads the bundled sample data (data/advisories, data/items) into an empty database, then writes
-// the digests of the sample data's days. Runs at start-up when SEED_SAMPLE_DATA is true.
+// the digests of the sample data's days. Runs at start-up when SEED_SAMPLE_DATA is true, unless a
+// new embedded data directory started from the cluster `npm install` seeded the same way
+// (scripts/pglite-template.ts, src/db/pglite-template.ts).
 import { fileURLToPath } from 'node:url';
 import { generateDigestsForAllDays } from './digest/generate.js';
 import { readRecordFiles } from './ingest/files.js';
 import { ingest, type IngestDeps, type IngestResult } from './ingest/ingest.js';
+import type { SeededTemplate } from './db/pglite-template.js';
+import type { Logger } from './log.js';
 
 export const sampleDataDir = new URL('../data/', import.meta.url);
 
@@ -22,4 +26,9 @@ export async function seedSampleData(deps: IngestDeps): Promise<(IngestResult & 
   const digests = await generateDigestsForAllDays(deps.prisma);
   deps.log.info('sample data loaded', { created: result.created, rejected: result.rejected.length, digests });
   return { ...result, digests };
+}
+
+/** The same line for a data directory that came seeded: the install-time seed's own figures. */
+export function logTemplateSeed({ created, rejected, digests }: SeededTemplate, log: Logger): void {
+  log.info('sample data loaded', { created, rejected, digests, from: 'the cluster npm install seeded' });
 }

@@ -1,25 +1,39 @@
 // `npm start` on an empty data directory: the real server process, compiled as `npm start` compiles
-// it, migrates, loads the sample data and its digests, serves them, and shuts down cleanly on SIGTERM.
+// it, takes the sample data and its digests (from the cluster `npm install` seeded, or by seeding at
+// start), serves them, and shuts down cleanly on SIGTERM; and both ways leave the same data.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/client.js';
+import { testConfig } from '../src/config.js';
+import { openDatabase, type Database } from '../src/db/client.js';
+import { openConfiguredDatabase } from '../src/db/open.js';
+import { createLogger } from '../src/log.js';
+import { createIssuePubSub } from '../src/pubsub.js';
+import { seedSampleData } from '../src/seed.js';
 
 // What `npm start` runs: the compiled server (prestart builds it).
 const server = ['--enable-source-maps', 'dist/start.js'];
 beforeAll(async () => {
   await promisify(execFile)(process.execPath, ['scripts/build.mjs']);
-});
+  // What `npm install` runs (postinstall), so the seeded cluster matches the code under test.
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/pglite-template.ts'], { timeout: 120_000 });
+}, 180_000);
 
 let dataDir: string | undefined;
 afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-it('seeds an empty embedded database on first start and serves it', async () => {
+/** The `sample data loaded` log line's fields. */
+function seedLine(output: string): Record<string, unknown> | undefined {
+  const line = output.split('\n').find((l) => l.includes('"msg":"sample data loaded"'));
+  return line ? (JSON.parse(line) as Record<string, unknown>) : undefined;
+}
+
+it('an empty embedded data directory starts from the cluster npm install seeded, and serves it', async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'secwire-seed-'));
   const child = spawn(process.execPath, server, {
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', WEBHOOK_API_KEY: '' },
@@ -42,7 +56,8 @@ it('seeds an empty embedded database on first start and serves it', async () => 
         reject(new Error(`server exited with ${code}: ${output}`));
       });
     });
-    expect(output).toContain('"msg":"sample data loaded"');
+    // Unpacked, not seeded again: the install-time seed's own figures.
+    expect(seedLine(output)).toMatchObject({ created: 147, rejected: 0, from: 'the cluster npm install seeded' });
     // Says where bearer keys come from, so the README's webhook example is not a surprise 401.
     expect(output).toContain('no WEBHOOK_API_KEY set: issue a key with POST /api/v1/admin/keys');
     const base = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output)![1]!;
@@ -83,8 +98,9 @@ it('seeds an empty embedded database on first start and serves it', async () => 
 it('a SIGTERM during start-up lets the first seed finish, then stops cleanly', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'secwire-seed-stop-'));
   try {
+    // The seed itself, not the install-time cluster: SEED_FROM_TEMPLATE=false.
     const child = spawn(process.execPath, server, {
-      env: { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '' },
+      env: { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', SEED_FROM_TEMPLATE: 'false', LOG_LEVEL: 'info', DATABASE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -106,6 +122,7 @@ it('a SIGTERM during start-up lets the first seed finish, then stops cleanly', a
     const order = ['"msg":"stopping once start-up has finished"', '"msg":"sample data loaded"', '"msg":"shutting down"'].map((m) => output.indexOf(m));
     expect(order.every((i) => i >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(seedLine(output)).toEqual(expect.not.objectContaining({ from: expect.anything() }));
     // The whole sample is there, and the directory was given back.
     const db = await openDatabase({ kind: 'pglite', dataDir: dir });
     try {
@@ -117,3 +134,48 @@ it('a SIGTERM during start-up lets the first seed finish, then stops cleanly', a
     await rm(dir, { recursive: true, force: true });
   }
 }, 240_000);
+
+it('the seeded cluster holds what seeding at start writes: issues, digests, events (relayed), data version, nothing else', async () => {
+  // The server's own way of opening each (src/main.ts), without its schedules writing beside.
+  const open = async (seeded: boolean) => {
+    const dir = await mkdtemp(join(tmpdir(), 'secwire-seed-same-'));
+    const db = await openConfiguredDatabase(testConfig({ dataDir: dir, databaseUrl: undefined }), createLogger('silent'), { seeded });
+    return { dir, db };
+  };
+  // Everything but ids and the times of writing; events by kind and size.
+  const contents = async (db: Database) => {
+    const issues = await db.prisma.$queryRawUnsafe<{ row: unknown }[]>(
+      `SELECT to_jsonb(i) - ARRAY['id', 'firstSeenAt', 'updatedAt', 'modifiedAt', 'announcedAt'] AS row FROM "Issue" i ORDER BY "naturalKey"`,
+    );
+    // A digest lists issues published at the same instant in the order of their (random) ids: lines are compared as a set.
+    const digests = (await db.prisma.digest.findMany({ select: { date: true, content: true, issueCount: true }, orderBy: { date: 'asc' } })).map(
+      (d) => ({ ...d, content: d.content.split('\n').sort() }),
+    );
+    const events = await db.prisma.$queryRawUnsafe<unknown[]>(
+      `SELECT "kind", cardinality("issueIds") AS size, "relayedAt" IS NOT NULL AS relayed FROM "IssueEvent" ORDER BY "createdAt", size`,
+    );
+    const tables = await db.prisma.$queryRawUnsafe<{ table_name: string }[]>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY 1`,
+    );
+    const counts: Record<string, number> = {};
+    for (const { table_name } of tables) counts[table_name] = (await db.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM "${table_name}"`))[0]!.n;
+    return { issues, digests, events, counts, dataVersion: await db.prisma.dataVersion.findMany() };
+  };
+  const unpacked = await open(true);
+  const seeded = await open(false);
+  try {
+    expect(unpacked.db.seededFromTemplate).toMatchObject({ created: 147, rejected: 0 });
+    expect(seeded.db.seededFromTemplate).toBeUndefined();
+    const { pubsub } = createIssuePubSub();
+    expect(await seedSampleData({ prisma: seeded.db.prisma, pubsub, log: createLogger('silent') })).toMatchObject({ created: 147 });
+    const fromTemplate = await contents(unpacked.db);
+    expect(fromTemplate.issues).toHaveLength(147);
+    expect(fromTemplate.events.length).toBeGreaterThan(0);
+    expect(fromTemplate).toEqual(await contents(seeded.db));
+  } finally {
+    for (const { dir, db } of [unpacked, seeded]) {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}, 120_000);

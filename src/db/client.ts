@@ -5,10 +5,18 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { withFullTextSearch } from './full-text-search.js';
+import type { SeededTemplate } from './pglite-template.js';
 
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string; schema?: string }
-  | { kind: 'pglite'; dataDir?: string; /** a dumpDataDir() tarball to start from (test templates) */ loadDataDir?: Blob };
+  | {
+      kind: 'pglite';
+      dataDir?: string;
+      /** a dumpDataDir() tarball to start from (test templates) */
+      loadDataDir?: Blob;
+      /** a new dataDir may start from the install-time cluster with the sample data seeded */
+      seeded?: boolean;
+    };
 
 export interface Database {
   prisma: PrismaClient;
@@ -17,13 +25,15 @@ export interface Database {
   kind: DatabaseTarget['kind'];
   /** The embedded instance, when kind is pglite (dumps for test templates). */
   pglite?: PGlite;
+  /** The install-time seed's summary, when a new data directory started from the seeded cluster. */
+  seededFromTemplate?: SeededTemplate;
   close(): Promise<void>;
 }
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === 'pglite') {
     const { openPGlite } = await import('./pglite.js');
-    return await openPGlite(target.dataDir, target.loadDataDir);
+    return await openPGlite(target.dataDir, target.loadDataDir, { seeded: target.seeded });
   }
   const pool = { connectionString: target.url, max: 10 };
   const options = target.schema ? { schema: target.schema } : undefined;

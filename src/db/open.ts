@@ -9,8 +9,13 @@ export function configuredTarget(config: Config): DatabaseTarget {
   return config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: config.dataDir };
 }
 
-export async function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
-  const db = await openDatabase(configuredTarget(config));
+/**
+ * `seeded`: a new embedded data directory may start from the install-time cluster that holds the
+ * sample data (the server asks for it when it would seed; the CLI never does).
+ */
+export async function openConfiguredDatabase(config: Config, log: Logger, { seeded = false } = {}): Promise<Database> {
+  const target = configuredTarget(config);
+  const db = await openDatabase(target.kind === 'pglite' ? { ...target, seeded } : target);
   // The embedded database is private to this process, so it is always migrated.
   if (config.migrateOnStart || db.kind === 'pglite') {
     // Another instance migrating holds the lock until it is done: say why start-up is waiting.

@@ -6,13 +6,14 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { keepCheckpointing, walStartParams } from './pglite-checkpoints.js';
 import { withFullTextSearch } from './full-text-search.js';
 import { unpackClusterTemplate } from './pglite-template.js';
 
 // PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
 // most of the embedded server's memory. 32 MB holds the sample many times over (bench/README.md,
 // start-up section, has the figures).
-const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB', ...walStartParams];
 
 /** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
 export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {
@@ -33,21 +34,28 @@ function pgliteFactory(client: PGlite): SqlMigrationAwareDriverAdapterFactory {
   } as SqlMigrationAwareDriverAdapterFactory;
 }
 
-export async function openPGlite(dataDir?: string, loadDataDir?: Blob) {
+/**
+ * `seeded`: a new data directory may start from the install-time cluster that already holds the
+ * sample data (see pglite-template.ts); `seededFromTemplate` then says what that seed did.
+ */
+export async function openPGlite(dataDir?: string, loadDataDir?: Blob, { seeded = false } = {}) {
   const unlock = dataDir ? await lockDataDir(dataDir) : undefined;
-  if (dataDir && !loadDataDir) await unpackClusterTemplate(dataDir);
+  const unpacked = dataDir && !loadDataDir ? await unpackClusterTemplate(dataDir, { seeded }) : null;
   const pglite = newPGlite(dataDir, loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
   const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
+  const checkpoints = keepCheckpointing(pglite);
   return {
     prisma,
     adapterFactory,
     kind: 'pglite' as const,
     pglite,
+    seededFromTemplate: unpacked?.template === 'seeded' ? unpacked.seed : undefined,
     close: async () => {
       // A query still running (a /ready probe that gave up waiting, say) would make close() hang
       // for ever: queue behind it first (PGlite runs one query at a time).
       await pglite.query('SELECT 1').catch(() => undefined);
+      await checkpoints.stop();
       await prisma.$disconnect();
       await pglite.close();
       await unlock?.();
