@@ -68,7 +68,7 @@ async function measure(bench: BenchDatabase): Promise<Map<string, Result>> {
     const matches = (await post()).meta.total;
     results.set(name, {
       sql: median(await time(iterations, () => plainSql(bench, keys))),
-      module: median(await time(iterations, () => scanStack(bench.db.prisma, parsed))),
+      module: median(await time(iterations, () => scanStack(bench.db.read, parsed))),
       route: median(await time(iterations, post)),
       candidates,
       matches,

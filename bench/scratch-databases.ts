@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { openDatabase, type Database } from '../src/db/client.js';
+import { withDriverReads } from '../src/db/driver-read.js';
 import { withFullTextSearch } from '../src/db/full-text-search.js';
 import { newPGlite } from '../src/db/pglite.js';
 import { migrate } from '../src/db/migrator.js';
@@ -25,13 +26,14 @@ export async function scratchPGlite(dataDir?: string): Promise<BenchDatabase> {
   const pglite = newPGlite(dataDir);
   const adapterFactory = new PrismaPGlite(pglite);
   await migrate(adapterFactory);
-  const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
+  const { factory, read } = withDriverReads(adapterFactory);
+  const prisma = new PrismaClient({ adapter: withFullTextSearch(factory) });
   const close = async () => {
     await prisma.$disconnect();
     await pglite.close();
   };
   return {
-    db: { prisma, adapterFactory, kind: 'pglite', pglite, close },
+    db: { prisma, read, adapterFactory, kind: 'pglite', pglite, close },
     sql: async <T>(query: string, params: unknown[] = []) => (await pglite.query<T>(query, params)).rows,
     close,
   };

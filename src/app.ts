@@ -67,7 +67,7 @@ export interface AppServices extends Services {
 export function createApp(services: AppServices) {
   const { config, db, log } = services;
   const keys = new KnownKeys(config, db.prisma);
-  const versions = new DataVersionReader(db.prisma);
+  const versions = new DataVersionReader(db.read);
   const responseCache = new ResponseCache(config.responseCacheBytes, versions);
   // What resolvers query through: the same client, with Issue counts kept per filter and data version.
   const prisma = withCountCache(db.prisma, versions);

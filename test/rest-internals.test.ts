@@ -1,6 +1,7 @@
 // What a client cannot see directly: how many SQL statements a list page costs, and that an
 // unexpected failure is masked for the client and logged with the request id.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DriverRead } from '../src/db/driver-read.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
 import { restRoutes } from '../src/rest/routes.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -14,11 +15,13 @@ const statements: string[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  // A second client on the same driver adapter, emitting every SQL statement it sends.
+  // A second client on the same driver adapter, emitting every SQL statement it sends, and the
+  // reads sent past Prisma's client (src/db/driver-read.ts) noted as they go.
   const client = new PrismaClient({ adapter: db.adapterFactory, log: [{ emit: 'event', level: 'query' }] });
   client.$on('query', (e) => statements.push(e.query));
   counting = client;
-  t = await createTestApp({ logLevel: 'error', adminApiKey: 'the-admin-key', webhookApiKey: 'the-webhook-key' }, { ...db, prisma: counting });
+  const read: DriverRead = (query, settings) => (statements.push(query.text), db.read(query, settings));
+  t = await createTestApp({ logLevel: 'error', adminApiKey: 'the-admin-key', webhookApiKey: 'the-webhook-key' }, { ...db, prisma: counting, read });
   await db.prisma.issue.createMany({ data: Array.from({ length: 150 }, (_, i) => makeIssue({ cvssScore: i % 10, publishedAt: new Date(Date.UTC(2025, 0, 1 + (i % 40))) })) });
 });
 afterAll(async () => {

@@ -4,6 +4,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { withDriverReads, type DriverRead } from './driver-read.js';
 import { withFullTextSearch } from './full-text-search.js';
 import type { SeededTemplate } from './pglite-template.js';
 
@@ -20,6 +21,8 @@ export type DatabaseTarget =
 
 export interface Database {
   prisma: PrismaClient;
+  /** One-statement reads on Prisma's own connection, past its client (driver-read.ts). */
+  read: DriverRead;
   /** Migration-aware adapter factory, for the Wasm schema engine. */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   kind: DatabaseTarget['kind'];
@@ -40,9 +43,8 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   // Requests: a statement still running after 30 s is a fault that would hold a connection others
   // need, and a connection not had within 5 s means the database is not answering (the request
   // then gets a 503 instead of waiting for ever). Migrations may rightly run longer.
-  const prisma = new PrismaClient({
-    adapter: withFullTextSearch(new PrismaPg({ ...pool, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 }, options)),
-  });
+  const { factory, read } = withDriverReads(new PrismaPg({ ...pool, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 }, options));
+  const prisma = new PrismaClient({ adapter: withFullTextSearch(factory) });
   const adapterFactory = new PrismaPg(pool, options);
-  return { prisma, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
+  return { prisma, read, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
 }

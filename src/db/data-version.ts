@@ -10,7 +10,8 @@
 // leaves a window in which another instance still answers from its cache, and a message lost to a
 // Redis outage leaves it stale until something else changes. The price is one indexed read of one
 // row, shared by every request that arrives while it is on its way (see DataVersionReader).
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
+import type { DriverRead } from './driver-read.js';
 
 /** Increments the version inside a change transaction (it commits or rolls back with the change). */
 export async function bumpDataVersion(tx: Prisma.TransactionClient): Promise<void> {
@@ -32,7 +33,8 @@ export class DataVersionReader {
   /** The read that starts when the one in flight returns, joined by the requests arriving meanwhile. */
   private next: Promise<string> | undefined;
 
-  constructor(private readonly prisma: PrismaClient) {}
+  /** `read`: past Prisma's client (driver-read.ts), since every cached answer waits for this read. */
+  constructor(private readonly read: DriverRead) {}
 
   current(): Promise<string> {
     if (this.next) return this.next;
@@ -51,13 +53,13 @@ export class DataVersionReader {
     const done = () => {
       if (this.inFlight === read) this.inFlight = undefined;
     };
-    const result = this.read();
+    const result = this.load();
     result.then(done, done);
     return result;
   }
 
-  private async read(): Promise<string> {
-    const [row] = await this.prisma.$queryRaw<{ version: bigint }[]>`SELECT version FROM "DataVersion" WHERE id = 1`;
+  private async load(): Promise<string> {
+    const [row] = await this.read<{ version: bigint }>(Prisma.sql`SELECT version FROM "DataVersion" WHERE id = 1`);
     return String(row?.version ?? 0);
   }
 }

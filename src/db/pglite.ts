@@ -6,6 +6,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { withDriverReads } from './driver-read.js';
 import { keepCheckpointing, walStartParams } from './pglite-checkpoints.js';
 import { withFullTextSearch } from './full-text-search.js';
 import { unpackClusterTemplate } from './pglite-template.js';
@@ -43,10 +44,12 @@ export async function openPGlite(dataDir?: string, loadDataDir?: Blob, { seeded 
   const unpacked = dataDir && !loadDataDir ? await unpackClusterTemplate(dataDir, { seeded }) : null;
   const pglite = newPGlite(dataDir, loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
-  const prisma = new PrismaClient({ adapter: withFullTextSearch(adapterFactory) });
+  const { factory, read } = withDriverReads(adapterFactory);
+  const prisma = new PrismaClient({ adapter: withFullTextSearch(factory) });
   const checkpoints = keepCheckpointing(pglite);
   return {
     prisma,
+    read,
     adapterFactory,
     kind: 'pglite' as const,
     pglite,

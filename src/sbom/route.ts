@@ -52,7 +52,7 @@ export function sbomScan({ db, log }: Pick<Services, 'db' | 'log'>): BodyHandler
       const severityMin = isAbsent(inputs.severityMin) ? undefined : oneOf('severityMin', severities, inputs.severityMin);
       const { since } = parseIssueFilters({ since: inputs.since });
       const stack = parseStack(isSbom ? [...new Set(inputs.components.map((c) => c.purl))] : (body as { packages?: unknown }).packages, inputs.vendors);
-      const result = await scanStack(db.prisma, stack, { severityMin, since });
+      const result = await scanStack(db.read, stack, { severityMin, since });
       if (!vex) return Response.json(result);
       const document = vexDocument(result, inputs.components, { issueUrl: (id) => `${url.origin}${restBasePath}/issues/${id}` });
       return new Response(JSON.stringify(document), { headers: { 'Content-Type': `${CYCLONEDX_MEDIA_TYPE}; version=1.6` } });

@@ -2,7 +2,8 @@
 // candidates through the GIN indexes on the lower-cased packageNames and vendorKeys columns and
 // reads them with the filters and the order; versions are then checked in memory against each
 // candidate's OSV ranges.
-import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import type { DriverRead } from '../db/driver-read.js';
+import { Prisma } from '../generated/prisma/client.js';
 import type { Severity } from '../generated/prisma/enums.js';
 import { severities } from '../issues/filters.js';
 import { servedIssueSql } from '../issues/served.js';
@@ -99,7 +100,7 @@ export function emptyCounts(): SeverityCounts {
   return Object.fromEntries(severities.map((s) => [s, 0])) as SeverityCounts;
 }
 
-export async function scanStack(prisma: PrismaClient, stack: Stack, filters: ScanFilters = {}): Promise<ScanResult> {
+export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFilters = {}): Promise<ScanResult> {
   const byKey = new Map<string, PackageGroup[]>();
   for (const group of groupPackages(stack.packages)) {
     for (const key of group.query.keys) byKey.set(key, [...(byKey.get(key) ?? []), group]);
@@ -120,11 +121,11 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
   // compiling would cost more than running (measured 3x slower), so JIT is off for this statement.
   // It runs in a few hundred milliseconds at the documented limits; past scanStatementTimeout
   // something is wrong, and PostgreSQL cancels it rather than hold a connection others need.
-  // Both settings in one statement (set_config with is_local is SET LOCAL): the transaction costs
-  // BEGIN and COMMIT around the scan and one round trip for the settings.
-  const [, rows] = await prisma.$transaction([
-    prisma.$queryRaw`SELECT set_config('jit', 'off', true), set_config('statement_timeout', ${String(scanStatementTimeoutMs)}, true)`,
-    prisma.$queryRaw<CandidateRow[]>`
+  // Both settings are local to the statement's transaction, in one statement before it. Sent past
+  // Prisma's client (db/driver-read.ts): a scan reads thousands of rows, and the client's result
+  // mapping cost more CPU than the statement.
+  const rows = await read<CandidateRow>(
+    Prisma.sql`
       SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys",
              ${needsRanges ? Prisma.sql`source->'affected'` : Prisma.sql`NULL::jsonb`} AS affected
       FROM "Issue"
@@ -134,25 +135,30 @@ export async function scanStack(prisma: PrismaClient, stack: Stack, filters: Sca
           SELECT i.id FROM unnest(${[...vendorsByKey.keys()]}::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]))
         AND ${Prisma.join(conditions, ' AND ')}
       ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`,
-  ]);
+    { jit: 'off', statement_timeout: String(scanStatementTimeoutMs) },
+  );
 
   const order = new Map(stack.packages.map((q, i) => [q, i]));
   const data: ScanMatch[] = [];
   const bySeverity = emptyCounts();
+  // Thousands of candidates per scan: nothing is allocated for a name, vendor or range that cannot match.
+  const noRanges: AffectedVersions[] = [];
   for (const row of rows) {
     let affected: AffectedVersions[] | undefined;
     const matched = new Set<PackageQuery>();
-    const seen = new Set<PackageGroup>();
+    let seen: Set<PackageGroup> | undefined;
     for (const name of row.packageNames) {
-      for (const group of byKey.get(name) ?? []) {
-        if (seen.has(group)) continue;
-        seen.add(group);
-        affected ??= needsRanges ? affectedEntries(row.affected) : [];
+      const groups = byKey.get(name);
+      if (!groups) continue;
+      for (const group of groups) {
+        if (seen?.has(group)) continue;
+        (seen ??= new Set()).add(group);
+        affected ??= needsRanges ? affectedEntries(row.affected) : noRanges;
         groupMatches(group, affected, matched);
       }
     }
-    const vendorHits = new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? []));
-    const matchedVendors = stack.vendors.filter((v) => vendorHits.has(v.input)).map((v) => v.input);
+    const vendorHits = vendorsByKey.size ? new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? [])) : undefined;
+    const matchedVendors = vendorHits?.size ? stack.vendors.filter((v) => vendorHits.has(v.input)).map((v) => v.input) : [];
     if (matched.size === 0 && matchedVendors.length === 0) continue;
     const matchedPackages = [...matched].sort((a, b) => order.get(a)! - order.get(b)!).map((q) => q.input);
     data.push({ id: row.id, title: row.title, severity: row.severity, cveId: row.cveId, matchedPackages, matchedVendors });

@@ -51,5 +51,19 @@ function columnSelection(columnNames: Record<string, string>) {
   };
 }
 
+/** The same columns as a SELECT list, for a statement written in SQL (db/driver-read.ts). */
+function columnList(selection: ReturnType<typeof columnSelection>) {
+  const lists = new WeakMap<Select, Prisma.Sql>();
+  return (info: GraphQLResolveInfo, path: readonly string[]): Prisma.Sql => {
+    const { select } = selection(info, path) as { select: Select };
+    let list = lists.get(select);
+    // The names are the model's own columns (selectFor keeps no other), so quoting them is enough.
+    if (!list) lists.set(select, (list = Prisma.raw(Object.keys(select).map((column) => `"${column}"`).join(', '))));
+    return list;
+  };
+}
+
 export const issueSelection = columnSelection(Prisma.IssueScalarFieldEnum);
 export const digestSelection = columnSelection(Prisma.DigestScalarFieldEnum);
+export const issueColumns = columnList(issueSelection);
+export const digestColumns = columnList(digestSelection);

@@ -1,10 +1,10 @@
 // The daily digests: the latest, and past ones by page or by day.
-import { isCalendarDate, nonEmptyDigest } from '../digest/generate.js';
+import { isCalendarDate, nonEmptyDigest, nonEmptyDigestSql } from '../digest/generate.js';
 import { badRequest, notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
-import type { Digest } from '../generated/prisma/client.js';
+import { Prisma, type Digest } from '../generated/prisma/client.js';
 import { builder, envelopeRef } from './builder.js';
-import { digestSelection } from './columns.js';
+import { digestColumns, digestSelection } from './columns.js';
 import { once, PageMetaRef } from './issue.js';
 
 // A plain object type over the row: its resolvers read the selected columns (columns.ts).
@@ -29,12 +29,11 @@ builder.queryField('latestDigest', (t) =>
     nullable: true, // a missing digest spoils only this field of a larger query
     description:
       'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none.',
+    // A hot one-row read: sent past Prisma's client (db/driver-read.ts).
     resolve: async (_root, _args, context, info) => {
-      const digest = await context.prisma.digest.findFirst({
-        ...digestSelection(info, ['data']),
-        where: nonEmptyDigest,
-        orderBy: { date: 'desc' },
-      });
+      const [digest] = await context.db.read<Digest>(
+        Prisma.sql`SELECT ${digestColumns(info, ['data'])} FROM "Digest" WHERE ${nonEmptyDigestSql} ORDER BY date DESC LIMIT 1`,
+      );
       if (!digest) throw notFound('No digest yet');
       return { data: digest };
     },

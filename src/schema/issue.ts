@@ -1,13 +1,13 @@
 // Reading issues: the list with its page metadata, one issue by id and one by alias. The Issue
 // type itself is in issue-type.ts.
 import { badRequest, notFound } from '../errors.js';
-import type { Issue, Prisma } from '../generated/prisma/client.js';
+import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { afterCursor, cursorDescription } from '../issues/cursor.js';
 import { isUuid } from '../params.js';
 import { changeOrder, filterDescriptions, issueOrder, issueOrderFor, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
-import { servedIssue } from '../issues/served.js';
+import { servedIssueSql } from '../issues/served.js';
 import { builder, envelopeRef } from './builder.js';
-import { issueSelection } from './columns.js';
+import { issueColumns, issueSelection } from './columns.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 /** A page's place in the whole result; the total is counted only when asked for. */
@@ -86,12 +86,12 @@ builder.queryFields((t) => ({
     description:
       'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404).',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
+    // The most requested read, one row by primary key: sent past Prisma's client (db/driver-read.ts).
     resolve: async (_root, { id }, context, info) => {
       if (!isUuid(String(id))) throw notFound('Issue not found');
-      const issue = await context.prisma.issue.findFirst({
-        ...issueSelection(info, ['data']),
-        where: { ...servedIssue, id: String(id) },
-      });
+      const [issue] = await context.db.read<Issue>(
+        Prisma.sql`SELECT ${issueColumns(info, ['data'])} FROM "Issue" WHERE id = ${String(id)}::uuid AND ${servedIssueSql}`,
+      );
       if (!issue) throw notFound('Issue not found');
       return { data: issue };
     },

@@ -56,10 +56,10 @@ builder.queryField('scan', (t) =>
       severityMin: t.arg({ type: SeverityEnum, description: 'Minimum severity; critical > high > medium > low > info.' }),
       since: t.arg.string({ description: filterDescriptions.since }),
     },
-    resolve: (_root, args, { prisma }) => {
+    resolve: (_root, args, { db }) => {
       const stack = parseStack(args.packages, args.vendors);
       const { since } = parseIssueFilters({ since: args.since });
-      return scanStack(prisma, stack, { severityMin: args.severityMin ?? undefined, since });
+      return scanStack(db.read, stack, { severityMin: args.severityMin ?? undefined, since });
     },
   }),
 );
