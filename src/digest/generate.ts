@@ -12,6 +12,11 @@ export interface DigestRow {
   generatedAt: Date;
 }
 
+/** The digests served (the latest, the list, the Atom feed): days that covered at least one issue. */
+export const nonEmptyDigest = { issueCount: { gt: 0 } } satisfies Prisma.DigestWhereInput;
+/** nonEmptyDigest for SQL over "Digest": change the two together. */
+export const nonEmptyDigestSql = Prisma.sql`"issueCount" > 0`;
+
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 
 /** True for a real calendar date written YYYY-MM-DD. */

@@ -4,6 +4,8 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
+import { nonEmptyDigest } from '../digest/generate.js';
+import { methodNotAllowed, readMethods } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
 import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { rawFilters } from '../rest/csv.js';
@@ -11,8 +13,8 @@ import { envelopeFor, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom } from './atom.js';
 
-export const ISSUES_ATOM_PATH = `${restBasePath}/issues.atom`;
-export const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
+const ISSUES_ATOM_PATH = `${restBasePath}/issues.atom`;
+const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
 const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
 
 /** A parameter as the filters take it: absent, one value, or a list when repeated (which they refuse). */
@@ -36,7 +38,7 @@ export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
     [DIGESTS_ATOM_PATH]: async (query, urls) => {
       onlyKnown(query, ['limit']);
       const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
-      return digestsAtom(await db.prisma.digest.findMany({ where: { issueCount: { gt: 0 } }, orderBy: { date: 'desc' }, take: limit }), urls);
+      return digestsAtom(await db.prisma.digest.findMany({ where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit }), urls);
     },
   };
   return {
@@ -44,7 +46,7 @@ export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       const feed = feeds[url.pathname];
       if (!feed) return;
       // HEAD arrives as GET (useHead).
-      if (request.method !== 'GET') return endResponse(errorResponse(405, `Method ${request.method} not allowed; use GET`, { Allow: 'GET, HEAD' }));
+      if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
       try {
         const xml = await feed(url.searchParams, { selfUrl: url.href, origin: url.origin });
         endResponse(new Response(xml, { headers: { 'Content-Type': ATOM_MEDIA_TYPE, 'Cache-Control': 'no-store' } }));

@@ -6,6 +6,7 @@ import { Zip, ZipDeflate } from 'fflate';
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { methodNotAllowed, readMethods } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
 import { abortOnFailure } from '../http/streamed-body.js';
 import { issuePages } from '../issues/keyset.js';
@@ -14,7 +15,7 @@ import { errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { osvIssueSelect, osvRecordOf, type OsvRecord } from './record.js';
 
-export const OSV_EXPORT_PATH = `${restBasePath}/osv`;
+const OSV_EXPORT_PATH = `${restBasePath}/osv`;
 const PAGE_SIZE = 500;
 
 const ecosystemOf = (affected: OsvRecord['affected'][number]) => affected.package.ecosystem.split(':')[0]!;
@@ -72,9 +73,7 @@ export function useOsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       const ecosystem = /^([^/]+)\/all\.zip$/.exec(path)?.[1];
       if (path !== 'all.zip' && path !== 'ecosystems.txt' && !ecosystem) return; // the REST plugin answers its 404
       // HEAD arrives as GET (useHead).
-      if (request.method !== 'GET') {
-        return endResponse(errorResponse(405, `Method ${request.method} not allowed; use GET`, { Allow: 'GET, HEAD' }));
-      }
+      if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
       const requestId = currentRequestId();
       const onError = (err: unknown) => log.error('OSV export failed after the response started', { requestId, err });
       if (path === 'ecosystems.txt') {

@@ -8,8 +8,8 @@ import type { Issue } from '../generated/prisma/client.js';
 import type { OsvAffected, SourceRecord } from '../ingest/item.js';
 import { formatCvssScore } from '../issues/served.js';
 
-export const OSV_SCHEMA_VERSION = '1.7.0';
-export const PRIVATE_ID_PREFIX = 'x_secwire-';
+const OSV_SCHEMA_VERSION = '1.7.0';
+const PRIVATE_ID_PREFIX = 'x_secwire-';
 
 /** Ids the schema accepts: a registered prefix (GHSA-, PYSEC-, ...) or the private `x_`. */
 const acceptedId = new RegExp(osvSchema.$defs.prefix.pattern);
@@ -71,7 +71,14 @@ export const osvIssueSelect = {
 
 export type OsvIssue = Pick<Issue, keyof typeof osvIssueSelect>;
 
-export function osvIdOf(issue: Pick<Issue, 'id' | 'source'>): string {
+/** The issue's own fields under database_specific, in this order (the score as the API writes it). */
+const classificationFields = [
+  'severity', 'issueType', 'labels', 'cvssSeverity', 'cvssScore', 'cweIds', 'capecIds', 'attackType', 'atlasIds', 'impactType',
+  'attackSophistication', 'aiComponentTargeted', 'exploitMaturity', 'llmSpecific', 'epssScore', 'kevDateAdded',
+  'classifierModel', 'classifierPromptVersion', 'classifierConfidence',
+] as const satisfies readonly (keyof OsvIssue)[];
+
+function osvIdOf(issue: Pick<Issue, 'id' | 'source'>): string {
   const source = issue.source as unknown as SourceRecord;
   return source.format === 'osv' && acceptedId.test(source.id) ? source.id : `${PRIVATE_ID_PREFIX}${issue.id}`;
 }
@@ -135,25 +142,7 @@ export function osvRecordOf(issue: OsvIssue): OsvRecord {
     references: referencesOf(issue, source),
     database_specific: {
       secwireId: issue.id,
-      severity: issue.severity,
-      issueType: issue.issueType,
-      labels: issue.labels,
-      cvssSeverity: issue.cvssSeverity,
-      cvssScore: formatCvssScore(issue.cvssScore),
-      cweIds: issue.cweIds,
-      capecIds: issue.capecIds,
-      attackType: issue.attackType,
-      atlasIds: issue.atlasIds,
-      impactType: issue.impactType,
-      attackSophistication: issue.attackSophistication,
-      aiComponentTargeted: issue.aiComponentTargeted,
-      exploitMaturity: issue.exploitMaturity,
-      llmSpecific: issue.llmSpecific,
-      epssScore: issue.epssScore,
-      kevDateAdded: issue.kevDateAdded,
-      classifierModel: issue.classifierModel,
-      classifierPromptVersion: issue.classifierPromptVersion,
-      classifierConfidence: issue.classifierConfidence,
+      ...Object.fromEntries(classificationFields.map((name) => [name, name === 'cvssScore' ? formatCvssScore(issue.cvssScore) : issue[name]])),
       ...(unlistedAffected.length ? { unlistedAffected } : {}),
     },
   };

@@ -5,7 +5,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { isReplay } from '../http/response-cache.js';
 import { encodeCursor } from '../issues/cursor.js';
-import { restResultOf } from '../rest/results.js';
+import type { RestAnswered } from '../rest/results.js';
 import { restBasePath } from '../rest/routes.js';
 
 interface ListBody {
@@ -37,7 +37,7 @@ export function usePagingLinks(): Plugin {
       const list = lists[url.pathname];
       if (!list || request.method !== 'GET' || response.status !== 200) return;
       // The gate's answer as it was built; the body only when the gate did not build this response.
-      const body = (restResultOf(request) ?? (await response.clone().json())) as ListBody;
+      const body = ((serverContext as RestAnswered).restAnswer ?? (await response.clone().json())) as ListBody;
       const { data, meta } = body;
       const fromCursor = url.searchParams.has('cursor');
       const links: string[] = [];

@@ -18,7 +18,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { badRequest } from '../errors.js';
-import { boolean, integer, number, oneOf, rejectUnknownParameters } from '../params.js';
+import { boolean, integer, number, oneOf, rejectUnknownParameters, single } from '../params.js';
 
 function checkValue(name: string, type: GraphQLInputType, value: unknown, fromBody: boolean): void {
   const named = getNamedType(type);
@@ -59,11 +59,7 @@ function checkArgument(arg: GraphQLArgument, value: unknown, fromBody: boolean):
     for (const item of Array.isArray(value) ? value : [value]) checkValue(arg.name, type.ofType, item, fromBody);
     return;
   }
-  if (Array.isArray(value)) {
-    if (value.length > 1) throw badRequest(`${arg.name} must be given at most once`);
-    value = value[0];
-  }
-  checkValue(arg.name, type, value, fromBody);
+  checkValue(arg.name, type, single(arg.name, value), fromBody);
 }
 
 /**

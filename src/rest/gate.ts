@@ -20,7 +20,7 @@ import { isReplay, varyOnEncoding, type ResponseCache } from '../http/response-c
 import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
-import { recordRestResult } from './results.js';
+import type { RestAnswered } from './results.js';
 import { renderDocs } from './docs.js';
 import { buildOpenAPI } from './openapi.js';
 import { restBasePath, type RestRoute } from './routes.js';
@@ -236,7 +236,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const result = await enveloped.execute({ schema: enveloped.schema, document: match.document, contextValue, variableValues });
       if (result.errors) return failed(result.errors);
       const data = (result.data as Record<string, unknown>)?.[match.field.name];
-      recordRestResult(request, data);
+      (serverContext as RestAnswered).restAnswer = data;
       return fetchAPI.Response.json(data, { status: match.route.responseStatus ?? 200 });
     } catch (err) {
       return failed([err]);

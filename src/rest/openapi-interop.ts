@@ -2,7 +2,6 @@
 // plain routes (CSV, OSV zips, Atom feeds, TAXII) with their real media types. Examples are checked
 // against their schemas by Spectral in test/openapi-tools.test.ts.
 import { CYCLONEDX_MEDIA_TYPE, SPDX_MEDIA_TYPE } from '../sbom/parse.js';
-import { STIX_MEDIA_TYPE } from '../taxii/collections.js';
 import { TAXII_MEDIA_TYPE } from '../taxii/server.js';
 
 type Json = Record<string, any>;
@@ -67,22 +66,17 @@ const listFilterNames = ['search', 'label', 'severity', 'issueType', 'vendor', '
 
 /** The plain routes, each with the servers prefix it sits under (the document's default is /api/v1). */
 export function plainPaths(listParameters: Json[]): Json {
-  const paths = plainPathsWithoutDescriptions(listParameters);
-  for (const item of Object.values<Json>(paths)) item.get.description = item.get.summary;
-  return paths;
-}
-
-function plainPathsWithoutDescriptions(listParameters: Json[]): Json {
   const filters = listParameters.filter((p) => listFilterNames.includes(p.name));
+  const atomResponses = { '200': { description: 'An Atom 1.0 feed.', content: { 'application/atom+xml': { schema: { type: 'string' } } } }, '400': error('Invalid parameters.') };
   const limit = (max: number, dflt: number) => param('limit', `Entries: at least 1; default ${dflt}; larger values are treated as ${max}.`, { type: 'integer', minimum: 1 }, dflt);
-  return {
+  const paths: Json = {
     '/issues.atom': {
       get: {
         operationId: 'issuesAtom',
         tags: ['feeds'],
         summary: 'Atom feed of served issues, newest first, with the list filters.',
         parameters: [...filters, limit(100, 50)],
-        responses: { '200': { description: 'An Atom 1.0 feed.', content: { 'application/atom+xml': { schema: { type: 'string' } } } }, '400': error('Invalid parameters.') },
+        responses: atomResponses,
       },
     },
     '/digests.atom': {
@@ -91,7 +85,7 @@ function plainPathsWithoutDescriptions(listParameters: Json[]): Json {
         tags: ['feeds'],
         summary: 'Atom feed of the daily digests that cover at least one issue, newest first.',
         parameters: [limit(100, 50)],
-        responses: { '200': { description: 'An Atom 1.0 feed.', content: { 'application/atom+xml': { schema: { type: 'string' } } } }, '400': error('Invalid parameters.') },
+        responses: atomResponses,
       },
     },
     '/osv/all.zip': {
@@ -173,6 +167,8 @@ function plainPathsWithoutDescriptions(listParameters: Json[]): Json {
       },
     },
   };
+  for (const item of Object.values<Json>(paths)) item.get.description = item.get.summary;
+  return paths;
 }
 
 /** Tags with what they group, as tools list them. */

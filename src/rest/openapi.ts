@@ -110,13 +110,13 @@ export function buildOpenAPI(
 
   for (const [path, operations] of Object.entries<Json>(doc.paths)) {
     for (const [method, operation] of Object.entries<Json>(operations)) {
-      const known = byOperation.get(`${method} ${path}`);
+      const operationKey = `${method} ${path}`;
+      const known = byOperation.get(operationKey);
       if (known) {
         operation.description ||= known.description;
         // The GraphQL field's name: the same operation on both surfaces has the same name.
         operation.operationId = known.operationId;
       }
-      const operationKey = `${method} ${path}`;
       const body = operation.requestBody?.content?.['application/json'];
       if (body && bodyExamples[operationKey]) body.example = bodyExamples[operationKey];
       const ok = operation.responses?.['200']?.content?.['application/json'];
@@ -125,7 +125,7 @@ export function buildOpenAPI(
       if (known?.route.bearer) operation.security = [{ bearer: [] }];
       // SOFA lists a body's fields as query parameters too, and path parameters as body fields; each
       // is documented once, where a client sends it.
-      const bodySchema: Json | undefined = operation.requestBody?.content?.['application/json']?.schema;
+      const bodySchema: Json | undefined = body?.schema;
       for (const p of (operation.parameters ?? []) as Json[]) {
         if (p.in !== 'path' || !bodySchema?.properties?.[p.name]) continue;
         delete bodySchema.properties[p.name];

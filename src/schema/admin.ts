@@ -10,7 +10,7 @@ import { builder, envelopeRef } from './builder.js';
 import { DigestEnvelopeRef } from './digest.js';
 
 /** Records per request; larger loads go through the CLI. */
-export const maxItemsPerRequest = 5000;
+const maxItemsPerRequest = 5000;
 
 const RejectionRef = builder.objectRef<Rejection>('IngestRejection').implement({
   description: 'A record that was not ingested, and why.',
@@ -52,7 +52,7 @@ builder.mutationField('ingestItems', (t) =>
     },
     resolve: async (_root, { items }, ctx) => {
       if (items.length > maxItemsPerRequest) throw badRequest(`At most ${maxItemsPerRequest} records per request; use the CLI for larger loads`);
-      return { data: await ingest({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }, items, { stopping: ctx.stopping }) };
+      return { data: await ingest(ctx, items, { stopping: ctx.stopping }) };
     },
   }),
 );
@@ -82,9 +82,7 @@ builder.mutationField('reclassifyIssues', (t) =>
       'Admin (bearer ADMIN_API_KEY): re-runs the current classifier over every stored issue classified by another version, ' +
       'from its stored source record. Idempotent. An issue that becomes relevant is published once as new; one that stops ' +
       'being relevant stops being served. Large stores: npm run cli -- reclassify.',
-    resolve: async (_root, _args, ctx) => {
-      return { data: await reclassify({ prisma: ctx.prisma, pubsub: ctx.pubsub, log: ctx.log }) };
-    },
+    resolve: async (_root, _args, ctx) => ({ data: await reclassify(ctx) }),
   }),
 );
 
@@ -127,8 +125,6 @@ builder.mutationField('createApiKey', (t) =>
     args: {
       name: t.arg.string({ required: true, description: 'What the key is for (1 to 100 characters), shown by `keys list`.' }),
     },
-    resolve: async (_root, { name }, ctx) => {
-      return { data: await issueKey(ctx.prisma, name) };
-    },
+    resolve: async (_root, { name }, ctx) => ({ data: await issueKey(ctx.prisma, name) }),
   }),
 );

@@ -1,5 +1,5 @@
 // The daily digests: the latest, and past ones by page or by day.
-import { isCalendarDate } from '../digest/generate.js';
+import { isCalendarDate, nonEmptyDigest, nonEmptyDigestSql } from '../digest/generate.js';
 import { badRequest, notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
 import { Prisma, type Digest } from '../generated/prisma/client.js';
@@ -8,7 +8,7 @@ import { digestColumns, digestSelection } from './columns.js';
 import { once, PageMetaRef } from './issue.js';
 
 // A plain object type over the row: its resolvers read the selected columns (columns.ts).
-export const DigestRef = builder.objectRef<Digest>('Digest').implement({
+const DigestRef = builder.objectRef<Digest>('Digest').implement({
   description: 'The daily summary of new issues.',
   fields: (t) => ({
     date: t.exposeString('date', { description: 'Calendar day (UTC) the digest covers, YYYY-MM-DD.' }),
@@ -22,11 +22,6 @@ export const DigestEnvelopeRef = envelopeRef('DigestEnvelope', {
   description: 'One digest under `data`.',
   data: { type: DigestRef, description: 'The digest.' },
 });
-
-/** The digests served: days that covered at least one issue (the latest, and past ones listed). */
-const nonEmptyDigest = { issueCount: { gt: 0 } } satisfies Prisma.DigestWhereInput;
-/** nonEmptyDigest for SQL over "Digest": change the two together. */
-const nonEmptyDigestSql = Prisma.sql`"issueCount" > 0`;
 
 builder.queryField('latestDigest', (t) =>
   t.field({
@@ -50,7 +45,6 @@ const DigestListRef = envelopeRef('DigestList', {
   data: { type: [DigestRef], description: 'The digests, newest day first.' },
   meta: { type: PageMetaRef, description: 'Total, limit and offset.' },
 });
-
 
 builder.queryFields((t) => ({
   digests: t.field({

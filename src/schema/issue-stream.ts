@@ -9,7 +9,7 @@ import { noViewer } from '../keys/viewer.js';
 import { createDispatcher, type DispatchBatch, type DispatcherOptions, type IssueStream } from '../webhooks/dispatcher.js';
 import { schema as publicSchema } from './index.js';
 
-export function webhookIssueStream(schema: GraphQLSchema, services: Services): IssueStream {
+function webhookIssueStream(schema: GraphQLSchema, services: Services): IssueStream {
   const issue = schema.getType('Issue') as GraphQLObjectType;
   const fields = Object.values(issue.getFields()).filter((f) => !f.extensions?.graphqlOnly).map((f) => f.name);
   const document = parse(`subscription WebhookDispatch($filter: WebhookFiltersInput) {

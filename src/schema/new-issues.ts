@@ -40,7 +40,6 @@ function once<T>(key: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
-
 // ---- types
 
 const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').implement({

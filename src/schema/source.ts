@@ -40,8 +40,6 @@ builder.queryField('sources', (t) =>
     type: SourceListRef,
     description:
       'Admin (bearer ADMIN_API_KEY): the configured upstream sources and what each last sync did (last success, last error, counts).',
-    resolve: async (_root, _args, ctx) => {
-      return { data: await sourceStatuses(ctx.prisma, ctx.config.sources) };
-    },
+    resolve: async (_root, _args, ctx) => ({ data: await sourceStatuses(ctx.prisma, ctx.config.sources) }),
   }),
 );

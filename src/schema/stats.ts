@@ -39,8 +39,7 @@ builder.queryField('stats', (t) =>
                  (SELECT count(*)::int FROM "Issue" WHERE ${servedIssueSql} AND "publishedAt" > now() - interval '7 days') AS "last7d",
                  (SELECT count(*)::int FROM "Digest") AS "totalDigests"`),
       ]);
-      const { totalDigests, last24h, last7d } = row!;
-      return { data: { totalIssues, totalDigests, last24h, last7d } };
+      return { data: { totalIssues, ...row! } };
     },
   }),
 );

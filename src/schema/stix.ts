@@ -5,8 +5,8 @@ import { buildBundle, stixIssueSelect } from '../stix/bundle.js';
 import { builder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
-export const STIX_LIMIT_DEFAULT = 50;
-export const STIX_LIMIT_MAX = 100;
+const STIX_LIMIT_DEFAULT = 50;
+const STIX_LIMIT_MAX = 100;
 
 builder.queryField('stixBundle', (t) =>
   t.field({

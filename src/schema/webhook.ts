@@ -1,12 +1,12 @@
 // Webhooks: registration (createWebhook) and management for the bearer key
 // that owns them. Secrets are returned by createWebhook and rotateWebhookSecret only.
-import { badRequest, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { DeliveryStatus } from '../generated/prisma/enums.js';
 import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import { maxOverlapHours, queuePing, redeliver, requireOwnedWebhook, rotateSecret } from '../webhooks/deliveries.js';
-import { createWebhookData, ownedWebhook, validateRegistration, validateUpdate, webhookEventKinds, withinWebhookCap } from '../webhooks/manage.js';
+import { createWebhookData, ownedWebhook, validateRegistration, validateUpdate, webhookEventKinds, withinWebhookCap, type WebhookEventKind } from '../webhooks/manage.js';
 import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { graphqlOnly, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
@@ -37,7 +37,7 @@ const WebhookRef = builder.prismaObject('Webhook', {
     url: t.exposeString('url', { description: 'Delivery target (https).' }),
     active: t.exposeBoolean('active', { description: 'False once the receiver answered 410 or deliveries kept dying.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
-    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as (typeof webhookEventKinds)[number][] }),
+    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as WebhookEventKind[] }),
     deactivatedReason: t.exposeString('deactivatedReason', { nullable: true, description: 'Why the webhook became inactive.' }),
     previousSecretExpiresAt: t.field({
       type: 'DateTime',
@@ -60,7 +60,7 @@ const WebhookWithSecretRef = builder.prismaObject('Webhook', {
     secret: t.exposeString('secret', { description: 'Shared signing secret (64 hex characters); store it now, it is not shown again.' }),
     active: t.exposeBoolean('active', { description: 'True after creation.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
-    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as (typeof webhookEventKinds)[number][] }),
+    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as WebhookEventKind[] }),
   }),
 });
 
@@ -252,9 +252,7 @@ builder.mutationField('updateWebhook', (t) =>
       events: t.arg({ type: [WebhookEventEnum], description: 'Event kinds to receive, replacing the old ones; from then on.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const where = ownedWebhook(String(args.id), ctx.webhookOwner);
-      const current = await ctx.prisma.webhook.findFirst({ where, select: { id: true, url: true, filters: true, active: true, events: true } });
-      if (!current) throw notFound('Webhook not found');
+      const current = await requireOwnedWebhook(ctx.prisma, String(args.id), ctx.webhookOwner);
       const data = await ctx.prisma.webhook.update({
         ...selectionUnder('data', ctx, info),
         where: { id: current.id },
@@ -289,9 +287,7 @@ builder.mutationField('rotateWebhookSecret', (t) =>
       id: t.arg.id({ required: true, description: 'Webhook id.' }),
       overlapHours: t.arg.int({ description: `Hours the old secret keeps signing too: 0 to ${maxOverlapHours}, default 24.` }),
     },
-    resolve: async (_root, args, ctx, info) => {
-      return { data: await rotateSecret(ctx.prisma, String(args.id), ctx.webhookOwner, args.overlapHours, selectionUnder('data', ctx, info)) };
-    },
+    resolve: async (_root, args, ctx, info) => ({ data: await rotateSecret(ctx.prisma, String(args.id), ctx.webhookOwner, args.overlapHours, selectionUnder('data', ctx, info)) }),
   }),
 );
 
@@ -304,9 +300,7 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
       webhookId: t.arg.id({ required: true, description: 'Webhook id.' }),
       deliveryId: t.arg.id({ required: true, description: 'Delivery id.' }),
     },
-    resolve: async (_root, args, ctx, info) => {
-      return { data: await redeliver(ctx.prisma, String(args.webhookId), String(args.deliveryId), ctx.webhookOwner, selectionUnder('data', ctx, info)) };
-    },
+    resolve: async (_root, args, ctx, info) => ({ data: await redeliver(ctx.prisma, String(args.webhookId), String(args.deliveryId), ctx.webhookOwner, selectionUnder('data', ctx, info)) }),
   }),
 );
 
@@ -317,8 +311,6 @@ builder.mutationField('pingWebhook', (t) =>
       'Queues a signed test delivery {event: "ping", webhookId, deliveredAt} (one attempt, no retries); ' +
       'follow it in webhookDeliveries.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
-    resolve: async (_root, args, ctx, info) => {
-      return { data: await queuePing(ctx.prisma, String(args.id), ctx.webhookOwner, selectionUnder('data', ctx, info)) };
-    },
+    resolve: async (_root, args, ctx, info) => ({ data: await queuePing(ctx.prisma, String(args.id), ctx.webhookOwner, selectionUnder('data', ctx, info)) }),
   }),
 );

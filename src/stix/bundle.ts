@@ -18,7 +18,7 @@ export const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
 export const LICENSE_URL = 'https://creativecommons.org/licenses/by/4.0/';
 
 /** TLP:CLEAR as OASIS publishes it (TLP 2.0 extension, cti-stix-common-objects). */
-export const TLP_CLEAR = {
+const TLP_CLEAR = {
   type: 'marking-definition',
   spec_version: '2.1',
   id: 'marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487',
@@ -36,7 +36,7 @@ export interface StixBundle {
   objects: StixObject[];
 }
 
-export const stixId = (type: string, name: string) => `${type}--${uuidv5(name, STIX_NAMESPACE)}`;
+const stixId = (type: string, name: string) => `${type}--${uuidv5(name, STIX_NAMESPACE)}`;
 
 const IDENTITY_ID = stixId('identity', 'identity:secwire');
 const LICENSE_MARKING_ID = stixId('marking-definition', 'marking:cc-by-4.0');
@@ -67,6 +67,9 @@ const IDENTITY: StixObject = {
   description: 'secwire, a curated and classified feed of AI-security issues. Data licensed CC BY 4.0.',
   identity_class: 'system',
 };
+
+/** The objects that describe the service rather than an issue: first in every bundle. */
+const serviceObjects = [TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY];
 
 /** The issue columns the mapping reads. */
 export const stixIssueSelect = {
@@ -156,7 +159,7 @@ function externalReferences(issue: StixIssue): ExternalReference[] {
 }
 
 /** A solution is "real" unless it is empty or the fixed "N/A ..." sentence. */
-export function isRealSolution(solution: string | null): solution is string {
+function isRealSolution(solution: string | null): solution is string {
   return !!solution && !!solution.trim() && !/^N\/A\b/i.test(solution.trim());
 }
 
@@ -206,7 +209,7 @@ function relationship(type: 'targets' | 'mitigates', source: string, target: str
  * items. Not STIX's `incident`: the OASIS bundle schema lists no incident among its objects and
  * rejects one as a custom object, so a bundle holding one would not validate.
  */
-export function stixTypeOf(issueType: string): 'vulnerability' | 'report' {
+function stixTypeOf(issueType: string): 'vulnerability' | 'report' {
   return issueType === 'vulnerability' ? 'vulnerability' : 'report';
 }
 
@@ -267,7 +270,7 @@ function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): Stix
 export function buildBundle(issues: StixIssue[]): StixBundle {
   const patterns = new Map<string, StixObject>();
   const perIssue = issues.flatMap((issue) => issueObjects(issue, patterns));
-  const objects = [TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY, ...patterns.values(), ...perIssue];
+  const objects = [...serviceObjects, ...patterns.values(), ...perIssue];
   const unique = [...new Map(objects.map((o) => [o.id, o])).values()];
   // The same issues in the same versions give the same bundle id.
   const digest = createHash('sha256');
@@ -284,7 +287,7 @@ let catalogue: Map<string, StixObject> | undefined;
  */
 export function referenceObjects(): Map<string, StixObject> {
   catalogue ??= new Map([
-    ...[TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY].map((o) => [o.id, o] as const),
+    ...serviceObjects.map((o) => [o.id, o] as const),
     ...Object.keys(attackTypeNames).map((code) => [`attack-type:${code}`, attackTypePattern(code)] as const),
     ...atlasTechniqueIds().map((id) => [`atlas:${id}`, atlasPattern(id)] as const),
   ]);

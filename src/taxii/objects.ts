@@ -35,7 +35,7 @@ export interface ObjectsPage {
   next?: string;
 }
 
-export const encodeNext = (position: Position) => Buffer.from(JSON.stringify(position)).toString('base64url');
+const encodeNext = (position: Position) => Buffer.from(JSON.stringify(position)).toString('base64url');
 
 export function decodeNext(next: string): Position {
   try {

@@ -8,11 +8,12 @@ import { badRequest } from '../errors.js';
 import { currentRequestId } from '../http/request-id.js';
 import { parsePage, parseSince } from '../issues/filters.js';
 import { envelopeFor } from '../http/envelope.js';
+import { single } from '../params.js';
 import { collectionResource, collections, findCollection } from './collections.js';
 import { collectionObjects, decodeNext, TAXII_LIMIT } from './objects.js';
 
 export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
-export const TAXII_ROOT = '/taxii2';
+const TAXII_ROOT = '/taxii2';
 const API_ROOT = `${TAXII_ROOT}/api/`;
 
 function taxiiResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -38,9 +39,7 @@ const objectParams = ['added_after', 'limit', 'next', 'match[type]', 'match[id]'
 
 /** One value of a query parameter, or a 400 when it is repeated. */
 function once(query: URLSearchParams, name: string): string | undefined {
-  const values = query.getAll(name);
-  if (values.length > 1) throw badRequest(`${name} must be given at most once`);
-  return values[0] === '' ? undefined : values[0];
+  return (single(name, query.getAll(name)) as string | undefined) || undefined;
 }
 
 /** A comma-separated match[...] list (TAXII 2.1, 3.4.1). */

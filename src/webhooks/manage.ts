@@ -81,7 +81,6 @@ export function createWebhookData(ownerKeyHash: string, valid: { url: string; fi
   return { url: valid.url, filters: valid.filters, ...(valid.events ? { events: valid.events } : {}), ownerKeyHash, secret: newSecret() };
 }
 
-
 /**
  * Runs `create` unless the owner already has WEBHOOKS_PER_KEY webhooks (a 400 naming the limit).
  * Registrations of one key are serialised by a transaction lock, so two at once cannot both take

@@ -98,40 +98,31 @@ export function createSender(options: SenderOptions): Sender {
   return { send, close: () => agent.destroy() };
 }
 
+const errorWords: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  ETIMEDOUT: 'connection timed out',
+  ECONNABORTED: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'host unreachable',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'TLS certificate not trusted',
+};
+
 /** Library and system errors mapped to plain words: the owner sees these, never raw messages. */
 function describeError(err: NodeJS.ErrnoException): string {
-  if (err instanceof TargetRefused) return `refused: ${err.message}`;
+  if (err instanceof TargetRefused || err.code === 'ETARGETREFUSED') return `refused: ${err.message}`;
   // OpenSSL's words for a TLS hello answered by a plain-HTTP server.
   if (err.code === 'EPROTO' && /wrong version number|packet length too long|http request/i.test(err.message)) {
     return 'TLS handshake failed: the receiver answered in plain HTTP; it must serve HTTPS at this URL';
   }
-  switch (err.code) {
-    case 'ETARGETREFUSED':
-      return `refused: ${err.message}`;
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return 'connection reset';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host not found';
-    case 'ETIMEDOUT':
-    case 'ECONNABORTED':
-      return 'connection timed out';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'host unreachable';
-    case 'CERT_HAS_EXPIRED':
-      return 'TLS certificate expired';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return 'TLS certificate does not match the host';
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-      return 'TLS certificate not trusted';
-    default:
-      return err.code?.startsWith('ERR_SSL') || err.code?.startsWith('ERR_TLS') ? 'TLS handshake failed' : 'network error';
-  }
+  if (err.code && Object.hasOwn(errorWords, err.code)) return errorWords[err.code]!;
+  return err.code?.startsWith('ERR_SSL') || err.code?.startsWith('ERR_TLS') ? 'TLS handshake failed' : 'network error';
 }
