@@ -6,10 +6,9 @@ import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { nonEmptyDigest } from '../digest/generate.js';
 import { methodNotAllowed, readMethods } from '../http/methods.js';
-import { currentRequestId } from '../http/request-id.js';
 import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { rawFilters } from '../rest/csv.js';
-import { envelopeFor, errorResponse } from '../http/envelope.js';
+import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom } from './atom.js';
 
@@ -51,8 +50,7 @@ export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
         const xml = await feed(url.searchParams, { selfUrl: url.href, origin: url.origin });
         endResponse(new Response(xml, { headers: { 'Content-Type': ATOM_MEDIA_TYPE, 'Cache-Control': 'no-store' } }));
       } catch (err) {
-        const { status, message, unexpected } = envelopeFor([err]);
-        for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
+        const { status, message } = caughtFailure(err, log);
         endResponse(errorResponse(status, message));
       }
     },

@@ -2,6 +2,8 @@
 // status. Expected errors carry their status in extensions.http; request errors (a variable GraphQL
 // itself rejected) are 400s; anything else is a 500 whose message says nothing about the cause.
 import { GraphQLError } from 'graphql';
+import type { Logger } from '../log.js';
+import { currentRequestId } from './request-id.js';
 
 export interface ErrorEnvelope {
   error: { message: string; status: number };
@@ -79,4 +81,14 @@ export function envelopeFor(errors: readonly unknown[]): { status: number; messa
   // A 503 (an outage) says so and when to retry; any other 5xx says nothing about its cause.
   if (chosen.status >= 500 && chosen.status !== 503) chosen.message = INTERNAL_ERROR_MESSAGE;
   return { ...chosen, headers, unexpected };
+}
+
+/**
+ * The status and message for an error a plain (non-GraphQL) route caught; an unexpected one is
+ * logged with the request id, since its wording never reaches the client.
+ */
+export function caughtFailure(err: unknown, log: Logger): { status: number; message: string } {
+  const { status, message, unexpected } = envelopeFor([err]);
+  for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
+  return { status, message };
 }

@@ -10,7 +10,7 @@ import { abortOnFailure } from '../http/streamed-body.js';
 import type { GraphQLObjectType } from 'graphql';
 import { csvColumnsFor, csvHeaderFor, issueCsvStream } from '../issues/csv.js';
 import { filterDescriptions, issueWhere, parseIssueFilters, type RawIssueFilters } from '../issues/filters.js';
-import { envelopeFor, errorResponse } from '../http/envelope.js';
+import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { schema } from '../schema/index.js';
 
 export const CSV_EXPORT_PATH = '/api/issues/export';
@@ -39,7 +39,7 @@ export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
         rejectUnknownParameters(url.searchParams, Object.keys(filterDescriptions));
         where = issueWhere(parseIssueFilters(rawFilters(url.searchParams)));
       } catch (err) {
-        const { status, message } = envelopeFor([err]);
+        const { status, message } = caughtFailure(err, log);
         return endResponse(errorResponse(status, message));
       }
       const headers = {

@@ -5,10 +5,9 @@
 // hands this the body it parsed, before reading it as the route's arguments.
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
-import { currentRequestId } from '../http/request-id.js';
 import { oneOf, isAbsent } from '../params.js';
 import { parseIssueFilters, severities } from '../issues/filters.js';
-import { envelopeFor, errorResponse } from '../http/envelope.js';
+import { caughtFailure, errorResponse } from '../http/envelope.js';
 import type { BodyHandler } from '../rest/gate.js';
 import { restBasePath } from '../rest/routes.js';
 import { scanStack } from '../scan/scan.js';
@@ -57,8 +56,7 @@ export function sbomScan({ db, log }: Pick<Services, 'db' | 'log'>): BodyHandler
       const document = vexDocument(result, inputs.components, { issueUrl: (id) => `${url.origin}${restBasePath}/issues/${id}` });
       return new Response(JSON.stringify(document), { headers: { 'Content-Type': `${CYCLONEDX_MEDIA_TYPE}; version=1.6` } });
     } catch (err) {
-      const { status, message, unexpected } = envelopeFor([err]);
-      for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
+      const { status, message } = caughtFailure(err, log);
       return errorResponse(status, message);
     }
   };

@@ -15,6 +15,7 @@ export const STIX_NAMESPACE = 'cf3099ba-b731-4a7a-bcec-5ab36da748e7';
 /** Creation time of the objects that describe the service rather than an issue. */
 export const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
 
+/** The data's licence (CC BY 4.0), named by STIX, Atom, OpenAPI and every API response's Link header. */
 export const LICENSE_URL = 'https://creativecommons.org/licenses/by/4.0/';
 
 /** TLP:CLEAR as OASIS publishes it (TLP 2.0 extension, cti-stix-common-objects). */

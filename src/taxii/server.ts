@@ -5,9 +5,8 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
-import { currentRequestId } from '../http/request-id.js';
 import { parsePage, parseSince } from '../issues/filters.js';
-import { envelopeFor } from '../http/envelope.js';
+import { caughtFailure } from '../http/envelope.js';
 import { single } from '../params.js';
 import { collectionResource, collections, findCollection } from './collections.js';
 import { collectionObjects, decodeNext, TAXII_LIMIT } from './objects.js';
@@ -115,8 +114,7 @@ export function useTaxii({ db, config, log }: Pick<Services, 'db' | 'config' | '
         if (!acceptable(request.headers.get('accept'))) return endResponse(taxiiError(406, `Ask for ${TAXII_MEDIA_TYPE}`));
         endResponse(await handler(url.searchParams));
       } catch (err) {
-        const { status, message, unexpected } = envelopeFor([err]);
-        for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
+        const { status, message } = caughtFailure(err, log);
         endResponse(taxiiError(status, message));
       }
     },
