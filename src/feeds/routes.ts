@@ -3,7 +3,7 @@
 // list route's 400 envelopes.
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
-import { badRequest } from '../errors.js';
+import { rejectUnknownParameters } from '../params.js';
 import { nonEmptyDigest } from '../digest/generate.js';
 import { methodNotAllowed, readMethods } from '../http/methods.js';
 import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
@@ -22,20 +22,16 @@ function param(query: URLSearchParams, name: string): unknown {
   return values.length > 1 ? values : values[0];
 }
 
-function onlyKnown(query: URLSearchParams, known: string[]) {
-  for (const name of query.keys()) if (!known.includes(name)) throw badRequest(`Unknown query parameter: ${name}`);
-}
-
 export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
   const feeds: Record<string, (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>> = {
     [ISSUES_ATOM_PATH]: async (query, urls) => {
-      onlyKnown(query, [...Object.keys(filterDescriptions), 'limit']);
+      rejectUnknownParameters(query, [...Object.keys(filterDescriptions), 'limit']);
       const where = issueWhere(parseIssueFilters(rawFilters(query)));
       const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
       return issuesAtom(await db.prisma.issue.findMany({ where, orderBy: issueOrder, take: limit, select: atomIssueSelect }), urls);
     },
     [DIGESTS_ATOM_PATH]: async (query, urls) => {
-      onlyKnown(query, ['limit']);
+      rejectUnknownParameters(query, ['limit']);
       const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
       return digestsAtom(await db.prisma.digest.findMany({ where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit }), urls);
     },

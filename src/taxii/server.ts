@@ -7,7 +7,7 @@ import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { parsePage, parseSince } from '../issues/filters.js';
 import { caughtFailure } from '../http/envelope.js';
-import { single } from '../params.js';
+import { rejectUnknownParameters, single } from '../params.js';
 import { collectionResource, collections, findCollection } from './collections.js';
 import { collectionObjects, decodeNext, TAXII_LIMIT } from './objects.js';
 
@@ -66,7 +66,7 @@ export function useTaxii({ db, config, log }: Pick<Services, 'db' | 'config' | '
   async function objects(collectionId: string, query: URLSearchParams): Promise<Response> {
     const collection = findCollection(collectionId);
     if (!collection) return taxiiError(404, 'No such collection');
-    for (const name of query.keys()) if (!objectParams.includes(name)) throw badRequest(`Unknown query parameter: ${name}`);
+    rejectUnknownParameters(query, objectParams);
     const addedAfter = once(query, 'added_after');
     const next = once(query, 'next');
     const version = once(query, 'match[version]');
