@@ -5,7 +5,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { isReplay } from '../http/response-cache.js';
 import { encodeCursor } from '../issues/cursor.js';
-import type { RestAnswered } from '../rest/results.js';
+import type { RestAnswered } from '../rest/gate.js';
 import { restBasePath } from '../rest/routes.js';
 
 interface ListBody {
@@ -30,15 +30,16 @@ function link(url: URL, changes: Record<string, string | undefined>, rel: string
 
 export function usePagingLinks(): Plugin {
   return {
-    async onResponse({ request, response, serverContext }) {
+    onResponse({ request, response, serverContext }) {
       // A cached answer carries its links already.
       if (isReplay(serverContext)) return;
       const url = new URL(request.url);
       const list = lists[url.pathname];
       if (!list || request.method !== 'GET' || response.status !== 200) return;
-      // The gate's answer as it was built; the body only when the gate did not build this response.
-      const body = ((serverContext as RestAnswered).restAnswer ?? (await response.clone().json())) as ListBody;
-      const { data, meta } = body;
+      // The gate's answer as it was built: every list answer but a cached one (above) comes from the gate.
+      const answer = (serverContext as RestAnswered).restAnswer as ListBody | undefined;
+      if (!answer) return;
+      const { data, meta } = answer;
       const fromCursor = url.searchParams.has('cursor');
       const links: string[] = [];
       // After a cursor the remaining count is unknown: a full page may have a next one.

@@ -20,10 +20,17 @@ import { isReplay, varyOnEncoding, type ResponseCache } from '../http/response-c
 import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
-import type { RestAnswered } from './results.js';
 import { renderDocs } from './docs.js';
 import { buildOpenAPI } from './openapi.js';
 import { restBasePath, type RestRoute } from './routes.js';
+
+/**
+ * The per-request server context as the gate leaves it, for the response hooks that need the
+ * route's answer (the paging links): they read it there instead of parsing the JSON body back.
+ */
+export interface RestAnswered {
+  restAnswer?: unknown;
+}
 
 type Yoga = YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
 
