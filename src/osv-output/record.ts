@@ -17,7 +17,7 @@ const acceptedId = new RegExp(osvSchema.$defs.prefix.pattern);
 /** OSV's own spelling of each ecosystem, by lower-cased name: native items may write "pypi". */
 const ecosystemSpelling = new Map(Object.keys(ecosystemList).map((name) => [name.toLowerCase(), name]));
 
-export interface OsvReference {
+interface OsvReference {
   type: 'ADVISORY' | 'ARTICLE' | 'DETECTION' | 'DISCUSSION' | 'REPORT' | 'FIX' | 'INTRODUCED' | 'GIT' | 'PACKAGE' | 'EVIDENCE' | 'WEB';
   url: string;
 }
@@ -36,47 +36,20 @@ export interface OsvRecord {
   database_specific: Record<string, unknown>;
 }
 
-/** The columns a record is built from. */
-export const osvIssueSelect = {
-  id: true,
-  title: true,
-  headline: true,
-  summary: true,
-  sourceUrl: true,
-  publishedAt: true,
-  updatedAt: true,
-  severity: true,
-  cvssSeverity: true,
-  cvssScore: true,
-  cvssVector: true,
-  labels: true,
-  issueType: true,
-  cweIds: true,
-  capecIds: true,
-  attackType: true,
-  atlasIds: true,
-  impactType: true,
-  attackSophistication: true,
-  aiComponentTargeted: true,
-  exploitMaturity: true,
-  llmSpecific: true,
-  classifierModel: true,
-  classifierPromptVersion: true,
-  classifierConfidence: true,
-  epssScore: true,
-  kevDateAdded: true,
-  identifiers: true,
-  source: true,
-} as const;
-
-export type OsvIssue = Pick<Issue, keyof typeof osvIssueSelect>;
-
 /** The issue's own fields under database_specific, in this order (the score as the API writes it). */
 const classificationFields = [
   'severity', 'issueType', 'labels', 'cvssSeverity', 'cvssScore', 'cweIds', 'capecIds', 'attackType', 'atlasIds', 'impactType',
   'attackSophistication', 'aiComponentTargeted', 'exploitMaturity', 'llmSpecific', 'epssScore', 'kevDateAdded',
   'classifierModel', 'classifierPromptVersion', 'classifierConfidence',
-] as const satisfies readonly (keyof OsvIssue)[];
+] as const satisfies readonly (keyof Issue)[];
+
+const recordFields = ['id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'updatedAt', 'cvssVector', 'identifiers', 'source'] as const;
+
+type OsvIssueField = (typeof recordFields)[number] | (typeof classificationFields)[number];
+type OsvIssue = Pick<Issue, OsvIssueField>;
+
+/** The columns a record is built from. */
+export const osvIssueSelect = Object.fromEntries([...recordFields, ...classificationFields].map((name) => [name, true])) as Record<OsvIssueField, true>;
 
 function osvIdOf(issue: Pick<Issue, 'id' | 'source'>): string {
   const source = issue.source as unknown as SourceRecord;
