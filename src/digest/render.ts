@@ -1,17 +1,11 @@
 // The daily digest's Markdown: what was published that UTC day, grouped by severity and then by
 // issue type, each item linking to its source.
+import type { Prisma } from '../generated/prisma/client.js';
 import type { IssueType, Severity } from '../generated/prisma/enums.js';
 
-export interface DigestIssue {
-  title: string;
-  headline: string | null;
-  summary: string | null;
-  sourceUrl: string;
-  severity: Severity;
-  issueType: IssueType;
-  cveId: string | null;
-  publishedAt: Date;
-}
+/** The issue columns a digest reads. */
+export const digestIssueSelect = { title: true, headline: true, summary: true, sourceUrl: true, severity: true, issueType: true, cveId: true, publishedAt: true } satisfies Prisma.IssueSelect;
+export type DigestIssue = Prisma.IssueGetPayload<{ select: typeof digestIssueSelect }>;
 
 const severityOrder: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 const typeOrder: IssueType[] = ['vulnerability', 'incident', 'research', 'regulatory', 'news'];
