@@ -32,14 +32,8 @@ function closeAfter(res: ServerResponse) {
 
 export function createHttpServer(app: RequestListener, timeouts: ServerTimeouts = serverTimeouts): Server {
   const server: Server = createServer(
-    {
-      headersTimeout: timeouts.headersTimeout,
-      requestTimeout: timeouts.requestTimeout,
-      keepAliveTimeout: timeouts.keepAliveTimeout,
-      connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
-      // A missing Host is refused by requestTargetProblem, with the envelope; node's own refusal has no body.
-      requireHostHeader: false,
-    },
+    // A missing Host is refused by requestTargetProblem, with the envelope; node's own refusal has no body.
+    { ...timeouts, requireHostHeader: false },
     (req, res) => {
       const problem = requestTargetProblem(req);
       if (problem) return refuseRequest(res, problem);
