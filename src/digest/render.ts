@@ -35,14 +35,10 @@ export function renderDigest(date: string, issues: DigestIssue[]): string {
     lines.push(`No new AI-security issues were published on ${date} (UTC).`);
     return lines.join('\n') + '\n';
   }
-  const counts = severityOrder
-    .map((s) => [s, issues.filter((i) => i.severity === s).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([s, n]) => `${n} ${s}`);
-  lines.push(`${issues.length} ${issues.length === 1 ? 'issue was' : 'issues were'} published on ${date} (UTC): ${counts.join(', ')}.`, '');
-  for (const severity of severityOrder) {
-    const ofSeverity = issues.filter((i) => i.severity === severity);
-    if (ofSeverity.length === 0) continue;
+  const sections = severityOrder.map((s) => [s, issues.filter((i) => i.severity === s)] as const).filter(([, of]) => of.length > 0);
+  const counts = sections.map(([s, of]) => `${of.length} ${s}`).join(', ');
+  lines.push(`${issues.length} ${issues.length === 1 ? 'issue was' : 'issues were'} published on ${date} (UTC): ${counts}.`, '');
+  for (const [severity, ofSeverity] of sections) {
     lines.push(`## ${capitalise(severity)}`, '');
     for (const type of typeOrder) {
       const group = ofSeverity.filter((i) => i.issueType === type).sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime());
