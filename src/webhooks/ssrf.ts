@@ -2,15 +2,12 @@
 // public unicast. The check runs when a webhook is registered and again inside the connection's
 // own DNS lookup, on the addresses actually dialled, so a name that is rebound to a private
 // address after registration is refused at delivery.
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** dns.lookup's callback form, which https agents accept as their `lookup` option. */
-export type LookupFunction = (
-  hostname: string,
-  options: LookupOptions,
-  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-) => void;
+export type { LookupFunction };
 
 export class TargetRefused extends Error {}
 
