@@ -6,20 +6,15 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { answerClientError, refuseRequest, requestTargetProblem } from './request-target.js';
 
-export interface ServerTimeouts {
-  headersTimeout: number;
-  requestTimeout: number;
-  keepAliveTimeout: number;
-  /** How often node checks the two timeouts above (its default, 30 s, would let them run late). */
-  connectionsCheckingInterval: number;
-}
-
-export const serverTimeouts: ServerTimeouts = {
+export const serverTimeouts = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
+  /** How often node checks the two timeouts above (its default, 30 s, would let them run late). */
   connectionsCheckingInterval: 1_000,
 };
+
+export type ServerTimeouts = typeof serverTimeouts;
 
 /** The responses each server has in flight. */
 const inFlight = new WeakMap<Server, Set<ServerResponse>>();
