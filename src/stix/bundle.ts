@@ -31,11 +31,6 @@ const TLP_CLEAR = {
 } as const;
 
 export type StixObject = { type: string; id: string; [property: string]: unknown };
-export interface StixBundle {
-  type: 'bundle';
-  id: string;
-  objects: StixObject[];
-}
 
 const stixId = (type: string, name: string) => `${type}--${uuidv5(name, STIX_NAMESPACE)}`;
 
@@ -222,7 +217,7 @@ function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): Stix
 }
 
 /** One bundle for the given issues, in their order. */
-export function buildBundle(issues: StixIssue[]): StixBundle {
+export function buildBundle(issues: StixIssue[]) {
   const patterns = new Map<string, StixObject>();
   const perIssue = issues.flatMap((issue) => issueObjects(issue, patterns));
   const objects = [...serviceObjects, ...patterns.values(), ...perIssue];
@@ -230,7 +225,7 @@ export function buildBundle(issues: StixIssue[]): StixBundle {
   // The same issues in the same versions give the same bundle id.
   const digest = createHash('sha256');
   for (const o of unique) digest.update(`${o.id}|${String(o.modified ?? o.created)}\n`);
-  return { type: 'bundle', id: stixId('bundle', digest.digest('hex')), objects: unique };
+  return { type: 'bundle' as const, id: stixId('bundle', digest.digest('hex')), objects: unique };
 }
 
 let catalogue: Map<string, StixObject> | undefined;

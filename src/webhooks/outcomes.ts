@@ -124,12 +124,7 @@ async function write(prisma: PrismaClient, batch: Decided[], deadLimit: number):
   ]);
 }
 
-export interface OutcomeRecorder {
-  /** Resolves once the outcome is written (or, if writing failed, logged). */
-  record(outcome: Outcome): Promise<void>;
-}
-
-export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: OutcomeRules, batchWindowMs = 20): OutcomeRecorder {
+export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: OutcomeRules, batchWindowMs = 20) {
   let pending: { decided: Decided; done: () => void }[] = [];
   let flushing = false;
   let timer: NodeJS.Timeout | undefined;
@@ -157,7 +152,8 @@ export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: 
   }
 
   return {
-    record(outcome) {
+    /** Resolves once the outcome is written (or, if writing failed, logged). */
+    record(outcome: Outcome): Promise<void> {
       const decided = decide(outcome, rules, new Date());
       if (!decided.ok) log.debug('webhook delivery attempt failed', { deliveryId: outcome.deliveryId, statusCode: outcome.statusCode, error: decided.error, dead: decided.dead });
       return new Promise<void>((done) => {

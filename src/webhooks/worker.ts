@@ -7,7 +7,7 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import { createOutcomeRecorder } from './outcomes.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
-import { createSender, type Sender, type SenderOptions, type SendResult } from './sender.js';
+import { createSender, type SenderOptions, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
 
 export interface WorkerOptions extends Partial<Omit<SenderOptions, 'allowPrivateTargets'>> {
@@ -59,7 +59,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const deadLimit = options.deadDeliveriesToDeactivate ?? 3;
-  const sender: Sender = createSender({ maxSocketsPerHost: perHost, ...options, timeoutMs });
+  const sender = createSender({ maxSocketsPerHost: perHost, ...options, timeoutMs });
   const recorder = createOutcomeRecorder(prisma, log, { retry, deadLimit });
 
   const inFlight = new Set<Promise<void>>();
