@@ -64,14 +64,7 @@ function cvssSeverity(vector: string): { type: string; score: string } | undefin
 }
 
 /** A URL as the schema's `uri` format wants it (spaces and the like escaped), or nothing. */
-function uri(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return undefined;
-  try {
-    return new URL(raw).href;
-  } catch {
-    return undefined;
-  }
-}
+const uri = (raw: unknown) => (typeof raw === 'string' ? URL.parse(raw)?.href : undefined);
 
 function referencesOf(issue: OsvIssue, source: SourceRecord): OsvReference[] {
   const record = source.record as { references?: { type?: string; url?: string }[] | string[] } | null;

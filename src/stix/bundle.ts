@@ -98,12 +98,8 @@ const CVE = /^CVE-\d{4}-(0\d{3}|[1-9]\d{3,})$/;
 
 /** An absolute http(s) URL in the form JSON Schema's "uri" format accepts, or undefined. */
 function uri(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = URL.parse(value);
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url.href : undefined;
 }
 
 type ExternalReference = { source_name: string; external_id?: string; url?: string; description?: string };
