@@ -19,7 +19,7 @@ export const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
 export const LICENSE_URL = 'https://creativecommons.org/licenses/by/4.0/';
 
 /** TLP:CLEAR as OASIS publishes it (TLP 2.0 extension, cti-stix-common-objects). */
-const TLP_CLEAR = {
+const TLP_CLEAR: StixObject = {
   type: 'marking-definition',
   spec_version: '2.1',
   id: 'marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487',
@@ -28,7 +28,7 @@ const TLP_CLEAR = {
   extensions: {
     'extension-definition--60a3c5c5-0d10-413e-aab3-9e08dde9e88d': { extension_type: 'property-extension', tlp_2_0: 'clear' },
   },
-} as const;
+};
 
 export type StixObject = { type: string; id: string; [property: string]: unknown };
 
@@ -67,7 +67,7 @@ const IDENTITY = stixObject('identity', 'identity:secwire', serviceTimes, {
 });
 
 /** The objects that describe the service rather than an issue: first in every bundle. */
-const serviceObjects = [TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY];
+const serviceObjects = [TLP_CLEAR, LICENSE_MARKING, IDENTITY];
 
 /** The issue columns the mapping reads. */
 export const stixIssueSelect = {

@@ -44,7 +44,7 @@ function literalAddress(hostname: string): string | undefined {
  */
 export async function checkTargetUrl(
   raw: string,
-  { allowPrivate, lookup = dnsLookup as unknown as LookupFunction }: { allowPrivate: boolean; lookup?: LookupFunction },
+  { allowPrivate, lookup = dnsLookup }: { allowPrivate: boolean; lookup?: LookupFunction },
 ): Promise<URL> {
   let url: URL;
   try {
@@ -84,7 +84,7 @@ function resolveAll(hostname: string, lookup: LookupFunction): Promise<LookupAdd
  * A lookup for https agents: resolves with `base`, then refuses the connection when any address
  * is not public, so the address dialled is always one that was checked (no rebinding window).
  */
-export function guardedLookup(base: LookupFunction = dnsLookup as unknown as LookupFunction): LookupFunction {
+export function guardedLookup(base: LookupFunction = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, { ...options, all: true } as LookupAllOptions, (err, result) => {
       if (err) return callback(err, '');
