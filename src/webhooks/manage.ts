@@ -65,6 +65,7 @@ export async function registerWebhook<Q extends object>(
   query: Q,
 ) {
   const url = await checkedUrl(ctx, input.url);
+  // Widened to `object`: Prisma's JSON input wants an index signature that IssueFilters lacks.
   const filters: object = normaliseFilters(input.filters);
   const events = eventKinds(input.events);
   const data: Prisma.WebhookCreateInput = { url, filters, ...(events ? { events } : {}), ownerKeyHash, secret: newSecret() };
