@@ -51,8 +51,7 @@ type OsvIssue = Pick<Issue, OsvIssueField>;
 /** The columns a record is built from. */
 export const osvIssueSelect = Object.fromEntries([...recordFields, ...classificationFields].map((name) => [name, true])) as Record<OsvIssueField, true>;
 
-function osvIdOf(issue: Pick<Issue, 'id' | 'source'>): string {
-  const source = issue.source as unknown as SourceRecord;
+function osvIdOf(issue: OsvIssue, source: SourceRecord): string {
   return source.format === 'osv' && acceptedId.test(source.id) ? source.id : `${PRIVATE_ID_PREFIX}${issue.id}`;
 }
 
@@ -81,7 +80,7 @@ function referencesOf(issue: OsvIssue, source: SourceRecord): OsvReference[] {
 
 export function osvRecordOf(issue: OsvIssue): OsvRecord {
   const source = issue.source as unknown as SourceRecord;
-  const id = osvIdOf(issue);
+  const id = osvIdOf(issue, source);
   const upstreamSeverity = source.format === 'osv' ? (source.record as { severity?: { type: string; score: string }[] }).severity : undefined;
   const severity = upstreamSeverity?.length ? upstreamSeverity : [issue.cvssVector && cvssSeverity(issue.cvssVector)].filter((s) => !!s);
 
