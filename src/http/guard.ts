@@ -28,7 +28,7 @@ const isPromise = (value: unknown): value is Promise<unknown> => typeof (value a
 /**
  * Hooks that answer at once stay synchronous: Yoga runs a synchronous hook without a promise, and
  * every request passes through all of them (an async wrapper cost each request two dozen promises
- * and microtask turns, a cached answer's largest share after the socket writes).
+ * and microtask turns).
  */
 export function guarded(plugin: Plugin, log: Logger, graphqlEndpoint: string): Plugin {
   const { onRequest, onResponse } = plugin;
