@@ -19,7 +19,7 @@ import { emptyPostgres } from './scratch-databases.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runners = {
-  'npm start': ['--expose-gc', '--max-semi-space-size=16', '--enable-source-maps', 'dist/start.js'],
+  'npm start': ['--expose-gc', '--max-semi-space-size=16', 'dist/start.js'],
   'compiled, V8 defaults': ['--max-semi-space-size=16', '--enable-source-maps', 'dist/main.js'],
   tsx: ['--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
 };
