@@ -128,7 +128,10 @@ migration engine when nothing is pending.
 \`npm start\` also passes \`--expose-gc\`: once the event loop has been quiet for 5 s after work, the
 server runs one memory-reducing collection (src/idle-collection.ts), so "idle" is the live set plus
 what sits outside V8's heap, not the heap V8 grew for the warm rounds; the other two runners keep
-V8's own sizing.
+V8's own sizing. \`dist/start.js\` also starts the process (re-executed once, on either database) with one
+glibc malloc arena and a fixed mmap threshold (\`MALLOC_ARENA_MAX=1\`, \`MALLOC_MMAP_THRESHOLD_=131072\`,
+unless the environment sets them), maps stack traces of our own files only (the other runners pass
+\`--enable-source-maps\`), and on PostgreSQL applies migrations in a worker thread that ends when done.
 
 | runner | database | first answer s | warm s | peak RSS MB | idle RSS MB |
 |---|---|---|---|---|---|
