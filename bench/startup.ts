@@ -111,7 +111,7 @@ Measured ${when} UTC on this machine (2 shared cores, load average ${loadavg()[0
 rows, not absolute figures). Each row is a new server process with the sample data; "first answer" is
 spawn to the first 200 of \`GET /api/v1/issues?limit=1\`, "peak" the process's VmHWM after the warm
 rounds, "idle" its VmRSS ${idleSeconds} s later. \`compiled, V8 defaults\` is the same esbuild output
-(dist/) started directly, \`tsx\` the same source through the tsx loader.
+(dist/, a minified bundle since 2026-11-24 15:20) started directly, \`tsx\` the same source through the tsx loader.
 
 \`npm start\` runs \`dist/start.js\`, which re-executes the process once with \`--liftoff-only\` when
 the database is the embedded one: V8's optimising compiler working through PostgreSQL's Wasm as
