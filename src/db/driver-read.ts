@@ -16,6 +16,14 @@ import { Prisma } from '../generated/prisma/client.js';
  */
 export type DriverRead = <T = Record<string, unknown>>(query: Prisma.Sql, settings?: Record<string, string>) => Promise<T[]>;
 
+/**
+ * A SELECT list of a model's columns, from code's own names (a Prisma `select` object's keys, the
+ * fields of a GraphQL type named after them), never from a request: quoting them is enough.
+ */
+export function columnsSql(names: Iterable<string>): Prisma.Sql {
+  return Prisma.raw([...new Set(names)].map((column) => `"${column}"`).join(', '));
+}
+
 type Code<K extends keyof typeof ColumnTypeEnum> = (typeof ColumnTypeEnum)[K];
 
 /** The column types whose driver values Prisma's raw queries convert (@prisma/client's deserializeRawResult). */

@@ -1,8 +1,8 @@
 // Webhook and subscription filters: the list route's rules and messages for severity, issueType
 // and vendor (src/issues/filters.ts), plus llmSpecific. Stored in one canonical JSON form (absent
 // keys omitted, fixed key order) so equal filters are equal jsonb values and share a dispatch group.
-import type { IssueType, Prisma, Severity } from '../generated/prisma/client.js';
-import { issueWhere, parseIssueFilters } from '../issues/filters.js';
+import { Prisma, type IssueType, type Severity } from '../generated/prisma/client.js';
+import { issueFilterSql, parseIssueFilters } from '../issues/filters.js';
 import { boolean, isAbsent } from '../params.js';
 
 export interface IssueFilters {
@@ -37,8 +37,9 @@ export function storedFilters(value: Prisma.JsonValue): IssueFilters {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as IssueFilters) : {};
 }
 
-/** Served issues matching the filters, with the list route's semantics for the shared keys. */
-export function filtersWhere(filters: IssueFilters): Prisma.IssueWhereInput {
-  const listWhere = issueWhere({ labels: [], severity: filters.severity, issueType: filters.issueType, vendor: filters.vendor });
-  return filters.llmSpecific === undefined ? listWhere : { AND: [listWhere, { llmSpecific: filters.llmSpecific }] };
+/** Served issues matching the filters (SQL over "Issue"), with the list route's semantics for the shared keys. */
+export function filtersSql(filters: IssueFilters): Prisma.Sql {
+  const listSql = issueFilterSql({ labels: [], severity: filters.severity, issueType: filters.issueType, vendor: filters.vendor });
+  if (filters.llmSpecific === undefined) return listSql;
+  return Prisma.sql`${listSql} AND ${filters.llmSpecific ? Prisma.sql`"llmSpecific"` : Prisma.sql`NOT "llmSpecific"`}`;
 }
