@@ -190,6 +190,9 @@ export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
 /** The guaranteed order: newest first, ties broken by id, so pages never overlap or skip. */
 export const issueOrderSql = Prisma.sql`"publishedAt" DESC, "id" DESC`;
 
+/** issueOrderSql for Subscription.newIssues, which reads through Prisma's client: change the two together. */
+export const issueOrder = [{ publishedAt: 'desc' }, { id: 'desc' }] satisfies Prisma.IssueOrderByWithRelationInput[];
+
 /**
  * The order of changes, oldest first: a change made while a mirror pages gets a later modifiedAt
  * than any it has seen, so it lands after the pages already read instead of shifting them.

@@ -64,7 +64,7 @@ function columnList(selection: ReturnType<typeof columnSelection>) {
   };
 }
 
-const issueSelection = columnSelection(Prisma.IssueScalarFieldEnum);
+export const issueSelection = columnSelection(Prisma.IssueScalarFieldEnum);
 export const digestSelection = columnSelection(Prisma.DigestScalarFieldEnum);
 export const issueColumns = columnList(issueSelection);
 export const digestColumns = columnList(digestSelection);

@@ -1,8 +1,9 @@
 // Webhook and subscription filters: the list route's rules and messages for severity, issueType
 // and vendor (src/issues/filters.ts), plus llmSpecific. Stored in one canonical JSON form (absent
 // keys omitted, fixed key order) so equal filters are equal jsonb values and share a dispatch group.
-import { Prisma, type IssueType, type Severity } from '../generated/prisma/client.js';
-import { issueFilterSql, parseIssueFilters } from '../issues/filters.js';
+import type { IssueType, Prisma, Severity } from '../generated/prisma/client.js';
+import { parseIssueFilters } from '../issues/filters.js';
+import { servedIssue } from '../issues/served.js';
 import { boolean, isAbsent } from '../params.js';
 
 export interface IssueFilters {
@@ -37,9 +38,17 @@ export function storedFilters(value: Prisma.JsonValue): IssueFilters {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as IssueFilters) : {};
 }
 
-/** Served issues matching the filters (SQL over "Issue"), with the list route's semantics for the shared keys. */
-export function filtersSql(filters: IssueFilters): Prisma.Sql {
-  const listSql = issueFilterSql({ labels: [], severity: filters.severity, issueType: filters.issueType, vendor: filters.vendor });
-  if (filters.llmSpecific === undefined) return listSql;
-  return Prisma.sql`${listSql} AND ${filters.llmSpecific ? Prisma.sql`"llmSpecific"` : Prisma.sql`NOT "llmSpecific"`}`;
+/**
+ * Served issues matching the filters, with the list route's semantics for the shared keys, as a
+ * Prisma `where`: Subscription.newIssues reads through Prisma's client (one query per distinct
+ * filter and batch, test/subscription-limits.test.ts counts them). issueFilterSql writes the same
+ * keys in SQL for the list: change the two together.
+ */
+export function filtersWhere(filters: IssueFilters): Prisma.IssueWhereInput {
+  const where: Prisma.IssueWhereInput = { ...servedIssue };
+  if (filters.severity) where.severity = filters.severity;
+  if (filters.issueType) where.issueType = filters.issueType;
+  if (filters.vendor) where.vendorKeys = { has: filters.vendor.toLowerCase() };
+  if (filters.llmSpecific !== undefined) where.llmSpecific = filters.llmSpecific;
+  return where;
 }
