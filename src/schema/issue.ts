@@ -1,5 +1,6 @@
 // Reading issues: the list with its page metadata, one issue by id and one by alias. The Issue
 // type itself is in issue-type.ts.
+import { columnsSql } from '../db/driver-read.js';
 import { badRequest, notFound } from '../errors.js';
 import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { afterCursor, cursorDescription } from '../issues/cursor.js';
@@ -7,7 +8,7 @@ import { isUuid } from '../params.js';
 import { changeOrderSql, filterDescriptions, issueFilterSql, issueOrderSql, issueOrderSqlFor, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { servedIssueSql } from '../issues/served.js';
 import { builder, envelopeRef } from './builder.js';
-import { issueColumns } from './columns.js';
+import { issueColumns, issueSelection } from './columns.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 /** A page's place in the whole result; the total is counted only when asked for. */
@@ -153,8 +154,9 @@ builder.queryFields((t) => ({
       // Withdrawn issues are changes too: relevant and processed, not the served rule. An empty
       // modifiedSince is no bound, as for the list.
       const after = modifiedSince ? Prisma.sql` AND "modifiedAt" > ${modifiedSince}` : Prisma.empty;
+      const { select } = issueSelection(info, ['issue']) as { select: Record<string, true> };
       return context.db.read<IssueChangeRow>(
-        Prisma.sql`SELECT ${issueColumns(info, ['issue'])}, "modifiedAt", "withdrawn" FROM "Issue"
+        Prisma.sql`SELECT ${columnsSql([...Object.keys(select), 'modifiedAt', 'withdrawn'])} FROM "Issue"
                    WHERE "relevant" AND "processed"${after} ORDER BY ${changeOrderSql} LIMIT ${limit}`,
       );
     },
