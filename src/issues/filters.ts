@@ -157,8 +157,9 @@ function likeLiteral(value: string): string {
 
 /**
  * The SQL condition over "Issue" (unaliased) for validated filters, always restricted to served
- * issues; every value is a bound parameter. The one spelling of the filters: the list, its count,
- * the alias lookup, STIX, the CSV export, the feeds and the webhook filters all read through it.
+ * issues; every value is a bound parameter. The list, its count (and the stats' total), the alias
+ * lookup, STIX, the CSV export and the feeds all read through it; the webhook filters' Prisma
+ * `where` (webhooks/filters.ts) repeats four of its keys for Subscription.newIssues.
  */
 export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
   const where: Prisma.Sql[] = [servedIssueSql];
