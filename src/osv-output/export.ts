@@ -13,7 +13,7 @@ import { issuePages } from '../issues/keyset.js';
 import { servedIssueSql } from '../issues/served.js';
 import { errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
-import { osvIssueSelect, osvRecordOf, type OsvIssue, type OsvRecord } from './record.js';
+import { osvIssueSelect, osvRecordOf, type OsvRecord } from './record.js';
 
 const OSV_EXPORT_PATH = `${restBasePath}/osv`;
 const PAGE_SIZE = 500;
@@ -21,7 +21,7 @@ const PAGE_SIZE = 500;
 const ecosystemOf = (affected: OsvRecord['affected'][number]) => affected.package.ecosystem.split(':')[0]!;
 
 async function* osvRecords(read: DriverRead): AsyncGenerator<OsvRecord> {
-  for await (const page of issuePages<OsvIssue>(read, servedIssueSql, Object.keys(osvIssueSelect), PAGE_SIZE)) yield* page.map(osvRecordOf);
+  for await (const page of issuePages<Parameters<typeof osvRecordOf>[0]>(read, servedIssueSql, Object.keys(osvIssueSelect), PAGE_SIZE)) yield* page.map(osvRecordOf);
 }
 
 /** A zip of `<id>.json` per record that `keep` accepts, produced as the reader pulls. A failed read errors the stream (see src/http/streamed-body.ts). */
