@@ -6,6 +6,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { PrismaClient } from '../generated/prisma/client.js';
 import { withDriverReads, type DriverRead } from './driver-read.js';
 import { withDriverConnections } from './driver-connection.js';
+import { useFastTextArrays } from './text-arrays.js';
 import type { SeededTemplate } from './pglite-template.js';
 
 export type DatabaseTarget =
@@ -38,6 +39,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     const { openPGlite } = await import('./pglite.js');
     return await openPGlite(target.dataDir, target.loadDataDir, { seeded: target.seeded });
   }
+  useFastTextArrays();
   const pool = { connectionString: target.url, max: 10 };
   const options = target.schema ? { schema: target.schema } : undefined;
   // Requests: a statement still running after 30 s is a fault that would hold a connection others

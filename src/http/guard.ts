@@ -22,26 +22,41 @@ function failure(isGraphQL: boolean, err: unknown): Response {
   return refusal(globalThis, isGraphQL, { status, code: extensions.code as ErrorCode, message, headers });
 }
 
+const noValue = () => undefined;
+const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as Promise<unknown> | undefined)?.then === 'function';
+
+/**
+ * Hooks that answer at once stay synchronous: Yoga runs a synchronous hook without a promise, and
+ * every request passes through all of them (an async wrapper cost each request two dozen promises
+ * and microtask turns).
+ */
 export function guarded(plugin: Plugin, log: Logger, graphqlEndpoint: string): Plugin {
   const { onRequest, onResponse } = plugin;
   const guard: Plugin = { ...plugin };
   if (onRequest) {
-    guard.onRequest = async (payload) => {
+    type Payload = Parameters<typeof onRequest>[0];
+    const failed = (payload: Payload, err: unknown) => {
+      if (isDatabaseUnavailable(err)) log.warn('database unavailable', { requestId: currentRequestId(), err });
+      else log.error('unexpected error', { requestId: currentRequestId(), err });
+      payload.endResponse(failure(payload.url.pathname === graphqlEndpoint, err));
+    };
+    guard.onRequest = (payload) => {
       try {
-        await onRequest(payload);
+        const result: unknown = onRequest(payload);
+        if (isPromise(result)) return result.then(noValue, (err: unknown) => failed(payload, err));
       } catch (err) {
-        if (isDatabaseUnavailable(err)) log.warn('database unavailable', { requestId: currentRequestId(), err });
-        else log.error('unexpected error', { requestId: currentRequestId(), err });
-        payload.endResponse(failure(payload.url.pathname === graphqlEndpoint, err));
+        failed(payload, err);
       }
     };
   }
   if (onResponse) {
-    guard.onResponse = async (payload) => {
+    const failed = (err: unknown) => log.error('unexpected error', { requestId: currentRequestId(), err });
+    guard.onResponse = (payload) => {
       try {
-        await onResponse(payload);
+        const result: unknown = onResponse(payload);
+        if (isPromise(result)) return result.then(noValue, failed);
       } catch (err) {
-        log.error('unexpected error', { requestId: currentRequestId(), err });
+        failed(err);
       }
     };
   }

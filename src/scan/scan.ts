@@ -51,6 +51,8 @@ interface CandidateRow {
 interface PackageGroup {
   /** The name and ecosystem the entries share. */
   query: PackageQuery;
+  /** The query without its ecosystem: what names the package in any ecosystem. */
+  anyEcosystem: PackageQuery;
   unversioned: PackageQuery[];
   byVersion: Map<string, PackageQuery[]>;
   versions: VersionSet;
@@ -61,7 +63,7 @@ function groupPackages(queries: PackageQuery[]): PackageGroup[] {
   for (const query of queries) {
     const id = `${query.ecosystem ?? ''}\u0000${query.name.toLowerCase()}`;
     let group = groups.get(id);
-    if (!group) groups.set(id, (group = { query, unversioned: [], byVersion: new Map() }));
+    if (!group) groups.set(id, (group = { query, anyEcosystem: { ...query, ecosystem: undefined }, unversioned: [], byVersion: new Map() }));
     if (!query.version) group.unversioned.push(query);
     else group.byVersion.set(query.version, [...(group.byVersion.get(query.version) ?? []), query]);
   }
@@ -76,14 +78,14 @@ function groupPackages(queries: PackageQuery[]): PackageGroup[] {
  * out). A purl whose ecosystem differs from every entry naming the package does not match.
  */
 function groupMatches(group: PackageGroup, affected: AffectedVersions[], out: Set<PackageQuery>): void {
-  const all = () => {
-    for (const query of group.unversioned) out.add(query);
-    for (const queries of group.byVersion.values()) for (const query of queries) out.add(query);
-  };
-  const { query } = group;
+  const { query, anyEcosystem } = group;
   if (!query.ecosystem) for (const q of group.unversioned) out.add(q);
-  const named = affected.filter((entry) => describesPackage({ ...query, ecosystem: undefined }, entry));
-  if (named.length === 0) return all();
+  const named = affected.length ? affected.filter((entry) => describesPackage(anyEcosystem, entry)) : affected;
+  if (named.length === 0) {
+    for (const q of group.unversioned) out.add(q);
+    for (const queries of group.byVersion.values()) for (const q of queries) out.add(q);
+    return;
+  }
   const relevant = named.filter((entry) => describesPackage(query, entry));
   if (relevant.length === 0) return;
   for (const q of group.unversioned) out.add(q);
@@ -160,7 +162,7 @@ export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFil
     const vendorHits = vendorsByKey.size ? new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? [])) : undefined;
     const matchedVendors = vendorHits?.size ? stack.vendors.filter((v) => vendorHits.has(v.input)).map((v) => v.input) : [];
     if (matched.size === 0 && matchedVendors.length === 0) continue;
-    const matchedPackages = [...matched].sort((a, b) => order.get(a)! - order.get(b)!).map((q) => q.input);
+    const matchedPackages = matched.size === 1 ? [matched.values().next().value!.input] : [...matched].sort((a, b) => order.get(a)! - order.get(b)!).map((q) => q.input);
     data.push({ id: row.id, title: row.title, severity: row.severity, cveId: row.cveId, matchedPackages, matchedVendors });
     bySeverity[row.severity] += 1;
   }
