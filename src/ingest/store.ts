@@ -227,7 +227,7 @@ const columnsOf = (row: object) => Object.keys(row).map((c) => `"${c.replace(/"/
  * made much of a sync's peak RSS. Slices of this many rows keep each under a megabyte for a few
  * more round trips per chunk.
  */
-const rowsPerStatement = 200;
+const rowsPerStatement = 250;
 
 function* slices<T>(rows: T[]): Generator<T[]> {
   for (let start = 0; start < rows.length; start += rowsPerStatement) yield rows.slice(start, start + rowsPerStatement);
