@@ -188,7 +188,7 @@ try {
     `absolute figures). A zip of ${total} OSV records (${zipMb.toFixed(0)} MB, built in ${buildSeconds.toFixed(0)} s, streamed) cloned under new ids`,
     `from real advisories at their real sizes: ${Math.round(aiShare * 100)}% from the sample's AI/ML advisories, the rest from the labelled`,
     'general-software ones (data/relevance/negative), as in a real ecosystem export where most records are not AI-related.',
-    'Each sync runs in its own process (`bench/sources-sync.ts`): the first on a fresh, migrated database; the second over the same',
+    'Each sync runs in its own process (`bench/sources-sync.ts`, compiled JavaScript as `npm start` runs): the first on a fresh, migrated database; the second over the same',
     'file read again with its validators forgotten, so every entry is checked against its stored fingerprint (CRC-32 and size from',
     "the zip's central directory) and none is inflated. With validators kept, a re-run is one `stat` or one HTTP 304.",
     '',
