@@ -13,13 +13,9 @@ const statusOf: Record<ErrorCode, number> = {
   SERVICE_UNAVAILABLE: 503,
 };
 
-/** Headers an error's HTTP answer carries (RFC 9110 section 11.6.1: a 401 names its scheme). */
-const headersOf: Partial<Record<ErrorCode, Record<string, string>>> = {
-  UNAUTHENTICATED: { 'WWW-Authenticate': 'Bearer' },
-};
-
 export function appError(code: ErrorCode, message: string): GraphQLError {
-  const headers = headersOf[code];
+  // RFC 9110 section 11.6.1: a 401 names its scheme.
+  const headers = code === 'UNAUTHENTICATED' ? { 'WWW-Authenticate': 'Bearer' } : undefined;
   return new GraphQLError(message, { extensions: { code, http: { status: statusOf[code], ...(headers && { headers }) } } });
 }
 

@@ -21,6 +21,7 @@ export interface NewIssuesSource {
   subscribe(topic: 'newIssues'): AsyncIterable<NewIssuesEvent>;
 }
 
+/** Yoga's pub/sub plus `publishNewIssues`, which resolves once the event is handed over and rejects if it was not. */
 export type IssuePubSub = ReturnType<typeof createIssuePubSub>['pubsub'];
 
 const topic = 'newIssues';
@@ -32,7 +33,8 @@ export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPref
     const eventTarget = new EventTarget();
     setMaxListeners(Infinity, eventTarget);
     const pubsub = createPubSub<{ newIssues: [NewIssuesEvent] }>({ eventTarget });
-    return { pubsub: withConfirmedPublish(pubsub, async (event) => pubsub.publish(topic, event)), close: async () => {} };
+    const publishNewIssues = async (event: NewIssuesEvent) => pubsub.publish(topic, event);
+    return { pubsub: Object.assign(pubsub, { publishNewIssues }), close: async () => {} };
   }
   const options = { maxRetriesPerRequest: 3, retryStrategy: reconnectBackoff };
   const publishClient = new Redis(redis.redisUrl, options);
@@ -45,8 +47,10 @@ export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPref
   return {
     // Awaited, unlike Yoga's publish, which drops the Redis reply: the relay must know whether the
     // event was handed over, or it would be lost.
-    pubsub: withConfirmedPublish(pubsub, async (event) => {
-      await publishClient.publish(channel, JSON.stringify(event));
+    pubsub: Object.assign(pubsub, {
+      publishNewIssues: async (event: NewIssuesEvent) => {
+        await publishClient.publish(channel, JSON.stringify(event));
+      },
     }),
     close: async () => {
       publishClient.disconnect();
@@ -111,9 +115,4 @@ function redisEventTarget(publishClient: Redis, subscribeClient: Redis, prefix: 
       return true;
     },
   };
-}
-
-/** Adds `publishNewIssues`, which resolves once the event is handed over and rejects if it was not. */
-function withConfirmedPublish<T extends object>(pubsub: T, publishNewIssues: (event: NewIssuesEvent) => Promise<void>) {
-  return Object.assign(pubsub, { publishNewIssues });
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/db/migrator.js';
 import { testDatabaseUrl } from './helpers/database.js';
+import { startServerProcess } from './helpers/server-process.js';
 
 describe.skipIf(!testDatabaseUrl)('migration lock on PostgreSQL', () => {
   // Empty databases: on a migrated one migrate() returns before the engine starts (nothing pending).
@@ -53,5 +54,22 @@ describe.skipIf(!testDatabaseUrl)('migration lock on PostgreSQL', () => {
     const url = await emptyDatabase();
     await migrate(new PrismaPg({ connectionString: url, idleTimeoutMillis: 60_000 }));
     expect(await advisoryLocks(url)).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('is applied by the server at start-up (in a worker thread): it serves, holds no lock, and a restart applies nothing', async () => {
+    const url = await emptyDatabase();
+    const applied = async () => {
+      const server = await startServerProcess({ DATABASE_URL: url, LOG_LEVEL: 'info' });
+      try {
+        const checked = server.lines().find((line) => line.msg === 'migrations checked') as { applied: string[] };
+        expect((await fetch(`${server.base}/api/v1/issues`)).status).toBe(200);
+        expect(await advisoryLocks(url)).toBe(0);
+        return checked.applied;
+      } finally {
+        await server.stop();
+      }
+    };
+    expect((await applied()).length).toBeGreaterThan(0);
+    expect(await applied()).toEqual([]);
   }, 120_000);
 });

@@ -15,7 +15,7 @@ import { createIssuePubSub } from '../src/pubsub.js';
 import { seedSampleData } from '../src/seed.js';
 
 // What `npm start` runs: the compiled server (prestart builds it).
-const server = ['--enable-source-maps', 'dist/start.js'];
+const server = ['dist/start.js'];
 beforeAll(async () => {
   await promisify(execFile)(process.execPath, ['scripts/build.mjs']);
   // What `npm install` runs (postinstall), so the seeded cluster matches the code under test.

@@ -2,9 +2,10 @@
 // our driver adapter: no native engine binary is ever needed, so an install downloads nothing.
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { Worker } from 'node:worker_threads';
+import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory, type SqlQueryable } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import * as bg from '@prisma/schema-engine-wasm/schema_engine_bg';
 
@@ -68,8 +69,7 @@ const filters = { externalTables: [], externalEnums: [] };
  * still goes through the engine and its lock. (The engine's check that applied files were not
  * edited afterwards runs only when something is pending.)
  */
-async function allRecorded(factory: SqlMigrationAwareDriverAdapterFactory, list: MigrationList): Promise<boolean> {
-  const adapter = await factory.connect();
+async function allRecorded(adapter: SqlQueryable, list: MigrationList): Promise<boolean> {
   try {
     const { rows } = await adapter.queryRaw({
       sql: 'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
@@ -102,7 +102,7 @@ export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory, { 
     },
   });
   const migrationsList = await listMigrations();
-  if (await allRecorded(releaseConnections ? tracked : factory, migrationsList)) {
+  if (await allRecorded(await (releaseConnections ? tracked : factory).connect(), migrationsList)) {
     await Promise.all(opened.map((adapter) => adapter.dispose().catch(() => undefined)));
     return [];
   }
@@ -114,6 +114,37 @@ export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory, { 
     engine.free();
     await Promise.all(opened.map((adapter) => adapter.dispose().catch(() => undefined)));
   }
+}
+
+export interface MigrateWorkerData {
+  url: string;
+  schema?: string;
+}
+
+/**
+ * migrate() on a PostgreSQL database, in a worker thread that ends when it is done, so a server
+ * that had something to apply does not keep the schema engine for the rest of its life
+ * (migrate-worker.ts). Whether anything is pending is asked here first, on one connection of
+ * `factory` (ended at once), so a restart starts no worker.
+ */
+export async function migrateInWorker(factory: SqlMigrationAwareDriverAdapterFactory, data: MigrateWorkerData): Promise<string[]> {
+  const adapter = await factory.connect();
+  const upToDate = await allRecorded(adapter, await listMigrations()).finally(() => adapter.dispose());
+  if (upToDate) return [];
+  // The worker runs this module's sibling: compiled JavaScript under `npm start`, TypeScript under
+  // tsx (whose loader the worker inherits with the process's flags).
+  const worker = new Worker(new URL(`./migrate-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url), { workerData: data });
+  return new Promise((resolve, reject) => {
+    // Ended once it has answered: a pool the engine leaves behind with one idle connection would
+    // otherwise keep the worker, and its memory, for pg's 10 s idle timeout.
+    let answered = false;
+    worker.once('message', (applied: string[]) => {
+      answered = true;
+      void worker.terminate().then(() => resolve(applied), reject);
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => answered || reject(new Error(`the migration worker ended (exit code ${code}) without an answer`)));
+  });
 }
 
 /** SQL that takes the migration history to the current schema.prisma (empty when in sync). */

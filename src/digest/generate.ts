@@ -1,42 +1,29 @@
 // Generates (or regenerates) the digest of one UTC day from the served issues published that day.
+import { z } from 'zod';
 import { bumpDataVersionCte } from '../db/data-version.js';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type Digest, type PrismaClient } from '../generated/prisma/client.js';
 import { servedIssue } from '../issues/served.js';
-import { renderDigest, type DigestIssue } from './render.js';
-
-export interface DigestRow {
-  id: string;
-  date: string;
-  content: string;
-  issueCount: number;
-  generatedAt: Date;
-}
+import { digestIssueSelect, renderDigest, type DigestIssue } from './render.js';
 
 /** The digests served (the latest, the list, the Atom feed): days that covered at least one issue. */
 export const nonEmptyDigest = { issueCount: { gt: 0 } } satisfies Prisma.DigestWhereInput;
 /** nonEmptyDigest for SQL over "Digest": change the two together. */
 export const nonEmptyDigestSql = Prisma.sql`"issueCount" > 0`;
 
-const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+const isoDate = z.iso.date();
 
 /** True for a real calendar date written YYYY-MM-DD. */
-export function isCalendarDate(value: string): boolean {
-  if (!dayPattern.test(value)) return false;
-  const date = new Date(`${value}T00:00:00.000Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-}
+export const isCalendarDate = (value: string) => isoDate.safeParse(value).success;
 
 export const utcDay = (date: Date) => date.toISOString().slice(0, 10);
 export const yesterdayUtc = (now = new Date()) => utcDay(new Date(now.getTime() - 24 * 3600_000));
-
-const digestSelect = { title: true, headline: true, summary: true, sourceUrl: true, severity: true, issueType: true, cveId: true, publishedAt: true } as const;
 
 /**
  * Insert or replace by date in one statement, so instances generating the same day never collide;
  * the same statement moves the data version.
  */
-async function saveDigest(prisma: PrismaClient, date: string, content: string, issueCount: number): Promise<DigestRow> {
-  const rows = await prisma.$queryRaw<DigestRow[]>`
+async function saveDigest(prisma: PrismaClient, date: string, content: string, issueCount: number): Promise<Digest> {
+  const rows = await prisma.$queryRaw<Digest[]>`
     WITH bump AS (${Prisma.raw(bumpDataVersionCte)})
     INSERT INTO "Digest" (id, date, content, "issueCount", "generatedAt")
     VALUES (gen_random_uuid(), ${date}, ${content}, ${issueCount}, now())
@@ -45,13 +32,10 @@ async function saveDigest(prisma: PrismaClient, date: string, content: string, i
   return rows[0]!;
 }
 
-export async function generateDigest(prisma: PrismaClient, date: string): Promise<DigestRow> {
+export async function generateDigest(prisma: PrismaClient, date: string): Promise<Digest> {
   const start = new Date(`${date}T00:00:00.000Z`);
   const end = new Date(start.getTime() + 24 * 3600_000);
-  const issues = (await prisma.issue.findMany({
-    where: { ...servedIssue, publishedAt: { gte: start, lt: end } },
-    select: digestSelect,
-  })) as DigestIssue[];
+  const issues = await prisma.issue.findMany({ where: { ...servedIssue, publishedAt: { gte: start, lt: end } }, select: digestIssueSelect });
   return saveDigest(prisma, date, renderDigest(date, issues), issues.length);
 }
 
@@ -69,7 +53,7 @@ export async function refreshDigests(prisma: PrismaClient, days: string[]): Prom
 
 /** Digests for every day that has served issues (the sample data's days at seed time). */
 export async function generateDigestsForAllDays(prisma: PrismaClient): Promise<number> {
-  const issues = (await prisma.issue.findMany({ where: servedIssue, select: digestSelect })) as DigestIssue[];
+  const issues = await prisma.issue.findMany({ where: servedIssue, select: digestIssueSelect });
   const byDay = new Map<string, DigestIssue[]>();
   for (const issue of issues) {
     const day = utcDay(issue.publishedAt);

@@ -1,17 +1,11 @@
 // The daily digest's Markdown: what was published that UTC day, grouped by severity and then by
 // issue type, each item linking to its source.
+import type { Prisma } from '../generated/prisma/client.js';
 import type { IssueType, Severity } from '../generated/prisma/enums.js';
 
-export interface DigestIssue {
-  title: string;
-  headline: string | null;
-  summary: string | null;
-  sourceUrl: string;
-  severity: Severity;
-  issueType: IssueType;
-  cveId: string | null;
-  publishedAt: Date;
-}
+/** The issue columns a digest reads. */
+export const digestIssueSelect = { title: true, headline: true, summary: true, sourceUrl: true, severity: true, issueType: true, cveId: true, publishedAt: true } satisfies Prisma.IssueSelect;
+export type DigestIssue = Prisma.IssueGetPayload<{ select: typeof digestIssueSelect }>;
 
 const severityOrder: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 const typeOrder: IssueType[] = ['vulnerability', 'incident', 'research', 'regulatory', 'news'];
@@ -41,14 +35,10 @@ export function renderDigest(date: string, issues: DigestIssue[]): string {
     lines.push(`No new AI-security issues were published on ${date} (UTC).`);
     return lines.join('\n') + '\n';
   }
-  const counts = severityOrder
-    .map((s) => [s, issues.filter((i) => i.severity === s).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([s, n]) => `${n} ${s}`);
-  lines.push(`${issues.length} ${issues.length === 1 ? 'issue was' : 'issues were'} published on ${date} (UTC): ${counts.join(', ')}.`, '');
-  for (const severity of severityOrder) {
-    const ofSeverity = issues.filter((i) => i.severity === severity);
-    if (ofSeverity.length === 0) continue;
+  const sections = severityOrder.map((s) => [s, issues.filter((i) => i.severity === s)] as const).filter(([, of]) => of.length > 0);
+  const counts = sections.map(([s, of]) => `${of.length} ${s}`).join(', ');
+  lines.push(`${issues.length} ${issues.length === 1 ? 'issue was' : 'issues were'} published on ${date} (UTC): ${counts}.`, '');
+  for (const [severity, ofSeverity] of sections) {
     lines.push(`## ${capitalise(severity)}`, '');
     for (const type of typeOrder) {
       const group = ofSeverity.filter((i) => i.issueType === type).sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime());

@@ -9,9 +9,8 @@ import { generateDigest, yesterdayUtc } from './generate.js';
 const delayAfterMidnightMs = 5 * 60_000;
 
 export function msUntilNextRun(now: Date): number {
-  const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) + delayAfterMidnightMs);
-  const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + delayAfterMidnightMs);
-  return (today > now ? today : next).getTime() - now.getTime();
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + delayAfterMidnightMs;
+  return (today > now.getTime() ? today : today + 24 * 3600_000) - now.getTime();
 }
 
 export function startDigestSchedule(prisma: PrismaClient, log: Logger): { stop(): Promise<void> } {

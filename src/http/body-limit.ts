@@ -41,14 +41,8 @@ export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; gra
 
       const declared = request.headers.get('content-length');
       if (declared !== null) {
-        if (!/^\d+$/.test(declared)) {
-          endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Invalid Content-Length header' }));
-          return;
-        }
-        if (Number(declared) > limit) {
-          endResponse(tooLarge());
-          return;
-        }
+        if (!/^\d+$/.test(declared)) return endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Invalid Content-Length header' }));
+        if (Number(declared) > limit) return endResponse(tooLarge());
       }
 
       const chunks: Uint8Array[] = [];
@@ -61,15 +55,13 @@ export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; gra
           size += value.byteLength;
           if (size > limit) {
             await reader.cancel().catch(() => {});
-            endResponse(tooLarge());
-            return;
+            return endResponse(tooLarge());
           }
           chunks.push(value);
         }
       } catch {
         // The client went away or sent a broken body; nobody is left to read a long answer.
-        endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Could not read the request body' }));
-        return;
+        return endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Could not read the request body' }));
       }
       setRequest(
         replacingRequest(

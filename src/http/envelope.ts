@@ -76,8 +76,7 @@ export function envelopeFor(errors: readonly unknown[]): { status: number; messa
       unexpected.push(error);
     }
   }
-  if (unexpected.length && (!chosen || chosen.status < 500)) chosen = { status: 500, message: INTERNAL_ERROR_MESSAGE };
-  chosen ??= { status: 500, message: INTERNAL_ERROR_MESSAGE };
+  if (!chosen || (unexpected.length && chosen.status < 500)) chosen = { status: 500, message: INTERNAL_ERROR_MESSAGE };
   // A 503 (an outage) says so and when to retry; any other 5xx says nothing about its cause.
   if (chosen.status >= 500 && chosen.status !== 503) chosen.message = INTERNAL_ERROR_MESSAGE;
   return { ...chosen, headers, unexpected };

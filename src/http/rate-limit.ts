@@ -91,15 +91,8 @@ export function useRateLimit(options: RateLimitOptions): Plugin {
       const reset = window.length === 0 ? 0 : Math.max(1, Math.ceil((window[0]! + WINDOW_MS - hit.now) / 1000));
       const headers: Record<string, string> = { 'RateLimit-Policy': policy, RateLimit: `"default";r=${remaining};t=${reset}` };
       if (refused) {
-        endResponse(
-          refusal(fetchAPI, url.pathname === options.graphqlEndpoint, {
-            status: 429,
-            code: 'RATE_LIMITED',
-            message: refused,
-            headers: { ...headers, 'Retry-After': String(reset) },
-          }),
-        );
-        return;
+        const refusalHeaders = { ...headers, 'Retry-After': String(reset) };
+        return endResponse(refusal(fetchAPI, url.pathname === options.graphqlEndpoint, { status: 429, code: 'RATE_LIMITED', message: refused, headers: refusalHeaders }));
       }
       pending.set(serverContext, headers);
     },

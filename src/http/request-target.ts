@@ -35,12 +35,8 @@ export function requestTargetProblem(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-function envelopeText(status: number, message?: string): string {
-  return JSON.stringify(errorEnvelope(status, message));
-}
-
 export function refuseRequest(res: ServerResponse, message: string): void {
-  const body = envelopeText(400, message);
+  const body = JSON.stringify(errorEnvelope(400, message));
   res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
   res.end(body);
 }
@@ -52,7 +48,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     return;
   }
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = envelopeText(status);
+  const body = JSON.stringify(errorEnvelope(status));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

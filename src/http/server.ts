@@ -6,20 +6,15 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { answerClientError, refuseRequest, requestTargetProblem } from './request-target.js';
 
-export interface ServerTimeouts {
-  headersTimeout: number;
-  requestTimeout: number;
-  keepAliveTimeout: number;
-  /** How often node checks the two timeouts above (its default, 30 s, would let them run late). */
-  connectionsCheckingInterval: number;
-}
-
-export const serverTimeouts: ServerTimeouts = {
+export const serverTimeouts = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
+  /** How often node checks the two timeouts above (its default, 30 s, would let them run late). */
   connectionsCheckingInterval: 1_000,
 };
+
+export type ServerTimeouts = typeof serverTimeouts;
 
 /** The responses each server has in flight. */
 const inFlight = new WeakMap<Server, Set<ServerResponse>>();
@@ -32,14 +27,8 @@ function closeAfter(res: ServerResponse) {
 
 export function createHttpServer(app: RequestListener, timeouts: ServerTimeouts = serverTimeouts): Server {
   const server: Server = createServer(
-    {
-      headersTimeout: timeouts.headersTimeout,
-      requestTimeout: timeouts.requestTimeout,
-      keepAliveTimeout: timeouts.keepAliveTimeout,
-      connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
-      // A missing Host is refused by requestTargetProblem, with the envelope; node's own refusal has no body.
-      requireHostHeader: false,
-    },
+    // A missing Host is refused by requestTargetProblem, with the envelope; node's own refusal has no body.
+    { ...timeouts, requireHostHeader: false },
     (req, res) => {
       const problem = requestTargetProblem(req);
       if (problem) return refuseRequest(res, problem);

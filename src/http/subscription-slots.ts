@@ -3,16 +3,11 @@
 // otherwise hold the server's memory and sockets.
 import { appError } from '../errors.js';
 
-export interface SubscriptionLimits {
-  perClient: number;
-  total: number;
-}
-
 export class SubscriptionSlots {
   private readonly held = new Map<string, number>();
   private total = 0;
 
-  constructor(private readonly limits: SubscriptionLimits) {}
+  constructor(private readonly limits: { perClient: number; total: number }) {}
 
   /** Takes a slot for `client` (a rate-limit identity) or throws a 429; the answer gives it back, once. */
   take(client: string): () => void {

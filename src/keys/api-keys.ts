@@ -1,6 +1,7 @@
 // Issued bearer keys. Only the SHA-256 of a key is stored; the key itself is shown once, when the
 // CLI issues it. Lookups go by hash, so the database never holds anything that opens the API.
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import { badRequest } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
@@ -57,13 +58,11 @@ export async function useActiveKey(prisma: PrismaClient, keyHash: string, scope:
  * cached for a minute (bounded), so a key costs one indexed lookup per minute at most.
  */
 export class KnownKeys {
-  private readonly cache = new Map<string, { known: boolean; until: number }>();
+  private readonly cache = new LRUCache<string, boolean>({ max: 10_000, ttl: 60_000 });
 
   constructor(
     private readonly config: Pick<Config, 'webhookApiKey' | 'adminApiKey'>,
     private readonly prisma: Pick<PrismaClient, 'apiKey'>,
-    private readonly ttlMs = 60_000,
-    private readonly maxEntries = 10_000,
   ) {}
 
   async isKnown(token: string): Promise<boolean> {
@@ -74,8 +73,7 @@ export class KnownKeys {
     if (!issuedKeyShape.test(token)) return false;
     const keyHash = sha256Hex(token);
     const cached = this.cache.get(keyHash);
-    const now = Date.now();
-    if (cached && cached.until > now) return cached.known;
+    if (cached !== undefined) return cached;
     let known: boolean;
     try {
       const row = await this.prisma.apiKey.findUnique({ where: { keyHash }, select: { revoked: true } });
@@ -83,8 +81,7 @@ export class KnownKeys {
     } catch {
       return false; // the database is away: limit by address for now, and ask again next time
     }
-    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(keyHash, { known, until: now + this.ttlMs });
+    this.cache.set(keyHash, known);
     return known;
   }
 }

@@ -17,7 +17,7 @@ const acceptedId = new RegExp(osvSchema.$defs.prefix.pattern);
 /** OSV's own spelling of each ecosystem, by lower-cased name: native items may write "pypi". */
 const ecosystemSpelling = new Map(Object.keys(ecosystemList).map((name) => [name.toLowerCase(), name]));
 
-export interface OsvReference {
+interface OsvReference {
   type: 'ADVISORY' | 'ARTICLE' | 'DETECTION' | 'DISCUSSION' | 'REPORT' | 'FIX' | 'INTRODUCED' | 'GIT' | 'PACKAGE' | 'EVIDENCE' | 'WEB';
   url: string;
 }
@@ -36,50 +36,22 @@ export interface OsvRecord {
   database_specific: Record<string, unknown>;
 }
 
-/** The columns a record is built from. */
-export const osvIssueSelect = {
-  id: true,
-  title: true,
-  headline: true,
-  summary: true,
-  sourceUrl: true,
-  publishedAt: true,
-  updatedAt: true,
-  severity: true,
-  cvssSeverity: true,
-  cvssScore: true,
-  cvssVector: true,
-  labels: true,
-  issueType: true,
-  cweIds: true,
-  capecIds: true,
-  attackType: true,
-  atlasIds: true,
-  impactType: true,
-  attackSophistication: true,
-  aiComponentTargeted: true,
-  exploitMaturity: true,
-  llmSpecific: true,
-  classifierModel: true,
-  classifierPromptVersion: true,
-  classifierConfidence: true,
-  epssScore: true,
-  kevDateAdded: true,
-  identifiers: true,
-  source: true,
-} as const;
-
-export type OsvIssue = Pick<Issue, keyof typeof osvIssueSelect>;
-
 /** The issue's own fields under database_specific, in this order (the score as the API writes it). */
 const classificationFields = [
   'severity', 'issueType', 'labels', 'cvssSeverity', 'cvssScore', 'cweIds', 'capecIds', 'attackType', 'atlasIds', 'impactType',
   'attackSophistication', 'aiComponentTargeted', 'exploitMaturity', 'llmSpecific', 'epssScore', 'kevDateAdded',
   'classifierModel', 'classifierPromptVersion', 'classifierConfidence',
-] as const satisfies readonly (keyof OsvIssue)[];
+] as const satisfies readonly (keyof Issue)[];
 
-function osvIdOf(issue: Pick<Issue, 'id' | 'source'>): string {
-  const source = issue.source as unknown as SourceRecord;
+const recordFields = ['id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'updatedAt', 'cvssVector', 'identifiers', 'source'] as const;
+
+type OsvIssueField = (typeof recordFields)[number] | (typeof classificationFields)[number];
+type OsvIssue = Pick<Issue, OsvIssueField>;
+
+/** The columns a record is built from. */
+export const osvIssueSelect = Object.fromEntries([...recordFields, ...classificationFields].map((name) => [name, true])) as Record<OsvIssueField, true>;
+
+function osvIdOf(issue: OsvIssue, source: SourceRecord): string {
   return source.format === 'osv' && acceptedId.test(source.id) ? source.id : `${PRIVATE_ID_PREFIX}${issue.id}`;
 }
 
@@ -91,14 +63,7 @@ function cvssSeverity(vector: string): { type: string; score: string } | undefin
 }
 
 /** A URL as the schema's `uri` format wants it (spaces and the like escaped), or nothing. */
-function uri(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return undefined;
-  try {
-    return new URL(raw).href;
-  } catch {
-    return undefined;
-  }
-}
+const uri = (raw: unknown) => (typeof raw === 'string' ? URL.parse(raw)?.href : undefined);
 
 function referencesOf(issue: OsvIssue, source: SourceRecord): OsvReference[] {
   const record = source.record as { references?: { type?: string; url?: string }[] | string[] } | null;
@@ -115,7 +80,7 @@ function referencesOf(issue: OsvIssue, source: SourceRecord): OsvReference[] {
 
 export function osvRecordOf(issue: OsvIssue): OsvRecord {
   const source = issue.source as unknown as SourceRecord;
-  const id = osvIdOf(issue);
+  const id = osvIdOf(issue, source);
   const upstreamSeverity = source.format === 'osv' ? (source.record as { severity?: { type: string; score: string }[] }).severity : undefined;
   const severity = upstreamSeverity?.length ? upstreamSeverity : [issue.cvssVector && cvssSeverity(issue.cvssVector)].filter((s) => !!s);
 

@@ -64,98 +64,67 @@ const binary = { type: 'string', format: 'binary' };
 
 const listFilterNames = ['search', 'label', 'severity', 'issueType', 'vendor', 'package', 'since', 'confidenceMin', 'alias'];
 
+/** A plain route's GET operation; its summary is its description too. */
+function plainGet(operationId: string, tag: string, summary: string, responses: Json, parameters?: Json[]): Json {
+  return { operationId, tags: [tag], summary, ...(parameters ? { parameters } : {}), responses, description: summary };
+}
+
+const zip = (description: string) => ({ '200': { description, content: { 'application/zip': { schema: binary } } } });
+const taxiiServers = [{ url: '/taxii2' }];
+
 /** The plain routes, each with the servers prefix it sits under (the document's default is /api/v1). */
 export function plainPaths(listParameters: Json[]): Json {
   const filters = listParameters.filter((p) => listFilterNames.includes(p.name));
   const atomResponses = { '200': { description: 'An Atom 1.0 feed.', content: { 'application/atom+xml': { schema: { type: 'string' } } } }, '400': error('Invalid parameters.') };
   const limit = (max: number, dflt: number) => param('limit', `Entries: at least 1; default ${dflt}; larger values are treated as ${max}.`, { type: 'integer', minimum: 1 }, dflt);
-  const paths: Json = {
-    '/issues.atom': {
-      get: {
-        operationId: 'issuesAtom',
-        tags: ['feeds'],
-        summary: 'Atom feed of served issues, newest first, with the list filters.',
-        parameters: [...filters, limit(100, 50)],
-        responses: atomResponses,
-      },
-    },
+  return {
+    '/issues.atom': { get: plainGet('issuesAtom', 'feeds', 'Atom feed of served issues, newest first, with the list filters.', atomResponses, [...filters, limit(100, 50)]) },
     '/digests.atom': {
-      get: {
-        operationId: 'digestsAtom',
-        tags: ['feeds'],
-        summary: 'Atom feed of the daily digests that cover at least one issue, newest first.',
-        parameters: [limit(100, 50)],
-        responses: atomResponses,
-      },
+      get: plainGet('digestsAtom', 'feeds', 'Atom feed of the daily digests that cover at least one issue, newest first.', atomResponses, [limit(100, 50)]),
     },
     '/osv/all.zip': {
-      get: {
-        operationId: 'osvAllZip',
-        tags: ['osv'],
-        summary: 'Every served issue as an OSV record <id>.json in one zip, as OSV lays out its exports.',
-        responses: { '200': { description: 'A zip archive.', content: { 'application/zip': { schema: binary } } } },
-      },
+      get: plainGet('osvAllZip', 'osv', 'Every served issue as an OSV record <id>.json in one zip, as OSV lays out its exports.', zip('A zip archive.')),
     },
     '/osv/{ecosystem}/all.zip': {
-      get: {
-        operationId: 'osvEcosystemZip',
-        tags: ['osv'],
-        summary: 'The OSV records affecting one ecosystem, in one zip.',
-        parameters: [param('ecosystem', 'An OSV ecosystem name, as listed by /osv/ecosystems.txt.', { type: 'string' }, 'PyPI', 'path')],
-        responses: { '200': { description: 'A zip archive (empty for an ecosystem no issue affects).', content: { 'application/zip': { schema: binary } } } },
-      },
+      get: plainGet('osvEcosystemZip', 'osv', 'The OSV records affecting one ecosystem, in one zip.', zip('A zip archive (empty for an ecosystem no issue affects).'), [
+        param('ecosystem', 'An OSV ecosystem name, as listed by /osv/ecosystems.txt.', { type: 'string' }, 'PyPI', 'path'),
+      ]),
     },
     '/osv/ecosystems.txt': {
-      get: {
-        operationId: 'osvEcosystems',
-        tags: ['osv'],
-        summary: 'The ecosystems of the served OSV records, one a line.',
-        responses: { '200': { description: 'Plain text.', content: { 'text/plain': { schema: { type: 'string' }, example: 'Go\nPyPI\n' } } } },
-      },
+      get: plainGet('osvEcosystems', 'osv', 'The ecosystems of the served OSV records, one a line.', {
+        '200': { description: 'Plain text.', content: { 'text/plain': { schema: { type: 'string' }, example: 'Go\nPyPI\n' } } },
+      }),
     },
     '/issues/export': {
       servers: [{ url: '/api' }],
-      get: {
-        operationId: 'issuesCsv',
-        tags: ['issues'],
-        summary: 'Served issues as CSV (every field of the Issue table as a column), with the list filters.',
-        parameters: filters,
-        responses: { '200': { description: 'RFC 4180 CSV.', content: { 'text/csv': { schema: { type: 'string' } } } }, '400': error('Invalid parameters.') },
-      },
+      get: plainGet(
+        'issuesCsv',
+        'issues',
+        'Served issues as CSV (every field of the Issue table as a column), with the list filters.',
+        { '200': { description: 'RFC 4180 CSV.', content: { 'text/csv': { schema: { type: 'string' } } } }, '400': error('Invalid parameters.') },
+        filters,
+      ),
     },
     '/': {
-      servers: [{ url: '/taxii2' }],
-      get: {
-        operationId: 'taxiiDiscovery',
-        tags: ['taxii'],
-        summary: 'TAXII 2.1 discovery: the one API root.',
-        responses: { '200': { description: 'TAXII discovery resource.', content: { [TAXII_MEDIA_TYPE]: { schema: { type: 'object' }, example: { title: 'secwire TAXII 2.1', default: '/taxii2/api/', api_roots: ['/taxii2/api/'] } } } }, '406': taxiiError('Not a TAXII 2.1 media type.') },
-      },
+      servers: taxiiServers,
+      get: plainGet('taxiiDiscovery', 'taxii', 'TAXII 2.1 discovery: the one API root.', {
+        '200': { description: 'TAXII discovery resource.', content: { [TAXII_MEDIA_TYPE]: { schema: { type: 'object' }, example: { title: 'secwire TAXII 2.1', default: '/taxii2/api/', api_roots: ['/taxii2/api/'] } } } },
+        '406': taxiiError('Not a TAXII 2.1 media type.'),
+      }),
     },
     '/api/collections': {
-      servers: [{ url: '/taxii2' }],
-      get: {
-        operationId: 'taxiiCollections',
-        tags: ['taxii'],
-        summary: 'TAXII 2.1 collections: all issues, per issue type and per severity.',
-        responses: { '200': { description: 'TAXII collections resource.', content: { [TAXII_MEDIA_TYPE]: { schema: { type: 'object' } } } } },
-      },
+      servers: taxiiServers,
+      get: plainGet('taxiiCollections', 'taxii', 'TAXII 2.1 collections: all issues, per issue type and per severity.', {
+        '200': { description: 'TAXII collections resource.', content: { [TAXII_MEDIA_TYPE]: { schema: { type: 'object' } } } },
+      }),
     },
     '/api/collections/{collectionId}/objects': {
-      servers: [{ url: '/taxii2' }],
-      get: {
-        operationId: 'taxiiObjects',
-        tags: ['taxii'],
-        summary: "A collection's STIX 2.1 objects in a TAXII envelope, paged with next (stable while issues arrive).",
-        parameters: [
-          param('collectionId', 'Collection id or alias (all, type-vulnerability, severity-critical, ...).', { type: 'string' }, 'all', 'path'),
-          param('added_after', 'Only objects added after this time.', { type: 'string' }, '2025-03-01T00:00:00Z'),
-          limit(1000, 100),
-          param('next', 'The next value of the previous page.', { type: 'string' }, 'eyJyIjo5OX0'),
-          param('match[type]', 'STIX types, comma-separated.', { type: 'string' }, 'vulnerability'),
-          param('match[id]', 'STIX ids, comma-separated.', { type: 'string' }, 'vulnerability--5d0092c5-5f74-4287-9642-33f4c354e56d'),
-        ],
-        responses: {
+      servers: taxiiServers,
+      get: plainGet(
+        'taxiiObjects',
+        'taxii',
+        "A collection's STIX 2.1 objects in a TAXII envelope, paged with next (stable while issues arrive).",
+        {
           '200': {
             description: 'A TAXII envelope; X-TAXII-Date-Added-First and -Last give the first and last object\'s date_added.',
             headers: { 'X-TAXII-Date-Added-First': { schema: { type: 'string' } }, 'X-TAXII-Date-Added-Last': { schema: { type: 'string' } } },
@@ -164,11 +133,17 @@ export function plainPaths(listParameters: Json[]): Json {
           '400': taxiiError('Invalid parameters.'),
           '404': taxiiError('No such collection.'),
         },
-      },
+        [
+          param('collectionId', 'Collection id or alias (all, type-vulnerability, severity-critical, ...).', { type: 'string' }, 'all', 'path'),
+          param('added_after', 'Only objects added after this time.', { type: 'string' }, '2025-03-01T00:00:00Z'),
+          limit(1000, 100),
+          param('next', 'The next value of the previous page.', { type: 'string' }, 'eyJyIjo5OX0'),
+          param('match[type]', 'STIX types, comma-separated.', { type: 'string' }, 'vulnerability'),
+          param('match[id]', 'STIX ids, comma-separated.', { type: 'string' }, 'vulnerability--5d0092c5-5f74-4287-9642-33f4c354e56d'),
+        ],
+      ),
     },
   };
-  for (const item of Object.values<Json>(paths)) item.get.description = item.get.summary;
-  return paths;
 }
 
 /** Tags with what they group, as tools list them. */

@@ -3,7 +3,7 @@ import SchemaBuilder from '@pothos/core';
 import PrismaPlugin, { queryFromInfo } from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import type { OutputRef } from '@pothos/core';
-import { GraphQLError, Kind, type GraphQLResolveInfo } from 'graphql';
+import { GraphQLError, valueFromASTUntyped, visit, type GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
@@ -107,22 +107,12 @@ builder.scalarType('JSON', {
   description: 'Arbitrary JSON value',
   serialize: (value) => value,
   parseValue: (value) => value,
-  parseLiteral: function parse(ast): unknown {
-    switch (ast.kind) {
-      case Kind.STRING:
-      case Kind.BOOLEAN:
-        return ast.value;
-      case Kind.INT:
-      case Kind.FLOAT:
-        return Number(ast.value);
-      case Kind.NULL:
-        return null;
-      case Kind.LIST:
-        return ast.values.map((v) => parse(v));
-      case Kind.OBJECT:
-        return Object.fromEntries(ast.fields.map((f) => [f.name.value, parse(f.value)]));
-      default:
-        throw new GraphQLError('Variables are not supported inside JSON literals');
-    }
+  parseLiteral: (ast) => {
+    // graphql-js would read a variable (or an enum value) inside the literal as missing or as a string.
+    const refuse = () => {
+      throw new GraphQLError('Variables are not supported inside JSON literals');
+    };
+    visit(ast, { Variable: refuse, EnumValue: refuse });
+    return valueFromASTUntyped(ast);
   },
 });

@@ -2,6 +2,7 @@
 // clients subscribe over SSE; the webhook dispatcher consumes the same field once per distinct
 // webhook filter, so a webhook receives exactly what a subscriber with its filters would.
 import { filter, map, pipe, Repeater } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 import type { Context } from '../context.js';
 import { isUuid } from '../params.js';
 import { issueOrder } from '../issues/filters.js';
@@ -24,19 +25,15 @@ interface MatchedBatch {
  * Every subscriber hears every batch; those with the same filter (and selection) run its queries
  * once: the first one's promise is kept for a minute, long enough for the slowest reader.
  */
-const shared = new Map<string, Promise<unknown>>();
-const sharedForMs = 60_000;
-const maxShared = 10_000;
+const shared = new LRUCache<string, Promise<unknown>>({ max: 10_000, ttl: 60_000 });
 
 function once<T>(key: string, run: () => Promise<T>): Promise<T> {
   let result = shared.get(key) as Promise<T> | undefined;
   if (result) return result;
   result = run();
-  if (shared.size >= maxShared) shared.delete(shared.keys().next().value!);
   shared.set(key, result);
-  const forget = () => void setTimeout(() => shared.get(key) === result && shared.delete(key), sharedForMs).unref();
   // A failed query is not shared beyond the subscribers already waiting for it.
-  result.then(forget, () => shared.delete(key));
+  result.catch(() => shared.get(key) === result && shared.delete(key));
   return result;
 }
 
@@ -86,14 +83,13 @@ async function matchEvent(ctx: Context, filters: IssueFilters, event: NewIssuesE
 function bounded<T>(source: AsyncIterable<T>, release: () => void, idleMs: number): AsyncIterable<T> {
   const stream = new Repeater<T>(async (push, stop) => {
     const iterator = source[Symbol.asyncIterator]();
-    let idle = setTimeout(stop, idleMs);
+    const idle = setTimeout(stop, idleMs);
     const stopped = stop.then(() => ({ done: true as const, value: undefined }));
     try {
       for (;;) {
         const step = await Promise.race([iterator.next(), stopped]);
         if (step.done) break;
-        clearTimeout(idle);
-        idle = setTimeout(stop, idleMs);
+        idle.refresh();
         await push(step.value);
       }
     } finally {

@@ -5,8 +5,8 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { DeliveryStatus } from '../generated/prisma/enums.js';
 import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
-import { maxOverlapHours, queuePing, redeliver, requireOwnedWebhook, rotateSecret } from '../webhooks/deliveries.js';
-import { createWebhookData, ownedWebhook, validateRegistration, validateUpdate, webhookEventKinds, withinWebhookCap, type WebhookEventKind } from '../webhooks/manage.js';
+import { maxOverlapHours, queuePing, redeliver, rotateSecret } from '../webhooks/deliveries.js';
+import { ownedWebhook, registerWebhook, requireOwnedWebhook, updateWebhook, webhookEventKinds, type WebhookEventKind } from '../webhooks/manage.js';
 import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { graphqlOnly, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
@@ -224,16 +224,7 @@ builder.mutationField('createWebhook', (t) =>
       filters: t.arg({ type: WebhookFiltersInput, description: 'Optional filters: severity, issueType, vendor, llmSpecific.' }),
       events: t.arg({ type: [WebhookEventEnum], description: 'Event kinds to receive; default [new_issues], the only kind the spec sends.' }),
     },
-    resolve: async (_root, args, ctx, info) => {
-      const valid = await validateRegistration(ctx, args);
-      const data = await withinWebhookCap(ctx, ctx.webhookOwner, (tx) =>
-        tx.webhook.create({
-          ...selectionUnder('data', ctx, info),
-          data: createWebhookData(ctx.webhookOwner, valid),
-        }),
-      );
-      return { data };
-    },
+    resolve: async (_root, args, ctx, info) => ({ data: await registerWebhook(ctx, ctx.webhookOwner, args, selectionUnder('data', ctx, info)) }),
   }),
 );
 
@@ -251,15 +242,7 @@ builder.mutationField('updateWebhook', (t) =>
       active: t.arg.boolean({ description: 'false pauses deliveries, true resumes them.' }),
       events: t.arg({ type: [WebhookEventEnum], description: 'Event kinds to receive, replacing the old ones; from then on.' }),
     },
-    resolve: async (_root, args, ctx, info) => {
-      const current = await requireOwnedWebhook(ctx.prisma, String(args.id), ctx.webhookOwner);
-      const data = await ctx.prisma.webhook.update({
-        ...selectionUnder('data', ctx, info),
-        where: { id: current.id },
-        data: await validateUpdate(ctx, current, args),
-      });
-      return { data };
-    },
+    resolve: async (_root, args, ctx, info) => ({ data: await updateWebhook(ctx, String(args.id), ctx.webhookOwner, args, selectionUnder('data', ctx, info)) }),
   }),
 );
 

@@ -19,7 +19,7 @@ export const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
 export const LICENSE_URL = 'https://creativecommons.org/licenses/by/4.0/';
 
 /** TLP:CLEAR as OASIS publishes it (TLP 2.0 extension, cti-stix-common-objects). */
-const TLP_CLEAR = {
+const TLP_CLEAR: StixObject = {
   type: 'marking-definition',
   spec_version: '2.1',
   id: 'marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487',
@@ -28,14 +28,9 @@ const TLP_CLEAR = {
   extensions: {
     'extension-definition--60a3c5c5-0d10-413e-aab3-9e08dde9e88d': { extension_type: 'property-extension', tlp_2_0: 'clear' },
   },
-} as const;
+};
 
 export type StixObject = { type: string; id: string; [property: string]: unknown };
-export interface StixBundle {
-  type: 'bundle';
-  id: string;
-  objects: StixObject[];
-}
 
 const stixId = (type: string, name: string) => `${type}--${uuidv5(name, STIX_NAMESPACE)}`;
 
@@ -43,6 +38,13 @@ const IDENTITY_ID = stixId('identity', 'identity:secwire');
 const LICENSE_MARKING_ID = stixId('marking-definition', 'marking:cc-by-4.0');
 const markings = [TLP_CLEAR.id, LICENSE_MARKING_ID];
 const common = { spec_version: '2.1', created_by_ref: IDENTITY_ID, object_marking_refs: markings };
+
+/** An object the service creates, its id derived from `key`. */
+function stixObject(type: string, key: string, times: { created: string; modified: string }, properties: Record<string, unknown>): StixObject {
+  return { type, ...common, id: stixId(type, key), ...times, ...properties };
+}
+
+const serviceTimes = { created: SERVICE_EPOCH, modified: SERVICE_EPOCH };
 
 const LICENSE_MARKING: StixObject = {
   type: 'marking-definition',
@@ -58,41 +60,20 @@ const LICENSE_MARKING: StixObject = {
   external_references: [{ source_name: 'license', description: 'CC BY 4.0', url: LICENSE_URL }],
 };
 
-const IDENTITY: StixObject = {
-  type: 'identity',
-  ...common,
-  id: IDENTITY_ID,
-  created: SERVICE_EPOCH,
-  modified: SERVICE_EPOCH,
+const IDENTITY = stixObject('identity', 'identity:secwire', serviceTimes, {
   name: 'secwire',
   description: 'secwire, a curated and classified feed of AI-security issues. Data licensed CC BY 4.0.',
   identity_class: 'system',
-};
+});
 
 /** The objects that describe the service rather than an issue: first in every bundle. */
-const serviceObjects = [TLP_CLEAR as unknown as StixObject, LICENSE_MARKING, IDENTITY];
+const serviceObjects = [TLP_CLEAR, LICENSE_MARKING, IDENTITY];
 
 /** The issue columns the mapping reads. */
 export const stixIssueSelect = {
-  id: true,
-  title: true,
-  headline: true,
-  summary: true,
-  sourceUrl: true,
-  publishedAt: true,
-  modifiedAt: true,
-  severity: true,
-  issueType: true,
-  labels: true,
-  cveId: true,
-  cweIds: true,
-  capecIds: true,
-  advisoryAliases: true,
-  attackType: true,
-  atlasIds: true,
-  owaspIds: true,
-  solution: true,
-  classifierConfidence: true,
+  id: true, title: true, headline: true, summary: true, sourceUrl: true, publishedAt: true, modifiedAt: true, severity: true,
+  issueType: true, labels: true, cveId: true, cweIds: true, capecIds: true, advisoryAliases: true, attackType: true,
+  atlasIds: true, owaspIds: true, solution: true, classifierConfidence: true,
 } satisfies Prisma.IssueSelect;
 
 export type StixIssue = Prisma.IssueGetPayload<{ select: typeof stixIssueSelect }>;
@@ -117,12 +98,8 @@ const CVE = /^CVE-\d{4}-(0\d{3}|[1-9]\d{3,})$/;
 
 /** An absolute http(s) URL in the form JSON Schema's "uri" format accepts, or undefined. */
 function uri(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = URL.parse(value);
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url.href : undefined;
 }
 
 type ExternalReference = { source_name: string; external_id?: string; url?: string; description?: string };
@@ -165,43 +142,20 @@ function isRealSolution(solution: string | null): solution is string {
 }
 
 function attackTypePattern(code: string): StixObject {
-  return {
-    type: 'attack-pattern',
-    ...common,
-    id: stixId('attack-pattern', `attack-type:${code}`),
-    created: SERVICE_EPOCH,
-    modified: SERVICE_EPOCH,
+  return stixObject('attack-pattern', `attack-type:${code}`, serviceTimes, {
     name: attackTypeNames[code] ?? inWords(code),
     description: `AI-security attack type "${code}" in the secwire classification.`,
-  };
+  });
 }
 
 function atlasPattern(techniqueId: string): StixObject {
   const technique = atlasTechnique(techniqueId);
   const phases = (technique?.phases ?? []).map((phase_name) => ({ kill_chain_name: 'mitre-atlas', phase_name }));
-  return {
-    type: 'attack-pattern',
-    ...common,
-    id: stixId('attack-pattern', `atlas:${techniqueId}`),
-    created: SERVICE_EPOCH,
-    modified: SERVICE_EPOCH,
+  return stixObject('attack-pattern', `atlas:${techniqueId}`, serviceTimes, {
     name: technique?.name ?? techniqueId,
     external_references: [{ source_name: 'mitre-atlas', external_id: techniqueId, url: `https://atlas.mitre.org/techniques/${techniqueId}` }],
     ...(phases.length ? { kill_chain_phases: phases } : {}),
-  };
-}
-
-function relationship(type: 'targets' | 'mitigates', source: string, target: string, created: string, modified: string): StixObject {
-  return {
-    type: 'relationship',
-    ...common,
-    id: stixId('relationship', `${type}:${source}:${target}`),
-    created,
-    modified,
-    relationship_type: type,
-    source_ref: source,
-    target_ref: target,
-  };
+  });
 }
 
 /**
@@ -216,40 +170,31 @@ function stixTypeOf(issueType: string): 'vulnerability' | 'report' {
 
 /** The objects describing one issue, and the shared attack patterns it points at. */
 function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): StixObject[] {
-  const created = issue.publishedAt.toISOString();
-  const modified = new Date(Math.max(issue.publishedAt.getTime(), issue.modifiedAt.getTime())).toISOString();
+  const times = {
+    created: issue.publishedAt.toISOString(),
+    modified: new Date(Math.max(issue.publishedAt.getTime(), issue.modifiedAt.getTime())).toISOString(),
+  };
   const name = issue.cveId ?? issue.headline ?? issue.title;
-  const labels = [`severity:${issue.severity}`, `issue-type:${issue.issueType}`, ...issue.labels];
   const type = stixTypeOf(issue.issueType);
-  const main: StixObject = {
-    type,
-    ...common,
-    id: stixId(type, issue.id),
-    created,
-    modified,
+  const main = stixObject(type, issue.id, times, {
     name,
     ...(issue.summary ? { description: issue.summary } : {}),
-    labels,
+    labels: [`severity:${issue.severity}`, `issue-type:${issue.issueType}`, ...issue.labels],
     confidence: Math.round(Math.min(1, Math.max(0, issue.classifierConfidence)) * 100),
     external_references: externalReferences(issue),
-  };
+  });
   const objects: StixObject[] = [main];
   const refs: string[] = [];
   // A vulnerability is targeted and mitigated (STIX's own relationships for it); a report lists them.
   const link = (kind: 'targets' | 'mitigates', source: string) => {
     if (type === 'report') refs.push(source);
-    else objects.push(relationship(kind, source, main.id, created, modified));
+    else objects.push(stixObject('relationship', `${kind}:${source}:${main.id}`, times, { relationship_type: kind, source_ref: source, target_ref: main.id }));
   };
   if (isRealSolution(issue.solution)) {
-    const courseOfAction: StixObject = {
-      type: 'course-of-action',
-      ...common,
-      id: stixId('course-of-action', `course-of-action:${issue.id}`),
-      created,
-      modified,
+    const courseOfAction = stixObject('course-of-action', `course-of-action:${issue.id}`, times, {
       name: `Remediation for ${name}`,
       description: issue.solution.trim(),
-    };
+    });
     objects.push(courseOfAction);
     link('mitigates', courseOfAction.id);
   }
@@ -263,12 +208,12 @@ function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): Stix
     link('targets', pattern.id);
   }
   // A report needs at least one object it is about; with nothing else, it is the feed's own item.
-  if (type === 'report') Object.assign(main, { report_types: ['threat-report'], published: created, object_refs: refs.length ? [...new Set(refs)] : [IDENTITY_ID] });
+  if (type === 'report') Object.assign(main, { report_types: ['threat-report'], published: times.created, object_refs: refs.length ? [...new Set(refs)] : [IDENTITY_ID] });
   return objects;
 }
 
 /** One bundle for the given issues, in their order. */
-export function buildBundle(issues: StixIssue[]): StixBundle {
+export function buildBundle(issues: StixIssue[]) {
   const patterns = new Map<string, StixObject>();
   const perIssue = issues.flatMap((issue) => issueObjects(issue, patterns));
   const objects = [...serviceObjects, ...patterns.values(), ...perIssue];
@@ -276,7 +221,7 @@ export function buildBundle(issues: StixIssue[]): StixBundle {
   // The same issues in the same versions give the same bundle id.
   const digest = createHash('sha256');
   for (const o of unique) digest.update(`${o.id}|${String(o.modified ?? o.created)}\n`);
-  return { type: 'bundle', id: stixId('bundle', digest.digest('hex')), objects: unique };
+  return { type: 'bundle' as const, id: stixId('bundle', digest.digest('hex')), objects: unique };
 }
 
 let catalogue: Map<string, StixObject> | undefined;

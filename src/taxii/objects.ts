@@ -29,12 +29,6 @@ export interface ObjectsQuery {
   settledBefore: Date;
 }
 
-export interface ObjectsPage {
-  objects: { object: StixObject; dateAdded: Date }[];
-  more: boolean;
-  next?: string;
-}
-
 const encodeNext = (position: Position) => Buffer.from(JSON.stringify(position)).toString('base64url');
 
 export function decodeNext(next: string): Position {
@@ -50,7 +44,7 @@ export function decodeNext(next: string): Position {
   throw badRequest('next is not a value this server gave');
 }
 
-export async function collectionObjects(prisma: PrismaClient, collection: Collection, query: ObjectsQuery): Promise<ObjectsPage> {
+export async function collectionObjects(prisma: PrismaClient, collection: Collection, query: ObjectsQuery) {
   const wanted = (o: StixObject) => (!query.types || query.types.includes(o.type)) && (!query.ids || query.ids.includes(o.id));
   const found: { object: StixObject; dateAdded: Date; position: Position }[] = [];
   const full = () => found.length > query.limit;

@@ -5,19 +5,11 @@
 import { badRequest, notFound } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { isUuid } from '../params.js';
-import { ownedWebhook } from './manage.js';
+import { requireOwnedWebhook } from './manage.js';
 import { newSecret } from './signing.js';
 
 /** A week: long enough for any receiver's deploy, short enough that an old secret does not linger. */
 export const maxOverlapHours = 168;
-
-/** One of the owner's webhooks (what updating and rotating read of it), or a 404; with `active`, an inactive one is a 400. */
-export async function requireOwnedWebhook(prisma: PrismaClient, id: string, ownerKeyHash: string, { active = false } = {}) {
-  const webhook = await prisma.webhook.findFirst({ where: ownedWebhook(id, ownerKeyHash), select: { id: true, url: true, filters: true, active: true, events: true, secret: true } });
-  if (!webhook) throw notFound('Webhook not found');
-  if (active && !webhook.active) throw badRequest('Webhook is inactive');
-  return webhook;
-}
 
 /**
  * A new signing secret; for `overlapHours` (default 24) the old one signs too, so a receiver can

@@ -32,15 +32,6 @@ export interface DispatcherOptions {
   onDeliveries?: (count: number) => void;
 }
 
-export interface Dispatcher {
-  /** Starts a subscription per filter and replays what a previous run may have missed. */
-  start(): Promise<void>;
-  /** Re-reads the active webhooks' filters now; resolves once new groups are subscribed. */
-  refresh(): Promise<void>;
-  /** Ends every subscription and waits for rows being written. */
-  stop(): Promise<void>;
-}
-
 interface Group {
   key: string;
   filters: Prisma.JsonValue;
@@ -86,7 +77,7 @@ export function createDispatcher(
   services: { db: Database; log: Logger; pubsub: NewIssuesSource },
   issueStream: IssueStream,
   options: DispatcherOptions = {},
-): Dispatcher {
+) {
   const { db, log } = services;
   const prisma = db.prisma;
   const refreshIntervalMs = options.refreshIntervalMs ?? 5_000;
@@ -216,6 +207,7 @@ export function createDispatcher(
     await Promise.all(starting);
   }
 
+  /** Re-reads the active webhooks' filters now; resolves once new groups are subscribed. */
   function refresh(): Promise<void> {
     if (!running) return Promise.resolve();
     refreshing = refreshing.then(reconcile).catch((err) => log.error('could not refresh webhook dispatch', { err }));
@@ -235,6 +227,7 @@ export function createDispatcher(
   }
 
   return {
+    /** Starts a subscription per filter and replays what a previous run may have missed. */
     async start() {
       if (running) return;
       running = true;
@@ -243,6 +236,7 @@ export function createDispatcher(
       for (const timer of timers) timer.unref();
     },
     refresh,
+    /** Ends every subscription and waits for rows being written. */
     async stop() {
       running = false;
       for (const timer of timers) clearInterval(timer);
@@ -251,3 +245,5 @@ export function createDispatcher(
     },
   };
 }
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -34,30 +34,65 @@ export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWh
   return { id, ownerKeyHash };
 }
 
-/** Validates a registration: an https URL on a public address (unless allowed) and known filters. */
-export async function validateRegistration(ctx: Deps, input: { url: string; filters?: IssueFiltersInput | null; events?: readonly WebhookEventKind[] | null }) {
-  if (input.url.length > maxUrlLength) throw badRequest(`url must be at most ${maxUrlLength} characters`);
-  let url: URL;
+/** One of the owner's webhooks (what updating and rotating read of it), or a 404; with `active`, an inactive one is a 400. */
+export async function requireOwnedWebhook(prisma: PrismaClient, id: string, ownerKeyHash: string, { active = false } = {}) {
+  const webhook = await prisma.webhook.findFirst({ where: ownedWebhook(id, ownerKeyHash), select: { id: true, url: true, filters: true, active: true, events: true, secret: true } });
+  if (!webhook) throw notFound('Webhook not found');
+  if (active && !webhook.active) throw badRequest('Webhook is inactive');
+  return webhook;
+}
+
+/** An https URL on a public address (unless allowed), normalised. */
+async function checkedUrl(ctx: Deps, raw: string): Promise<string> {
+  if (raw.length > maxUrlLength) throw badRequest(`url must be at most ${maxUrlLength} characters`);
   try {
-    url = await checkTargetUrl(input.url, { allowPrivate: ctx.config.webhookAllowPrivateTargets });
+    return (await checkTargetUrl(raw, { allowPrivate: ctx.config.webhookAllowPrivateTargets })).href;
   } catch (err) {
     if (err instanceof TargetRefused) throw badRequest(err.message);
     throw err;
   }
-  return { url: url.href, filters: normaliseFilters(input.filters), events: eventKinds(input.events) };
 }
 
-/** What updateWebhook changes: a new url (checked like a registration), new filters, or the state. */
-export async function validateUpdate(
+/**
+ * Registers a webhook (a checked URL, known filters) unless the owner already has WEBHOOKS_PER_KEY
+ * webhooks (a 400 naming the limit). Registrations of one key are serialised by a transaction
+ * lock, so two at once cannot both take the last place. `query` selects what is answered.
+ */
+export async function registerWebhook<Q extends object>(
   ctx: Deps,
-  current: { url: string; filters: Prisma.JsonValue; active: boolean; events: string[] },
+  ownerKeyHash: string,
+  input: { url: string; filters?: IssueFiltersInput | null; events?: readonly WebhookEventKind[] | null },
+  query: Q,
+) {
+  const url = await checkedUrl(ctx, input.url);
+  // Widened to `object`: Prisma's JSON input wants an index signature that IssueFilters lacks.
+  const filters: object = normaliseFilters(input.filters);
+  const events = eventKinds(input.events);
+  const data: Prisma.WebhookCreateInput = { url, filters, ...(events ? { events } : {}), ownerKeyHash, secret: newSecret() };
+  const cap = ctx.config.webhooksPerKey;
+  return ctx.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(${ownerKeyHash}, 0))) AS locked`;
+    if ((await tx.webhook.count({ where: { ownerKeyHash } })) >= cap) {
+      throw badRequest(`A key may have at most ${cap} webhooks; delete one before registering another`);
+    }
+    return tx.webhook.create({ ...query, data });
+  });
+}
+
+/** Changes one of the owner's webhooks: a new url (checked like a registration), new filters, events, or the state. */
+export async function updateWebhook<Q extends object>(
+  ctx: Deps,
+  id: string,
+  ownerKeyHash: string,
   input: { url?: string | null; filters?: IssueFiltersInput | null; active?: boolean | null; events?: readonly WebhookEventKind[] | null },
-): Promise<Prisma.WebhookUpdateInput> {
+  query: Q,
+) {
+  const current = await requireOwnedWebhook(ctx.prisma, id, ownerKeyHash);
   if (input.url == null && input.filters === undefined && input.active == null && input.events == null) {
     throw badRequest('Give at least one of url, filters, active, events');
   }
   const data: Prisma.WebhookUpdateInput = {};
-  if (input.url != null) data.url = (await validateRegistration(ctx, { url: input.url })).url;
+  if (input.url != null) data.url = await checkedUrl(ctx, input.url);
   const now = new Date();
   if (input.filters !== undefined) {
     const filters = normaliseFilters(input.filters);
@@ -74,25 +109,5 @@ export async function validateUpdate(
   } else if (input.active === false && current.active) {
     Object.assign(data, { active: false, deactivatedReason: 'paused by its owner' });
   }
-  return data;
-}
-
-export function createWebhookData(ownerKeyHash: string, valid: { url: string; filters: object; events?: WebhookEventKind[] }): Prisma.WebhookCreateInput {
-  return { url: valid.url, filters: valid.filters, ...(valid.events ? { events: valid.events } : {}), ownerKeyHash, secret: newSecret() };
-}
-
-/**
- * Runs `create` unless the owner already has WEBHOOKS_PER_KEY webhooks (a 400 naming the limit).
- * Registrations of one key are serialised by a transaction lock, so two at once cannot both take
- * the last place.
- */
-export async function withinWebhookCap<T>(ctx: Deps, ownerKeyHash: string, create: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-  const cap = ctx.config.webhooksPerKey;
-  return ctx.prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(${ownerKeyHash}, 0))) AS locked`;
-    if ((await tx.webhook.count({ where: { ownerKeyHash } })) >= cap) {
-      throw badRequest(`A key may have at most ${cap} webhooks; delete one before registering another`);
-    }
-    return create(tx);
-  });
+  return ctx.prisma.webhook.update({ ...query, where: { id: current.id }, data });
 }

@@ -26,17 +26,8 @@ export interface OutcomeRules {
   deadLimit: number;
 }
 
-interface Decided {
-  outcome: Outcome;
-  ok: boolean;
-  gone: boolean;
-  dead: boolean;
-  error: string | null;
-  nextAttemptAt: Date | null;
-}
-
 /** 2xx succeeds; 410 is final and deactivates; pings never retry; the rest retries until maxAttempts. */
-function decide(outcome: Outcome, rules: OutcomeRules, now: Date): Decided {
+function decide(outcome: Outcome, rules: OutcomeRules, now: Date) {
   const { statusCode } = outcome;
   const ok = statusCode !== undefined && statusCode >= 200 && statusCode < 300;
   const gone = statusCode === 410;
@@ -45,6 +36,8 @@ function decide(outcome: Outcome, rules: OutcomeRules, now: Date): Decided {
   const nextAttemptAt = ok || dead ? null : new Date(now.getTime() + retryDelay(rules.retry, outcome.attempts));
   return { outcome, ok, gone, dead, error, nextAttemptAt };
 }
+
+type Decided = ReturnType<typeof decide>;
 
 function describeStatus(statusCode: number): string {
   if (statusCode >= 300 && statusCode < 400) return `HTTP ${statusCode}: redirects are not followed`;
@@ -131,12 +124,7 @@ async function write(prisma: PrismaClient, batch: Decided[], deadLimit: number):
   ]);
 }
 
-export interface OutcomeRecorder {
-  /** Resolves once the outcome is written (or, if writing failed, logged). */
-  record(outcome: Outcome): Promise<void>;
-}
-
-export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: OutcomeRules, batchWindowMs = 20): OutcomeRecorder {
+export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: OutcomeRules, batchWindowMs = 20) {
   let pending: { decided: Decided; done: () => void }[] = [];
   let flushing = false;
   let timer: NodeJS.Timeout | undefined;
@@ -164,7 +152,8 @@ export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: 
   }
 
   return {
-    record(outcome) {
+    /** Resolves once the outcome is written (or, if writing failed, logged). */
+    record(outcome: Outcome): Promise<void> {
       const decided = decide(outcome, rules, new Date());
       if (!decided.ok) log.debug('webhook delivery attempt failed', { deliveryId: outcome.deliveryId, statusCode: outcome.statusCode, error: decided.error, dead: decided.dead });
       return new Promise<void>((done) => {

@@ -26,12 +26,7 @@ export interface SendResult {
 /** Receivers' answers are read (to free the socket) but never kept beyond this. */
 const maxResponseBytes = 64 * 1024;
 
-export interface Sender {
-  send(url: string, headers: Record<string, string>, body: Buffer): Promise<SendResult>;
-  close(): void;
-}
-
-export function createSender(options: SenderOptions): Sender {
+export function createSender(options: SenderOptions) {
   const extraCa = options.ca === undefined ? [] : Array.isArray(options.ca) ? options.ca : [options.ca];
   const agent = new Agent({
     keepAlive: true,

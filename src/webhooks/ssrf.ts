@@ -2,15 +2,12 @@
 // public unicast. The check runs when a webhook is registered and again inside the connection's
 // own DNS lookup, on the addresses actually dialled, so a name that is rebound to a private
 // address after registration is refused at delivery.
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** dns.lookup's callback form, which https agents accept as their `lookup` option. */
-export type LookupFunction = (
-  hostname: string,
-  options: LookupOptions,
-  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-) => void;
+export type { LookupFunction };
 
 export class TargetRefused extends Error {}
 
@@ -47,7 +44,7 @@ function literalAddress(hostname: string): string | undefined {
  */
 export async function checkTargetUrl(
   raw: string,
-  { allowPrivate, lookup = dnsLookup as unknown as LookupFunction }: { allowPrivate: boolean; lookup?: LookupFunction },
+  { allowPrivate, lookup = dnsLookup }: { allowPrivate: boolean; lookup?: LookupFunction },
 ): Promise<URL> {
   let url: URL;
   try {
@@ -87,7 +84,7 @@ function resolveAll(hostname: string, lookup: LookupFunction): Promise<LookupAdd
  * A lookup for https agents: resolves with `base`, then refuses the connection when any address
  * is not public, so the address dialled is always one that was checked (no rebinding window).
  */
-export function guardedLookup(base: LookupFunction = dnsLookup as unknown as LookupFunction): LookupFunction {
+export function guardedLookup(base: LookupFunction = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, { ...options, all: true } as LookupAllOptions, (err, result) => {
       if (err) return callback(err, '');

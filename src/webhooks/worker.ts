@@ -7,7 +7,7 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
 import { createOutcomeRecorder } from './outcomes.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
-import { createSender, type Sender, type SenderOptions, type SendResult } from './sender.js';
+import { createSender, type SenderOptions, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
 
 export interface WorkerOptions extends Partial<Omit<SenderOptions, 'allowPrivateTargets'>> {
@@ -31,16 +31,6 @@ export interface WorkerOptions extends Partial<Omit<SenderOptions, 'allowPrivate
   deadDeliveriesToDeactivate?: number;
 }
 
-export interface DeliveryWorker {
-  start(): void;
-  /** Stops claiming, waits for in-flight deliveries to finish and be recorded. */
-  stop(): Promise<void>;
-  /** Look for due rows now (the dispatcher calls this after writing deliveries). */
-  wake(): void;
-  /** Claims and sends whatever is due (up to the concurrency), resolving when all are recorded. */
-  runOnce(): Promise<number>;
-}
-
 interface ClaimedRow {
   id: string;
   webhookId: string;
@@ -55,7 +45,7 @@ interface ClaimedRow {
   lockedUntil: Date;
 }
 
-export function createDeliveryWorker({ db, log }: { db: Database; log: Logger }, options: WorkerOptions): DeliveryWorker {
+export function createDeliveryWorker({ db, log }: { db: Database; log: Logger }, options: WorkerOptions) {
   const prisma = db.prisma;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const leaseMs = options.leaseMs ?? timeoutMs + 15_000;
@@ -69,7 +59,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const deadLimit = options.deadDeliveriesToDeactivate ?? 3;
-  const sender: Sender = createSender({ maxSocketsPerHost: perHost, ...options, timeoutMs });
+  const sender = createSender({ maxSocketsPerHost: perHost, ...options, timeoutMs });
   const recorder = createOutcomeRecorder(prisma, log, { retry, deadLimit });
 
   const inFlight = new Set<Promise<void>>();
@@ -220,6 +210,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
     }
   }
 
+  /** Look for due rows now (the dispatcher calls this after writing deliveries). */
   function wake() {
     wakeRequested = true;
     wakeUp?.();
@@ -231,6 +222,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
       running = true;
       loop = run();
     },
+    /** Stops claiming, waits for in-flight deliveries to finish and be recorded. */
     async stop() {
       running = false;
       wake();
@@ -239,6 +231,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
       sender.close();
     },
     wake,
+    /** Claims and sends whatever is due (up to the concurrency), resolving when all are recorded. */
     async runOnce() {
       const claimed = await claimAndStart();
       await Promise.allSettled([...inFlight]);
@@ -246,3 +239,5 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
     },
   };
 }
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
