@@ -6,16 +6,16 @@
 // where most records are not AI-related. Each sync runs in its own process
 // (bench/sources-sync.ts) for its peak RSS: the first sync on a fresh database, then a second one
 // over the same file read again (validators forgotten, every entry checked by fingerprint). The sync
-// process runs compiled JavaScript, as `npm start` does: src/ built to dist/ by scripts/build.mjs,
-// the runner transpiled to import from there. Under tsx, its loader thread and transpiling would
+// process runs compiled JavaScript, as `npm start` does: the runner bundled into dist/ as
+// scripts/build.mjs bundles the server. Under tsx, its loader thread and transpiling would
 // add about 24 MB to the peak measured. --zip keeps the built zip at a path and reuses it when it
 // exists (building 250,000 records takes minutes).
 // Results replace the "Sources" section of bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
@@ -112,23 +112,38 @@ const cliFlags = (JSON.parse(readFileSync(new URL('../package.json', import.meta
   .split(/\s+/)
   .filter((word) => /^--(max-semi-space-size|heap-growing-percent)=/.test(word));
 
-/** dist/ built afresh, and bench/sources-sync.ts transpiled into `dir` with its imports of src/ pointed at dist/. */
-async function compiledRunner(dir: string): Promise<string> {
+/**
+ * The runner bundled as scripts/build.mjs bundles the server, into dist/ beside its entry points
+ * (each source file's import.meta.url rewritten to its unbundled place there, so URLs to data/ and
+ * prisma/ resolve as from src/); dist/ is built first for the migration worker it may start.
+ */
+async function compiledRunner(): Promise<string> {
   const root = new URL('../', import.meta.url);
+  const src = new URL('src/', root).pathname;
   execFileSync(process.execPath, [new URL('scripts/build.mjs', root).pathname], { stdio: 'inherit' });
-  const runner = join(dir, 'sources-sync.mjs');
+  const runner = new URL('dist/bench-sources-sync.js', root).pathname;
   await build({
     entryPoints: [new URL('sources-sync.ts', import.meta.url).pathname],
     outfile: runner,
     bundle: true,
+    minify: true,
+    keepNames: true,
+    packages: 'external',
     platform: 'node',
     format: 'esm',
+    target: 'node22',
+    supported: { 'import-attributes': true },
     logLevel: 'warning',
     plugins: [
       {
-        name: 'src-to-dist',
+        name: 'unbundled-import-meta-url',
         setup: (b) =>
-          b.onResolve({ filter: /^\.\.\/src\// }, (args) => ({ path: new URL(args.path.replace('../src/', 'dist/'), root).pathname, external: true })),
+          b.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
+            const text = await readFile(path, 'utf8');
+            if (!path.startsWith(src)) return { contents: text, loader: 'ts' };
+            const place = `./${relative(src, path).replace(/\.ts$/, '.js')}`;
+            return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(place)}, import.meta.url).href`), loader: 'ts' };
+          }),
       },
     ],
   });
@@ -154,7 +169,7 @@ try {
   const buildSeconds = (performance.now() - started) / 1000;
   console.log(`zip of ${total} records (${zipMb.toFixed(0)} MB) ready in ${buildSeconds.toFixed(0)} s`);
 
-  const runner = await compiledRunner(dir);
+  const runner = await compiledRunner();
   const rows: string[] = [];
   const measure = (label: string, env: Record<string, string>) => {
     const first = runSync(runner, zip, env, false);
