@@ -5,7 +5,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { withDriverReads } from '../src/db/driver-read.js';
-import { withFullTextSearch } from '../src/db/full-text-search.js';
+import { withDriverConnections } from '../src/db/driver-connection.js';
 import { newPGlite } from '../src/db/pglite.js';
 import { migrate } from '../src/db/migrator.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
@@ -27,7 +27,7 @@ export async function scratchPGlite(dataDir?: string): Promise<BenchDatabase> {
   const adapterFactory = new PrismaPGlite(pglite);
   await migrate(adapterFactory);
   const { factory, read } = withDriverReads(adapterFactory);
-  const prisma = new PrismaClient({ adapter: withFullTextSearch(factory) });
+  const prisma = new PrismaClient({ adapter: withDriverConnections(factory) });
   const close = async () => {
     await prisma.$disconnect();
     await pglite.close();

@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import type { Context, Services } from './context.js';
-import { withCountCache } from './db/count-cache.js';
+import { issueCounter } from './db/count-cache.js';
 import { DataVersionReader } from './db/data-version.js';
 import { isMigrated } from './db/status.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from './db/unavailable.js';
@@ -69,8 +69,7 @@ export function createApp(services: AppServices) {
   const keys = new KnownKeys(config, db.prisma);
   const versions = new DataVersionReader(db.read);
   const responseCache = new ResponseCache(config.responseCacheBytes, versions);
-  // What resolvers query through: the same client, with Issue counts kept per filter and data version.
-  const prisma = withCountCache(db.prisma, versions);
+  const countIssues = issueCounter(db.read, versions);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
   const rateLimit = useRateLimit({
     limit: config.rateLimitPerMinute,
@@ -180,7 +179,8 @@ export function createApp(services: AppServices) {
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
     context: ({ request, viewer, ...serverContext }): Context => ({
       ...services,
-      prisma,
+      prisma: db.prisma,
+      countIssues,
       newIssues: services.pubsub,
       viewer: viewer ?? viewerOf({ config, prisma: db.prisma }, request),
       requestId: requestIdOf(request),

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import type { IssueCounter } from './db/count-cache.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { Viewer } from './keys/viewer.js';
 import type { Logger } from './log.js';
@@ -18,6 +19,8 @@ export interface Services {
 /** What every resolver receives. */
 export interface Context extends Services {
   prisma: PrismaClient;
+  /** Issue counts, kept per filter and data version (db/count-cache.ts). */
+  countIssues: IssueCounter;
   /** What Subscription.newIssues listens to: the pub/sub, or the webhook dispatcher's replay. */
   newIssues: NewIssuesSource;
   /** Who is calling (worked out once per request; the REST gate passes on the one it checked). */

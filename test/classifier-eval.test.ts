@@ -111,6 +111,20 @@ describe('relevance of software in none of the data', () => {
     ['Go', 'github.com/acme-oss/ci-runner', 'Pipeline secrets exposed to build agents', 'Secrets of one pipeline are visible to the agents of another pipeline run.'],
     ['crates.io', 'ml-kem-fast', 'Timing side channel in ML-KEM decapsulation', 'Decapsulation in the ML-KEM implementation is not constant time.'],
     ['PyPI', 'pipenvx', 'Credentials embedded in lock files', 'Embedding credentials in index URLs writes them to the lock file in clear text.'],
+    // Nothing but general vulnerability words: a text model taught the all-AI sample as well as the
+    // labelled advisories read these as AI evidence and served both (classifier 2.4.0).
+    [
+      'npm',
+      'acme-fetchkit',
+      'Server-side request forgery via redirects',
+      'The HTTP client follows redirects to internal addresses, allowing server-side request forgery (SSRF) and reading arbitrary files through file:// URLs on the server. An attacker can access internal services, leading to remote code execution.',
+    ],
+    [
+      'Go',
+      'github.com/acme-oss/tarball',
+      'Path traversal when extracting archives',
+      'Extracting a crafted archive writes arbitrary files outside the target directory (path traversal), allowing remote attackers to overwrite files on the server and execute arbitrary code.',
+    ],
   ])('%s %s stays out', (ecosystem, name, summary, details) => {
     expect(advisory(ecosystem, name, summary, details).relevant).toBe(false);
   });
@@ -120,6 +134,15 @@ describe('relevance of software in none of the data', () => {
     ['Go', 'github.com/acme-oss/promptgate', 'Authorization bypass in the MCP server', 'Any authenticated user can call the tools of every registered MCP server.'],
     ['npm', 'acme-context-kit', 'Path traversal in document loader', 'The retrieval-augmented generation pipeline reads arbitrary files into the vector store.'],
     ['Go', 'github.com/acme-oss/toolrelay', 'Tenant isolation bypass in tool relay', 'Any tenant can list and call the MCP tools of another tenant, and read the Claude API key stored for it.'],
+    // One domain word and nothing the catalogue knows: a stacker fitted on the grouped view alone
+    // weighed such words too lightly to serve these (0.23 and 0.28 before classifier 2.4.0).
+    ['Go', 'github.com/acme-oss/ctxhub', 'Cross-tenant tool access in the gateway', 'A user of one tenant can list and call the MCP tools registered by another tenant.'],
+    [
+      'PyPI',
+      'acme-notes',
+      'Stored XSS in rendered notebooks',
+      'Markdown cells of an uploaded Jupyter notebook are rendered without sanitising, so a shared notebook runs script in the viewer.',
+    ],
   ])('%s %s is served', (ecosystem, name, summary, details) => {
     const decision = advisory(ecosystem, name, summary, details);
     expect(decision.relevant, JSON.stringify(decision.reasons)).toBe(true);

@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { withDriverReads, type DriverRead } from './driver-read.js';
-import { withFullTextSearch } from './full-text-search.js';
+import { withDriverConnections } from './driver-connection.js';
 import type { SeededTemplate } from './pglite-template.js';
 
 export type DatabaseTarget =
@@ -44,7 +44,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   // need, and a connection not had within 5 s means the database is not answering (the request
   // then gets a 503 instead of waiting for ever). Migrations may rightly run longer.
   const { factory, read } = withDriverReads(new PrismaPg({ ...pool, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 }, options));
-  const prisma = new PrismaClient({ adapter: withFullTextSearch(factory) });
+  const prisma = new PrismaClient({ adapter: withDriverConnections(factory) });
   const adapterFactory = new PrismaPg(pool, options);
   return { prisma, read, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
 }

@@ -6,12 +6,12 @@
 // that way (hundreds of MB of peak RSS); sent on the driver directly, a payload is garbage as soon
 // as its statement is done.
 //
-// How the driver connection is found: the adapter wrapper (withDriverConnections, applied with
-// the full-text-search rewrite in client.ts and pglite.ts) answers a marker statement sent on the
-// transaction by registering that transaction's driver client under the statement's token, and
-// does not send it to the database. Prisma never exposes its transaction's connection otherwise.
+// How the driver connection is found: the adapter factory wrapper (withDriverConnections, applied
+// in client.ts and pglite.ts) answers a marker statement sent on a transaction by registering that
+// transaction's driver client under the statement's token, and does not send it to the database.
+// Prisma never exposes its transaction's connection otherwise.
 import { randomUUID } from 'node:crypto';
-import type { SqlQuery, SqlQueryable } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery, SqlQueryable } from '@prisma/driver-adapter-utils';
 import type { Prisma } from '../generated/prisma/client.js';
 
 /** What both drivers' transaction clients offer: node-postgres's PoolClient and PGlite's Transaction. */
@@ -24,7 +24,7 @@ const claimSql = "SELECT 1 WHERE $1::text = 'secwire: driver connection claim'";
 const claims = new Map<string, DriverClient>();
 
 /** The transaction (of either adapter) with the claim marker answered from its driver client. */
-export function withDriverConnections<T extends SqlQueryable>(transaction: T): T {
+function claimable<T extends SqlQueryable>(transaction: T): T {
   return new Proxy(transaction, {
     get(object, key) {
       const value: unknown = Reflect.get(object, key, object);
@@ -35,6 +35,29 @@ export function withDriverConnections<T extends SqlQueryable>(transaction: T): T
         claims.set(String(query.args[0]), client);
         return Promise.resolve(0);
       };
+    },
+  });
+}
+
+/** The connection, whose transactions answer the claim marker. */
+function claimingTransactions(connection: SqlDriverAdapter): SqlDriverAdapter {
+  return new Proxy(connection, {
+    get(object, key) {
+      const value: unknown = Reflect.get(object, key, object);
+      if (typeof value !== 'function') return value;
+      if (key === 'startTransaction') return async (...args: unknown[]) => claimable(await value.apply(object, args));
+      return value.bind(object);
+    },
+  });
+}
+
+/** The adapter factory to give Prisma: its connections' transactions answer the claim marker. */
+export function withDriverConnections<T extends Pick<SqlMigrationAwareDriverAdapterFactory, 'connect'>>(factory: T): T {
+  return new Proxy(factory, {
+    get(object, key) {
+      const value: unknown = Reflect.get(object, key, object);
+      if (key === 'connect') return async () => claimingTransactions((await factory.connect()) as SqlDriverAdapter);
+      return typeof value === 'function' ? value.bind(object) : value;
     },
   });
 }

@@ -16,6 +16,14 @@ import { Prisma } from '../generated/prisma/client.js';
  */
 export type DriverRead = <T = Record<string, unknown>>(query: Prisma.Sql, settings?: Record<string, string>) => Promise<T[]>;
 
+/**
+ * A SELECT list of a model's columns, from code's own names (a Prisma `select` object's keys, the
+ * fields of a GraphQL type named after them), never from a request: quoting them is enough.
+ */
+export function columnsSql(names: Iterable<string>): Prisma.Sql {
+  return Prisma.raw([...new Set(names)].map((column) => `"${column}"`).join(', '));
+}
+
 type Code<K extends keyof typeof ColumnTypeEnum> = (typeof ColumnTypeEnum)[K];
 
 /** The column types whose driver values Prisma's raw queries convert (@prisma/client's deserializeRawResult). */
@@ -69,9 +77,24 @@ export function withDriverReads<T extends Pick<SqlMigrationAwareDriverAdapterFac
   });
   const read: DriverRead = async <R>(query: Prisma.Sql, settings?: Record<string, string>) => {
     const adapter = await connect();
-    return rowsOf<R>(settings ? await withSettings(adapter, settings, query) : await run(adapter, query));
+    try {
+      return rowsOf<R>(settings ? await withSettings(adapter, settings, query) : await run(adapter, query));
+    } catch (err) {
+      throw described(err);
+    }
   };
   return { factory: shared, read };
+}
+
+/**
+ * An adapter's error says only its kind (TableDoesNotExist), where Prisma's client would have said
+ * what went wrong: the database's own words are added for the log. Same object, same kind and
+ * codes, so isDatabaseUnavailable reads it as before.
+ */
+function described(err: unknown): unknown {
+  const original = (err as { cause?: { originalMessage?: unknown } } | undefined)?.cause?.originalMessage;
+  if (err instanceof Error && typeof original === 'string' && !err.message.includes(original)) err.message = `${err.message}: ${original}`;
+  return err;
 }
 
 function run(on: SqlQueryable, { text, values }: Prisma.Sql): Promise<SqlResultSet> {

@@ -8,7 +8,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { withDriverReads } from './driver-read.js';
 import { keepCheckpointing, walStartParams } from './pglite-checkpoints.js';
-import { withFullTextSearch } from './full-text-search.js';
+import { withDriverConnections } from './driver-connection.js';
 import { unpackClusterTemplate } from './pglite-template.js';
 
 // PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
@@ -45,7 +45,7 @@ export async function openPGlite(dataDir?: string, loadDataDir?: Blob, { seeded 
   const pglite = newPGlite(dataDir, loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
   const { factory, read } = withDriverReads(adapterFactory);
-  const prisma = new PrismaClient({ adapter: withFullTextSearch(factory) });
+  const prisma = new PrismaClient({ adapter: withDriverConnections(factory) });
   const checkpoints = keepCheckpointing(pglite);
   return {
     prisma,

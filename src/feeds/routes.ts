@@ -6,15 +6,18 @@ import type { Services } from '../context.js';
 import { rejectUnknownParameters } from '../params.js';
 import { nonEmptyDigest } from '../digest/generate.js';
 import { methodNotAllowed, readMethods } from '../http/methods.js';
-import { filterDescriptions, issueOrder, issueWhere, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { columnsSql } from '../db/driver-read.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { filterDescriptions, issueFilterSql, issueOrderSql, parseIssueFilters, parsePage } from '../issues/filters.js';
 import { rawFilters } from '../rest/csv.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
-import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom } from './atom.js';
+import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom, type AtomIssue } from './atom.js';
 
 const ISSUES_ATOM_PATH = `${restBasePath}/issues.atom`;
 const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
 const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
+const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 
 /** A parameter as the filters take it: absent, one value, or a list when repeated (which they refuse). */
 function param(query: URLSearchParams, name: string): unknown {
@@ -26,9 +29,10 @@ export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
   const feeds: Record<string, (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>> = {
     [ISSUES_ATOM_PATH]: async (query, urls) => {
       rejectUnknownParameters(query, [...Object.keys(filterDescriptions), 'limit']);
-      const where = issueWhere(parseIssueFilters(rawFilters(query)));
+      const where = issueFilterSql(parseIssueFilters(rawFilters(query)));
       const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
-      return issuesAtom(await db.prisma.issue.findMany({ where, orderBy: issueOrder, take: limit, select: atomIssueSelect }), urls);
+      const issues = await db.read<AtomIssue>(Prisma.sql`SELECT ${atomColumns} FROM "Issue" WHERE ${where} ORDER BY ${issueOrderSql} LIMIT ${limit}`);
+      return issuesAtom(issues, urls);
     },
     [DIGESTS_ATOM_PATH]: async (query, urls) => {
       rejectUnknownParameters(query, ['limit']);

@@ -6,7 +6,8 @@
 // = + - @, a tab or a CR gets a leading single quote. Rows are read in keyset pages (publishedAt
 // desc, id desc) and written one page at a time, so memory stays flat whatever the size.
 import { stringify } from 'csv-stringify/sync';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { DriverRead } from '../db/driver-read.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import type { Provenance } from '../ingest/classifier/relevance.js';
 import { issuePages } from './keyset.js';
 import { formatCvssScore } from './served.js';
@@ -48,13 +49,12 @@ export const csvHeaderFor = (fields: readonly string[]): string => stringify([cs
 const csvRows = (issues: CsvIssue[], fields: readonly string[]): string => stringify(issues.map((issue) => toRecord(issue, fields)), csvOptions);
 
 /**
- * The export as a byte stream: the header row, then one chunk per keyset page of `where`. A failed
- * page errors the stream (see src/http/streamed-body.ts for what the response then does).
+ * The export as a byte stream: the header row, then one chunk per keyset page of `where` (SQL over
+ * "Issue"). A failed page errors the stream (see src/http/streamed-body.ts for what the response then does).
  */
-export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInput, fields: readonly string[], pageSize = 1000): ReadableStream<Uint8Array> {
+export function issueCsvStream(read: DriverRead, where: Prisma.Sql, fields: readonly string[], pageSize = 1000): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const select = { ...Object.fromEntries(fields.map((f) => [f, true])), classification: true, publishedAt: true, id: true } as const;
-  const pages = issuePages(prisma, where, select, pageSize);
+  const pages = issuePages<CsvIssue>(read, where, [...fields, 'classification'], pageSize);
   let headerSent = false;
   let done = false;
   return new ReadableStream<Uint8Array>({
@@ -72,7 +72,7 @@ export function issueCsvStream(prisma: PrismaClient, where: Prisma.IssueWhereInp
         done = true;
         controller.close();
       } else {
-        controller.enqueue(encoder.encode(csvRows(next.value as CsvIssue[], fields)));
+        controller.enqueue(encoder.encode(csvRows(next.value, fields)));
       }
     },
     cancel() {

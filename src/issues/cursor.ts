@@ -2,7 +2,7 @@
 // next page starts strictly after it in the list order, so issues inserted anywhere in the list
 // never shift a walk the way they shift an offset.
 import { badRequest } from '../errors.js';
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { isUuid } from '../params.js';
 
 export const cursorDescription =
@@ -11,8 +11,17 @@ export const cursorDescription =
 export const encodeCursor = (issue: { publishedAt: Date | string; id: string }) =>
   Buffer.from(JSON.stringify([new Date(issue.publishedAt).toISOString(), issue.id])).toString('base64url');
 
-/** The `where` for the issues after a cursor; a 400 for anything this server did not give. */
-export function afterCursor(cursor: string): Prisma.IssueWhereInput {
+/**
+ * The issues after a position in the list order (publishedAt desc, id desc), as SQL over "Issue".
+ * The lte bound is implied by the OR, but it is what lets an index scan start at the position;
+ * without it a walk rescans every earlier row on each page (quadratic).
+ */
+export function afterPosition({ publishedAt, id }: { publishedAt: Date; id: string }): Prisma.Sql {
+  return Prisma.sql`"publishedAt" <= ${publishedAt} AND ("publishedAt" < ${publishedAt} OR ("publishedAt" = ${publishedAt} AND "id" < ${id}::uuid))`;
+}
+
+/** The condition for the issues after a cursor; a 400 for anything this server did not give. */
+export function afterCursor(cursor: string): Prisma.Sql {
   let publishedAt: Date | undefined;
   let id: unknown;
   try {
@@ -23,5 +32,5 @@ export function afterCursor(cursor: string): Prisma.IssueWhereInput {
     // falls through to the 400
   }
   if (!publishedAt || Number.isNaN(publishedAt.getTime()) || typeof id !== 'string' || !isUuid(id)) throw badRequest('cursor is not a value this server gave');
-  return { OR: [{ publishedAt: { lt: publishedAt } }, { publishedAt, id: { lt: id } }] };
+  return afterPosition({ publishedAt, id });
 }

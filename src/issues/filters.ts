@@ -1,14 +1,14 @@
-// The issue list filters: parsed and validated once, then turned into a
-// Prisma `where`. GraphQL arguments arrive typed, REST and CSV query strings arrive as text; both
-// go through here, so the rules and the messages are the same on every surface.
+// The issue list filters: parsed and validated once, then turned into one SQL condition. GraphQL
+// arguments arrive typed, REST and CSV query strings arrive as text; both go through here, so the
+// rules and the messages are the same on every surface.
 import { z } from 'zod';
 import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
 import { integer, isAbsent, number, oneOf, single, text } from '../params.js';
 import { nameKeys } from '../scan/ecosystems.js';
-import { servedIssue } from './served.js';
+import { servedIssueSql } from './served.js';
 
 export const severities = Object.values(Severity);
 export const issueTypes = Object.values(IssueType);
@@ -150,44 +150,54 @@ export function parsePage(raw: { limit?: unknown; offset?: unknown }, { defaultL
  */
 const identifierLike = /^[^\s"]*[\d\-_./@:%][^\s"]*$/;
 
-/** Prisma passes `contains` to LIKE unescaped: `%` and `_` would be wildcards. */
+/** LIKE's wildcards (and its escape character, the backslash) in a term match themselves. */
 function likeLiteral(value: string): string {
   return value.replace(/[\\%_]/g, '\\$&');
 }
 
-/** The Prisma `where` for validated filters; always restricted to served issues. */
-export function issueWhere(filters: IssueFilters): Prisma.IssueWhereInput {
-  const where: Prisma.IssueWhereInput[] = [servedIssue];
+/**
+ * The SQL condition over "Issue" (unaliased) for validated filters, always restricted to served
+ * issues; every value is a bound parameter. The list, its count (and the stats' total), the alias
+ * lookup, STIX, the CSV export and the feeds all read through it; the webhook filters' Prisma
+ * `where` (webhooks/filters.ts) repeats four of its keys for Subscription.newIssues.
+ */
+export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
+  const where: Prisma.Sql[] = [servedIssueSql];
   // searchText, vendorKeys and packageNames are stored lower-cased (and indexed) for exactly this.
   // Words: full-text search (stemmed, any order, "quoted phrases", or, -excluded) on the generated
-  // searchVector's GIN index (src/db/full-text-search.ts); a single identifier: substring.
+  // searchVector's GIN index, with the configuration the column is generated with (migration
+  // full_text_search), and any text a user types is a valid websearch query; a single identifier:
+  // a substring of searchText, through its trigram index.
   if (filters.search) {
     where.push(
       identifierLike.test(filters.search)
-        ? { searchText: { contains: likeLiteral(filters.search.toLowerCase()) } }
-        : { searchText: { search: filters.search } },
+        ? Prisma.sql`"searchText" LIKE ('%' || ${likeLiteral(filters.search.toLowerCase())} || '%')`
+        : Prisma.sql`"searchVector" @@ websearch_to_tsquery('english', ${filters.search})`,
     );
   }
-  if (filters.labels.length) where.push({ labels: { hasSome: filters.labels } });
-  if (filters.severity) where.push({ severity: filters.severity });
-  if (filters.issueType) where.push({ issueType: filters.issueType });
-  if (filters.vendor) where.push({ vendorKeys: { has: filters.vendor.toLowerCase() } });
+  if (filters.labels.length) where.push(Prisma.sql`"labels" && ${filters.labels}::text[]`);
+  if (filters.severity) where.push(Prisma.sql`"severity" = ${filters.severity}::"Severity"`);
+  if (filters.issueType) where.push(Prisma.sql`"issueType" = ${filters.issueType}::"IssueType"`);
+  if (filters.vendor) where.push(Prisma.sql`"vendorKeys" @> ARRAY[${filters.vendor.toLowerCase()}]::text[]`);
   // As the scan matches names: PyPI's spellings (llama_index, Llama.Index) find llama-index.
-  if (filters.package) where.push({ packageNames: { hasSome: nameKeys(filters.package) } });
-  if (filters.since) where.push({ publishedAt: { gt: filters.since } });
-  if (filters.alias) where.push({ identifiers: { has: filters.alias } });
-  if (filters.modifiedSince) where.push({ modifiedAt: { gt: filters.modifiedSince } });
-  if (filters.confidenceMin !== undefined) where.push({ classifierConfidence: { gte: filters.confidenceMin } });
-  return { AND: where };
+  if (filters.package) where.push(Prisma.sql`"packageNames" && ${nameKeys(filters.package)}::text[]`);
+  if (filters.since) where.push(Prisma.sql`"publishedAt" > ${filters.since}`);
+  if (filters.alias) where.push(Prisma.sql`"identifiers" @> ARRAY[${filters.alias}]::text[]`);
+  if (filters.modifiedSince) where.push(Prisma.sql`"modifiedAt" > ${filters.modifiedSince}`);
+  if (filters.confidenceMin !== undefined) where.push(Prisma.sql`"classifierConfidence" >= ${filters.confidenceMin}`);
+  return Prisma.join(where, ' AND ');
 }
 
 /** The guaranteed order: newest first, ties broken by id, so pages never overlap or skip. */
+export const issueOrderSql = Prisma.sql`"publishedAt" DESC, "id" DESC`;
+
+/** issueOrderSql for Subscription.newIssues, which reads through Prisma's client: change the two together. */
 export const issueOrder = [{ publishedAt: 'desc' }, { id: 'desc' }] satisfies Prisma.IssueOrderByWithRelationInput[];
 
 /**
  * The order of changes, oldest first: a change made while a mirror pages gets a later modifiedAt
  * than any it has seen, so it lands after the pages already read instead of shifting them.
  */
-export const changeOrder = [{ modifiedAt: 'asc' }, { id: 'asc' }] satisfies Prisma.IssueOrderByWithRelationInput[];
+export const changeOrderSql = Prisma.sql`"modifiedAt" ASC, "id" ASC`;
 
-export const issueOrderFor = (filters: IssueFilters) => (filters.modifiedSince ? changeOrder : issueOrder);
+export const issueOrderSqlFor = (filters: IssueFilters) => (filters.modifiedSince ? changeOrderSql : issueOrderSql);

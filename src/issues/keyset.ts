@@ -1,34 +1,26 @@
 // Served issues read in keyset pages (publishedAt desc, id desc), for exports that stream every
 // matching row: memory stays flat and each page starts where the last ended, whatever the size.
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { issueOrder } from './filters.js';
+import { columnsSql, type DriverRead } from '../db/driver-read.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { afterPosition } from './cursor.js';
+import { issueOrderSql } from './filters.js';
 
-type Cursor = { publishedAt: Date; id: string };
+type Position = { publishedAt: Date; id: string };
 
-export async function* issuePages<S extends Prisma.IssueSelect & { publishedAt: true; id: true }>(
-  prisma: PrismaClient,
-  where: Prisma.IssueWhereInput,
-  select: S,
+/** Pages of the rows `where` (SQL over "Issue") selects, with `columns` and the position's own two. */
+export async function* issuePages<R extends Record<string, unknown>>(
+  read: DriverRead,
+  where: Prisma.Sql,
+  columns: readonly string[],
   pageSize: number,
-): AsyncGenerator<Prisma.IssueGetPayload<{ select: S }>[]> {
-  let after: Cursor | undefined;
+): AsyncGenerator<(R & Position)[]> {
+  const select = columnsSql([...columns, 'publishedAt', 'id']);
+  let after: Position | undefined;
   for (;;) {
-    const page = (await prisma.issue.findMany({
-      // The lte bound is implied by the OR, but it is what lets the index scan start at the
-      // previous page's end; without it every page rescans all earlier rows (quadratic).
-      where: after
-        ? {
-            AND: [
-              where,
-              { publishedAt: { lte: after.publishedAt } },
-              { OR: [{ publishedAt: { lt: after.publishedAt } }, { publishedAt: after.publishedAt, id: { lt: after.id } }] },
-            ],
-          }
-        : where,
-      orderBy: issueOrder,
-      take: pageSize,
-      select,
-    })) as unknown as (Prisma.IssueGetPayload<{ select: S }> & Cursor)[];
+    const page = await read<R & Position>(
+      Prisma.sql`SELECT ${select} FROM "Issue" WHERE ${where}${after ? Prisma.sql` AND ${afterPosition(after)}` : Prisma.empty}
+                 ORDER BY ${issueOrderSql} LIMIT ${pageSize}`,
+    );
     if (page.length > 0) {
       const last = page[page.length - 1]!;
       after = { publishedAt: last.publishedAt, id: last.id };

@@ -5,12 +5,12 @@
 import { Zip, ZipDeflate } from 'fflate';
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { DriverRead } from '../db/driver-read.js';
 import { methodNotAllowed, readMethods } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
 import { abortOnFailure } from '../http/streamed-body.js';
 import { issuePages } from '../issues/keyset.js';
-import { servedIssue } from '../issues/served.js';
+import { servedIssueSql } from '../issues/served.js';
 import { errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { osvIssueSelect, osvRecordOf, type OsvRecord } from './record.js';
@@ -20,8 +20,8 @@ const PAGE_SIZE = 500;
 
 const ecosystemOf = (affected: OsvRecord['affected'][number]) => affected.package.ecosystem.split(':')[0]!;
 
-async function* osvRecords(prisma: PrismaClient): AsyncGenerator<OsvRecord> {
-  for await (const page of issuePages(prisma, servedIssue, osvIssueSelect, PAGE_SIZE)) yield* page.map(osvRecordOf);
+async function* osvRecords(read: DriverRead): AsyncGenerator<OsvRecord> {
+  for await (const page of issuePages<Parameters<typeof osvRecordOf>[0]>(read, servedIssueSql, Object.keys(osvIssueSelect), PAGE_SIZE)) yield* page.map(osvRecordOf);
 }
 
 /** A zip of `<id>.json` per record that `keep` accepts, produced as the reader pulls. A failed read errors the stream (see src/http/streamed-body.ts). */
@@ -59,9 +59,9 @@ function osvZipStream(records: AsyncGenerator<OsvRecord>, keep: (record: OsvReco
   });
 }
 
-async function ecosystemsText(prisma: PrismaClient): Promise<string> {
+async function ecosystemsText(read: DriverRead): Promise<string> {
   const names = new Set<string>();
-  for await (const record of osvRecords(prisma)) record.affected.forEach((a) => names.add(ecosystemOf(a)));
+  for await (const record of osvRecords(read)) record.affected.forEach((a) => names.add(ecosystemOf(a)));
   return [...names].sort().map((name) => `${name}\n`).join('');
 }
 
@@ -77,7 +77,7 @@ export function useOsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       const requestId = currentRequestId();
       const onError = (err: unknown) => log.error('OSV export failed after the response started', { requestId, err });
       if (path === 'ecosystems.txt') {
-        return endResponse(new Response(await ecosystemsText(db.prisma), { headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } }));
+        return endResponse(new Response(await ecosystemsText(db.read), { headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } }));
       }
       let name: string | undefined;
       try {
@@ -87,7 +87,7 @@ export function useOsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       }
       const keep = name ? (record: OsvRecord) => record.affected.some((a) => ecosystemOf(a) === name) : () => true;
       const headers = { 'Content-Type': 'application/zip', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
-      endResponse(new Response(abortOnFailure(osvZipStream(osvRecords(db.prisma), keep), serverContext, onError), { headers }));
+      endResponse(new Response(abortOnFailure(osvZipStream(osvRecords(db.read), keep), serverContext, onError), { headers }));
     },
   };
 }

@@ -9,7 +9,7 @@ import { currentRequestId } from '../http/request-id.js';
 import { abortOnFailure } from '../http/streamed-body.js';
 import type { GraphQLObjectType } from 'graphql';
 import { csvColumnsFor, csvHeaderFor, issueCsvStream } from '../issues/csv.js';
-import { filterDescriptions, issueWhere, parseIssueFilters, type RawIssueFilters } from '../issues/filters.js';
+import { filterDescriptions, issueFilterSql, parseIssueFilters, type RawIssueFilters } from '../issues/filters.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { schema } from '../schema/index.js';
 
@@ -37,7 +37,7 @@ export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       let where;
       try {
         rejectUnknownParameters(url.searchParams, Object.keys(filterDescriptions));
-        where = issueWhere(parseIssueFilters(rawFilters(url.searchParams)));
+        where = issueFilterSql(parseIssueFilters(rawFilters(url.searchParams)));
       } catch (err) {
         const { status, message } = caughtFailure(err, log);
         return endResponse(errorResponse(status, message));
@@ -50,7 +50,7 @@ export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       };
       if (request.method === 'HEAD') return endResponse(new Response(null, { status: 200, headers }));
       const requestId = currentRequestId();
-      const body = abortOnFailure(issueCsvStream(db.prisma, where, issueFields), serverContext, (err) =>
+      const body = abortOnFailure(issueCsvStream(db.read, where, issueFields), serverContext, (err) =>
         log.error('CSV export failed after the response started; the response was cut short', { requestId, err }),
       );
       endResponse(new Response(body, { status: 200, headers }));

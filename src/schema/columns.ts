@@ -4,6 +4,7 @@
 // same name, so the columns are the field names selected under its objects, plus the id; the
 // Issue's raw source record and the other internal columns are never read because no field names them.
 import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { columnsSql } from '../db/driver-read.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 /** The fields of a selection set, through inline fragments and fragment spreads. */
@@ -57,8 +58,8 @@ function columnList(selection: ReturnType<typeof columnSelection>) {
   return (info: GraphQLResolveInfo, path: readonly string[]): Prisma.Sql => {
     const { select } = selection(info, path) as { select: Select };
     let list = lists.get(select);
-    // The names are the model's own columns (selectFor keeps no other), so quoting them is enough.
-    if (!list) lists.set(select, (list = Prisma.raw(Object.keys(select).map((column) => `"${column}"`).join(', '))));
+    // The names are the model's own columns (selectFor keeps no other).
+    if (!list) lists.set(select, (list = columnsSql(Object.keys(select))));
     return list;
   };
 }

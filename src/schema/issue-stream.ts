@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { map } from 'graphql-yoga';
 import { parse, subscribe, type ExecutionResult, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import type { Context, Services } from '../context.js';
+import { issueCounter } from '../db/count-cache.js';
+import { DataVersionReader } from '../db/data-version.js';
 import { noViewer } from '../keys/viewer.js';
 import { createDispatcher, type DispatchBatch, type DispatcherOptions, type IssueStream } from '../webhooks/dispatcher.js';
 import { schema as publicSchema } from './index.js';
@@ -15,8 +17,10 @@ function webhookIssueStream(schema: GraphQLSchema, services: Services): IssueStr
   const document = parse(`subscription WebhookDispatch($filter: WebhookFiltersInput) {
     newIssues(filter: $filter) { eventId issues { ${fields.join(' ')} } }
   }`);
+  // The subscription counts nothing; the context only has to offer it.
+  const countIssues = issueCounter(services.db.read, new DataVersionReader(services.db.read));
   return async (filters, source) => {
-    const contextValue: Context = { ...services, prisma: services.db.prisma, newIssues: source, viewer: noViewer, requestId: `dispatcher-${randomUUID()}` };
+    const contextValue: Context = { ...services, prisma: services.db.prisma, countIssues, newIssues: source, viewer: noViewer, requestId: `dispatcher-${randomUUID()}` };
     const result = await subscribe({ schema, document, variableValues: { filter: filters }, contextValue });
     if (!(Symbol.asyncIterator in result)) throw new Error(result.errors?.[0]?.message ?? 'subscription refused');
     // Repeater-based: ending the stream ends the subscription at once, even while it waits.

@@ -1,12 +1,15 @@
 // STIX 2.1 export (Query.stixBundle). The bundle is a JSON scalar, so REST answers the bundle
 // itself, not an envelope.
-import { filterDescriptions, issueOrder, issueWhere, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
-import { buildBundle, stixIssueSelect } from '../stix/bundle.js';
+import { columnsSql } from '../db/driver-read.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { filterDescriptions, issueFilterSql, issueOrderSql, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { buildBundle, stixIssueSelect, type StixIssue } from '../stix/bundle.js';
 import { builder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 const STIX_LIMIT_DEFAULT = 50;
 const STIX_LIMIT_MAX = 100;
+const stixColumns = columnsSql(Object.keys(stixIssueSelect));
 
 builder.queryField('stixBundle', (t) =>
   t.field({
@@ -22,10 +25,12 @@ builder.queryField('stixBundle', (t) =>
       limit: t.arg.int({ description: `Maximum issues in the bundle: an integer of at least 1; default ${STIX_LIMIT_DEFAULT}; larger values are treated as ${STIX_LIMIT_MAX}.` }),
       offset: t.arg.int({ description: pageDescriptions.offset }),
     },
-    resolve: async (_root, args, { prisma }) => {
-      const where = issueWhere(parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since }));
+    resolve: async (_root, args, { db }) => {
+      const where = issueFilterSql(parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since }));
       const { limit, offset } = parsePage({ limit: args.limit, offset: args.offset }, { defaultLimit: STIX_LIMIT_DEFAULT, maxLimit: STIX_LIMIT_MAX });
-      const issues = await prisma.issue.findMany({ where, orderBy: issueOrder, skip: offset, take: limit, select: stixIssueSelect });
+      const issues = await db.read<StixIssue>(
+        Prisma.sql`SELECT ${stixColumns} FROM "Issue" WHERE ${where} ORDER BY ${issueOrderSql} LIMIT ${limit} OFFSET ${offset}`,
+      );
       return buildBundle(issues);
     },
   }),

@@ -2,7 +2,8 @@
 // and vendor (src/issues/filters.ts), plus llmSpecific. Stored in one canonical JSON form (absent
 // keys omitted, fixed key order) so equal filters are equal jsonb values and share a dispatch group.
 import type { IssueType, Prisma, Severity } from '../generated/prisma/client.js';
-import { issueWhere, parseIssueFilters } from '../issues/filters.js';
+import { parseIssueFilters } from '../issues/filters.js';
+import { servedIssue } from '../issues/served.js';
 import { boolean, isAbsent } from '../params.js';
 
 export interface IssueFilters {
@@ -37,8 +38,17 @@ export function storedFilters(value: Prisma.JsonValue): IssueFilters {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as IssueFilters) : {};
 }
 
-/** Served issues matching the filters, with the list route's semantics for the shared keys. */
+/**
+ * Served issues matching the filters, with the list route's semantics for the shared keys, as a
+ * Prisma `where`: Subscription.newIssues reads through Prisma's client (one query per distinct
+ * filter and batch, test/subscription-limits.test.ts counts them). issueFilterSql writes the same
+ * keys in SQL for the list: change the two together.
+ */
 export function filtersWhere(filters: IssueFilters): Prisma.IssueWhereInput {
-  const listWhere = issueWhere({ labels: [], severity: filters.severity, issueType: filters.issueType, vendor: filters.vendor });
-  return filters.llmSpecific === undefined ? listWhere : { AND: [listWhere, { llmSpecific: filters.llmSpecific }] };
+  const where: Prisma.IssueWhereInput = { ...servedIssue };
+  if (filters.severity) where.severity = filters.severity;
+  if (filters.issueType) where.issueType = filters.issueType;
+  if (filters.vendor) where.vendorKeys = { has: filters.vendor.toLowerCase() };
+  if (filters.llmSpecific !== undefined) where.llmSpecific = filters.llmSpecific;
+  return where;
 }

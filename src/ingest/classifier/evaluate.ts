@@ -3,7 +3,7 @@
 import type { Evidence } from './evidence.js';
 import { defaultJudge } from './relevance.js';
 import { vendorFacts } from './vendors.js';
-import { crossValidatedProbabilities, outOfFold, packageGroups, trainingExamples, type Example, type FoldMode } from './training.js';
+import { crossValidatedProbabilities, packageGroups, stackerPoints, trainingExamples, type FoldMode, type OutOfFold } from './training.js';
 
 export interface Metrics {
   n: number;
@@ -67,8 +67,7 @@ const describe = (evidence: Evidence[]) =>
     .map((e) => `${e.kind} ${e.detail} (${e.weight >= 0 ? '+' : ''}${e.weight.toFixed(1)})`)
     .join('; ');
 
-function crossValidate(all: Example[], mode: FoldMode): CrossValidation {
-  const predictions = crossValidatedProbabilities(outOfFold(all, mode));
+function crossValidate(predictions: { o: OutOfFold; p: number }[]): CrossValidation {
   const results = predictions.map(({ o, p }) => ({ relevant: o.example.relevant, p }));
   const reliability = [0, 0.1, 0.3, 0.5, 0.7, 0.9].map((lower, i, edges) => {
     const upper = edges[i + 1] ?? 1.0000001;
@@ -96,8 +95,11 @@ function crossValidate(all: Example[], mode: FoldMode): CrossValidation {
 
 export function evaluate(): Evaluation {
   const all = trainingExamples();
-  const grouped = crossValidate(all, 'grouped');
-  const blind = crossValidate(all, 'catalogue-blind');
+  // One stacker per fold serves both views, as the service's one stacker does.
+  const predictions = crossValidatedProbabilities(stackerPoints(all));
+  const view = (mode: FoldMode) => crossValidate(predictions.filter(({ o }) => o.mode === mode));
+  const grouped = view('grouped');
+  const blind = view('catalogue-blind');
 
   // The sample is judged by the service's own classifier, trained on everything: it shows the
   // sample stays served, not how the classifier generalises (the folds above do that).

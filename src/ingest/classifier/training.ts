@@ -2,7 +2,8 @@
 // advisories in data/relevance (CC-BY-4.0, GitHub Advisory Database) plus the bundled sample
 // (data/advisories, data/items), which is all AI/ML material. Folds hold out whole groups of
 // labelled examples that share a package; a fold's model, catalogue and calibration never see
-// the held-out packages, their repositories, owners or project hosts, nor sample records about them.
+// the held-out packages, their repositories, owners or project hosts. The text model learns from
+// the labelled examples alone; the sample is judged, never taught to the model.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Item } from '../item.js';
 import { batchEntries, parseEntry } from '../parse.js';
@@ -15,12 +16,11 @@ export interface Example {
   id: string;
   item: Item;
   relevant: boolean;
-  /** Labelled examples are evaluated; sample records only ever train. */
+  /** Labelled examples teach the model and are evaluated; sample records are only judged (the sample stays served). */
   labelled: boolean;
   features: string[];
-  /** Lower-cased package names (raw and PEP 503) and GitHub owners, what groups and exclusions compare. */
+  /** Lower-cased package names (raw and PEP 503), what groups and exclusions compare. */
   packages: string[];
-  owners: string[];
 }
 
 const dataDir = new URL('../../../data/', import.meta.url);
@@ -38,7 +38,7 @@ function example(record: unknown, relevant: boolean, labelled: boolean): Example
   if (!('item' in parsed)) throw new Error(`training record does not parse: ${parsed.message}`);
   const item = parsed.item;
   const packages = item.affected.flatMap((a) => [a.package.name.toLowerCase(), packageKey(a.package.ecosystem, a.package.name)]);
-  return { id: item.sourceId, item, relevant, labelled, features: features(item), packages: [...new Set(packages)], owners: [...new Set(githubRepos(item).map(repoOwner))] };
+  return { id: item.sourceId, item, relevant, labelled, features: features(item), packages: [...new Set(packages)] };
 }
 
 /** Sample items kept to show the filter at work: outside the feed's scope (data/items/README.md). */
@@ -99,13 +99,14 @@ export function exclusionFor(group: Example[], mode: FoldMode = 'grouped'): Excl
 }
 
 /**
- * The text model learns from advisories only: the sample's news items and case studies are prose
- * of another kind ("they", "we", "researchers"), whose words would otherwise read as AI evidence in
- * any advisory. Those items keep their own evidence (ATLAS techniques, AI vendors, terms).
+ * The text model learns from the labelled advisories only, 50 of each class from one source. The
+ * sample is all AI/ML and comes from several databases, so its general vulnerability words (SSRF,
+ * path traversal, arbitrary files) would read as AI evidence: with it, the advisories of HTTP
+ * clients and archive libraries in a public advisory database scored as high as an LLM gateway's
+ * (eval/README.md). The sample's news items and case studies are prose of another kind again. The
+ * sample keeps its own evidence (catalogue, ATLAS techniques, AI vendors, terms).
  */
-const isAdvisory = (e: Example) => e.item.format === 'osv';
-
-const overlaps = (e: Example, ex: Exclusion) => e.packages.some((p) => ex.packages.has(p)) || e.owners.some((o) => ex.orgs.has(o));
+const teachesModel = (e: Example) => e.labelled;
 
 /** The two inputs the final decision weighs: the model's log-odds and the summed rule evidence. */
 export interface Scored extends ItemEvidence {
@@ -179,6 +180,7 @@ export interface OutOfFold extends Scored {
   example: Example;
   /** The held-out group's index. */
   fold: number;
+  mode: FoldMode;
 }
 
 /** Scores every labelled example with a model and catalogue that never saw its group. */
@@ -187,22 +189,31 @@ export function outOfFold(all: Example[] = trainingExamples(), mode: FoldMode = 
   packageGroups(all).forEach((group, fold) => {
     const exclusion = exclusionFor(group, mode);
     const held = new Set(group);
-    const train = all.filter((e) => !held.has(e) && !(!e.labelled && overlaps(e, exclusion)));
-    const model = trainModel(train.filter(isAdvisory));
+    const model = trainModel(all.filter((e) => teachesModel(e) && !held.has(e)));
     const catalogue = buildCatalogue(catalogueData(), exclusion);
-    for (const e of group) out.push({ ...scoreItem(e.item, e.features, model, catalogue), example: e, fold });
+    for (const e of group) out.push({ ...scoreItem(e.item, e.features, model, catalogue), example: e, fold, mode });
   });
   return out;
 }
 
 const asPoint = (o: OutOfFold) => ({ modelLogit: o.modelLogit, evidenceSum: o.evidenceSum, relevant: o.example.relevant });
 
-/** Each fold's probability from a stacker fitted on the other folds only. */
-export function crossValidatedProbabilities(oof: OutOfFold[]): { o: OutOfFold; p: number }[] {
-  const folds = [...new Set(oof.map((o) => o.fold))];
+/**
+ * The stacker learns from both views of every example: as the lists know it (grouped) and as
+ * software no list knows (catalogue-blind). Fitted on the grouped view alone it would learn that
+ * the catalogue explains nearly everything and give an unknown package's own words too little
+ * weight; the service meets both kinds of advisory.
+ */
+export function stackerPoints(all: Example[] = trainingExamples()): OutOfFold[] {
+  return [...outOfFold(all, 'grouped'), ...outOfFold(all, 'catalogue-blind')];
+}
+
+/** Each fold's probability from a stacker fitted on the other folds only (both views of them). */
+export function crossValidatedProbabilities(points: OutOfFold[]): { o: OutOfFold; p: number }[] {
+  const folds = [...new Set(points.map((o) => o.fold))];
   return folds.flatMap((fold) => {
-    const stacker = fitStacker(oof.filter((o) => o.fold !== fold).map(asPoint));
-    return oof.filter((o) => o.fold === fold).map((o) => ({ o, p: sigmoid(stackedLogit(stacker, o)) }));
+    const stacker = fitStacker(points.filter((o) => o.fold !== fold).map(asPoint));
+    return points.filter((o) => o.fold === fold).map((o) => ({ o, p: sigmoid(stackedLogit(stacker, o)) }));
   });
 }
 
@@ -211,7 +222,7 @@ export interface TrainedRelevance {
   stacker: Stacker;
 }
 
-/** The service's model: trained on every example; calibrated on every out-of-fold score. */
+/** The service's model: trained on every example; calibrated on every out-of-fold score of both views. */
 export function trainRelevance(all: Example[] = trainingExamples()): TrainedRelevance {
-  return { model: trainModel(all.filter(isAdvisory)), stacker: fitStacker(outOfFold(all).map(asPoint)) };
+  return { model: trainModel(all.filter(teachesModel)), stacker: fitStacker(stackerPoints(all).map(asPoint)) };
 }
