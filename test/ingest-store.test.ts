@@ -82,6 +82,17 @@ describe('idempotency', () => {
     expect(published).toHaveLength(1); // the first ingest only
   });
 
+  it('stores and updates every record of a chunk written in several statements', async () => {
+    const base = loadAdvisory('GHSA-2jxw-4hm4-6w87');
+    // More than the rows of one write statement (store.ts), inside one ingest chunk.
+    const records = (summary: string, modified: string) =>
+      Array.from({ length: 450 }, (_, i) => ({ ...base, id: `TEST-${i}`, aliases: [], references: [], summary: `${summary} ${i}`, modified }));
+    expect(await ingest(records('first', '2024-01-01T00:00:00Z'))).toMatchObject({ created: 450, updated: 0, rejected: [] });
+    expect(await ingest(records('second', '2024-02-01T00:00:00Z'))).toMatchObject({ created: 0, updated: 450, rejected: [] });
+    expect(await t.db.prisma.issue.count()).toBe(450);
+    expect(await t.db.prisma.issue.count({ where: { title: { startsWith: 'second ' } } })).toBe(450);
+  });
+
   it('reordered keys are the same content', async () => {
     const original = loadAdvisory('GHSA-2ww3-fxvq-293j');
     await ingest([original]);

@@ -69,21 +69,26 @@ function asAdapterError(err: unknown): unknown {
   return Object.assign(new Error(err.message, { cause: err }), { kind: 'postgres', code, severity });
 }
 
+/** Runs one statement and answers the number of rows affected. */
+export type DriverExecute = (sql: string, params: unknown[]) => Promise<number>;
+
 /**
- * Runs one statement on the transaction's connection, past Prisma; through Prisma when the
- * adapter offers no driver client (same result, only its payload is then retained for a while).
- * Answers the number of rows affected.
+ * The transaction's connection as a statement runner, past Prisma, claimed once for any number of
+ * statements; through Prisma when the adapter offers no driver client (same result, only the
+ * payloads are then retained for a while).
  */
-export async function driverExecute(tx: Prisma.TransactionClient, sql: string, params: unknown[]): Promise<number> {
+export async function driverExecutor(tx: Prisma.TransactionClient): Promise<DriverExecute> {
   const token = randomUUID();
   await tx.$executeRawUnsafe(claimSql, token);
   const client = claims.get(token);
   claims.delete(token);
-  if (!client) return tx.$executeRawUnsafe(sql, ...params);
-  try {
-    const result = await client.query(sql, params);
-    return result.rowCount ?? result.affectedRows ?? 0;
-  } catch (err) {
-    throw asAdapterError(err);
-  }
+  if (!client) return (sql, params) => tx.$executeRawUnsafe(sql, ...params);
+  return async (sql, params) => {
+    try {
+      const result = await client.query(sql, params);
+      return result.rowCount ?? result.affectedRows ?? 0;
+    } catch (err) {
+      throw asAdapterError(err);
+    }
+  };
 }

@@ -2,7 +2,7 @@
 // the IssueEvent row naming the batch's newly served issues commit together or not at all.
 import { randomUUID } from 'node:crypto';
 import { bumpDataVersion } from '../db/data-version.js';
-import { driverExecute } from '../db/driver-connection.js';
+import { driverExecutor, type DriverExecute } from '../db/driver-connection.js';
 import { utcDay } from '../digest/generate.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { servedColumnsSql, servedIssueSql } from '../issues/served.js';
@@ -194,8 +194,11 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
         outcomes.push({ id: match.id, outcome: 'updated' });
       }
 
-      if (creates.size) await insertIssues(tx, [...creates.values()]);
-      if (updates.size) await updateIssues(tx, updates);
+      if (creates.size || updates.size) {
+        const execute = await driverExecutor(tx);
+        if (creates.size) await insertIssues(execute, [...creates.values()]);
+        if (updates.size) await updateIssues(execute, updates);
+      }
       if (creates.size || updates.size) await bumpDataVersion(tx);
       // A record written again comes without the KEV and EPSS signals: they come back from their store.
       const written = [...creates.values(), ...updates.values()].map((row) => row.cveId);
@@ -219,25 +222,39 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
 const columnsOf = (row: object) => Object.keys(row).map((c) => `"${c.replace(/"/g, '')}"`).join(', ');
 
 /**
- * Inserts new issues in one statement with one parameter (a JSON array the database turns into
+ * Rows per write statement. A whole chunk's rows as one JSON parameter were about 5 MB: a string
+ * in V8's large-object space and then the driver's message buffer, for each chunk in flight, which
+ * made much of a sync's peak RSS. Slices of this many rows keep each under a megabyte for a few
+ * more round trips per chunk.
+ */
+const rowsPerStatement = 250;
+
+function* slices<T>(rows: T[]): Generator<T[]> {
+  for (let start = 0; start < rows.length; start += rowsPerStatement) yield rows.slice(start, start + rowsPerStatement);
+}
+
+/**
+ * Inserts new issues with one parameter per statement (a JSON array the database turns into
  * rows): about ten times faster than createMany's thousands of bound parameters. Columns not in
  * the rows keep their database defaults. (`jsonb_populate_recordset`, not the `json` one: for rows
  * with nested objects and arrays the `json` one re-parses each value and took 1.7 times as long.)
- * Sent past Prisma (driverExecute), which would keep the megabytes of parameter alive.
+ * Sent past Prisma (driverExecutor), which would keep the megabytes of parameters alive.
  */
-async function insertIssues(tx: Prisma.TransactionClient, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
+async function insertIssues(execute: DriverExecute, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
   const updatedAt = new Date();
-  const data = rows.map((row) => ({ ...row, updatedAt }));
-  const columns = columnsOf(data[0]!);
-  await driverExecute(tx, `INSERT INTO "Issue" (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`, [JSON.stringify(data)]);
+  const columns = columnsOf({ ...rows[0]!, updatedAt });
+  for (const slice of slices(rows)) {
+    const data = JSON.stringify(slice.map((row) => ({ ...row, updatedAt })));
+    await execute(`INSERT INTO "Issue" (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`, [data]);
+  }
 }
 
 /**
  * Writes changed issues with one statement per set of changed columns (a whole new row, or only
- * merged identifiers), each from one JSON parameter as insertIssues does, instead of a statement
- * per issue.
+ * merged identifiers) and slice of rows, each from one JSON parameter as insertIssues does,
+ * instead of a statement per issue.
  */
-async function updateIssues(tx: Prisma.TransactionClient, updates: Map<string, Partial<IssueRow>>): Promise<void> {
+async function updateIssues(execute: DriverExecute, updates: Map<string, Partial<IssueRow>>): Promise<void> {
   const updatedAt = new Date();
   const byColumns = new Map<string, Record<string, unknown>[]>();
   for (const [id, change] of updates) {
@@ -248,11 +265,11 @@ async function updateIssues(tx: Prisma.TransactionClient, updates: Map<string, P
   for (const rows of byColumns.values()) {
     const columns = Object.keys(rows[0]!).filter((c) => c !== 'id').map((c) => c.replace(/"/g, ''));
     const assignments = columns.map((c) => `"${c}" = x."${c}"`).join(', ');
-    await driverExecute(
-      tx,
-      `UPDATE "Issue" AS i SET ${assignments} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb) AS x WHERE i.id = x.id`,
-      [JSON.stringify(rows)],
-    );
+    for (const slice of slices(rows)) {
+      await execute(`UPDATE "Issue" AS i SET ${assignments} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb) AS x WHERE i.id = x.id`, [
+        JSON.stringify(slice),
+      ]);
+    }
   }
 }
 

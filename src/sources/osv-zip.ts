@@ -28,17 +28,18 @@ function nextEntry(zip: ZipFile): Promise<Entry | null> {
 }
 
 /**
- * The zip's bytes through a window of a few MB. Entries' local headers and data lie in the order
+ * The zip's bytes through a window of a MB. Entries' local headers and data lie in the order
  * the central directory lists them, so nearly every entry is read from memory: yauzl's own
  * reading costs two file reads and a stream pipeline (with an inflate stream) per entry, which
- * was a tenth of a sync's CPU for records of a few KB.
+ * was a tenth of a sync's CPU for records of a few KB. A larger window saves few reads (one per
+ * MB already) and each one replaced stays in memory until a collection frees it.
  */
 class WindowedFile {
   private window = Buffer.alloc(0);
   private start = 0;
   constructor(
     private readonly file: FileHandle,
-    private readonly windowBytes = 4 * 1024 * 1024,
+    private readonly windowBytes = 1024 * 1024,
   ) {}
 
   /** `length` bytes at `position`: a view of the window (each window is a new buffer, so views stay valid). */
@@ -114,7 +115,7 @@ export async function openOsvZip(path: string): Promise<{ total: number; entries
     handle = await open(path);
     const { size } = await handle.stat();
     // Two windows on one file: the central directory is at its end, the entries' data before it.
-    const directory = new WindowedReader(new WindowedFile(handle, 1024 * 1024), handle);
+    const directory = new WindowedReader(new WindowedFile(handle), handle);
     zip = await yauzl.fromRandomAccessReaderPromise(directory, size, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true });
   } catch (err) {
     await handle?.close().catch(() => {});
