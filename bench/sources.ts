@@ -6,8 +6,8 @@
 // where most records are not AI-related. Each sync runs in its own process
 // (bench/sources-sync.ts) for its peak RSS: the first sync on a fresh database, then a second one
 // over the same file read again (validators forgotten, every entry checked by fingerprint). The sync
-// process runs compiled JavaScript, as `npm start` does: the runner bundled into dist/ as
-// scripts/build.mjs bundles the server. Under tsx, its loader thread and transpiling would
+// process runs compiled JavaScript, as `npm start` does: the runner bundled into dist/ (packages
+// left in node_modules). Under tsx, its loader thread and transpiling would
 // add about 24 MB to the peak measured. --zip keeps the built zip at a path and reuses it when it
 // exists (building 250,000 records takes minutes).
 // Results replace the "Sources" section of bench/README.md.
@@ -113,7 +113,7 @@ const cliFlags = (JSON.parse(readFileSync(new URL('../package.json', import.meta
   .filter((word) => /^--(max-semi-space-size|heap-growing-percent)=/.test(word));
 
 /**
- * The runner bundled as scripts/build.mjs bundles the server, into dist/ beside its entry points
+ * The runner bundled into dist/ beside the compiled server
  * (each source file's import.meta.url rewritten to its unbundled place there, so URLs to data/ and
  * prisma/ resolve as from src/); dist/ is built first for the migration worker it may start.
  */
