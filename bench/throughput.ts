@@ -212,7 +212,6 @@ interface Server {
   stop(): Promise<unknown>;
 }
 
-/** The node flags of package.json's start script, so the server runs as `npm start` runs it. */
 /** node's arguments in `npm start` (the compiled server; built by scripts/build.mjs first). */
 function startArgs(): string[] {
   const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
