@@ -38,6 +38,8 @@ export interface IssueFilters {
   confidenceMin?: number;
   alias?: string;
   modifiedSince?: Date;
+  /** Not a list parameter: only webhook and subscription filters (webhooks/filters.ts) set it. */
+  llmSpecific?: boolean;
 }
 
 export interface Page {
@@ -158,8 +160,8 @@ function likeLiteral(value: string): string {
 /**
  * The SQL condition over "Issue" (unaliased) for validated filters, always restricted to served
  * issues; every value is a bound parameter. The list, its count (and the stats' total), the alias
- * lookup, STIX, the CSV export and the feeds all read through it; the webhook filters' Prisma
- * `where` (webhooks/filters.ts) repeats four of its keys for Subscription.newIssues.
+ * lookup, STIX, the CSV export, the feeds and Subscription.newIssues (with the webhook filters)
+ * all read through it.
  */
 export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
   const where: Prisma.Sql[] = [servedIssueSql];
@@ -185,14 +187,12 @@ export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
   if (filters.alias) where.push(Prisma.sql`"identifiers" @> ARRAY[${filters.alias}]::text[]`);
   if (filters.modifiedSince) where.push(Prisma.sql`"modifiedAt" > ${filters.modifiedSince}`);
   if (filters.confidenceMin !== undefined) where.push(Prisma.sql`"classifierConfidence" >= ${filters.confidenceMin}`);
+  if (filters.llmSpecific !== undefined) where.push(Prisma.raw(filters.llmSpecific ? '"llmSpecific"' : 'NOT "llmSpecific"'));
   return Prisma.join(where, ' AND ');
 }
 
 /** The guaranteed order: newest first, ties broken by id, so pages never overlap or skip. */
 export const issueOrderSql = Prisma.sql`"publishedAt" DESC, "id" DESC`;
-
-/** issueOrderSql for Subscription.newIssues, which reads through Prisma's client: change the two together. */
-export const issueOrder = [{ publishedAt: 'desc' }, { id: 'desc' }] satisfies Prisma.IssueOrderByWithRelationInput[];
 
 /**
  * The order of changes, oldest first: a change made while a mirror pages gets a later modifiedAt
