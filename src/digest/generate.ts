@@ -1,5 +1,5 @@
 // Generates (or regenerates) the digest of one UTC day from the served issues published that day.
-import { z } from 'zod';
+import { utcDay } from '../dates.js';
 import { bumpDataVersionCte } from '../db/data-version.js';
 import { Prisma, type Digest, type PrismaClient } from '../generated/prisma/client.js';
 import { servedIssue } from '../issues/served.js';
@@ -9,14 +9,6 @@ import { digestIssueSelect, renderDigest, type DigestIssue } from './render.js';
 export const nonEmptyDigest = { issueCount: { gt: 0 } } satisfies Prisma.DigestWhereInput;
 /** nonEmptyDigest for SQL over "Digest": change the two together. */
 export const nonEmptyDigestSql = Prisma.sql`"issueCount" > 0`;
-
-const isoDate = z.iso.date();
-
-/** True for a real calendar date written YYYY-MM-DD. */
-export const isCalendarDate = (value: string) => isoDate.safeParse(value).success;
-
-export const utcDay = (date: Date) => date.toISOString().slice(0, 10);
-export const yesterdayUtc = (now = new Date()) => utcDay(new Date(now.getTime() - 24 * 3600_000));
 
 /**
  * Insert or replace by date in one statement, so instances generating the same day never collide;

@@ -1,6 +1,7 @@
 // The daily digests: the latest, and past ones by page or by day.
-import { isCalendarDate, nonEmptyDigest, nonEmptyDigestSql } from '../digest/generate.js';
-import { badRequest, notFound } from '../errors.js';
+import { calendarDate } from '../dates.js';
+import { nonEmptyDigest, nonEmptyDigestSql } from '../digest/generate.js';
+import { notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
 import { Prisma, type Digest } from '../generated/prisma/client.js';
 import { builder, envelopeRef } from './builder.js';
@@ -71,8 +72,7 @@ builder.queryFields((t) => ({
     description: 'The digest of one UTC day (YYYY-MM-DD); NOT_FOUND (404) when none was generated for it.',
     args: { date: t.arg.string({ required: true, description: 'The day, YYYY-MM-DD (UTC).' }) },
     resolve: async (_root, { date }, context, info) => {
-      if (!isCalendarDate(date)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
-      const digest = await context.prisma.digest.findUnique({ ...digestSelection(info, ['data']), where: { date } });
+      const digest = await context.prisma.digest.findUnique({ ...digestSelection(info, ['data']), where: { date: calendarDate(date) } });
       if (!digest) throw notFound(`No digest for ${date}`);
       return { data: digest };
     },
