@@ -6,9 +6,11 @@ import { servedIssue } from '../issues/served.js';
 import { digestIssueSelect, renderDigest, type DigestIssue } from './render.js';
 
 /** The digests served (the latest, the list, the Atom feed): days that covered at least one issue. */
-export const nonEmptyDigest = { issueCount: { gt: 0 } } satisfies Prisma.DigestWhereInput;
-/** nonEmptyDigest for SQL over "Digest": change the two together. */
 export const nonEmptyDigestSql = Prisma.sql`"issueCount" > 0`;
+
+/** A page of the served digests, newest day first. */
+export const digestPageSql = (columns: Prisma.Sql, limit: number, offset = 0) =>
+  Prisma.sql`SELECT ${columns} FROM "Digest" WHERE ${nonEmptyDigestSql} ORDER BY date DESC LIMIT ${limit} OFFSET ${offset}`;
 
 /**
  * Insert or replace by date in one statement, so instances generating the same day never collide;

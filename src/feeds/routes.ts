@@ -4,10 +4,10 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { queryParam, rejectUnknownParameters } from '../params.js';
-import { nonEmptyDigest } from '../digest/generate.js';
+import { digestPageSql } from '../digest/generate.js';
 import { methodNotAllowed, readMethods } from '../http/methods.js';
 import { columnsSql } from '../db/driver-read.js';
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type Digest } from '../generated/prisma/client.js';
 import { filterDescriptions, issueFilterSql, issueOrderSql, parseIssueFilters, parsePage, queryFilters } from '../issues/filters.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
@@ -30,7 +30,7 @@ export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
     [DIGESTS_ATOM_PATH]: async (query, urls) => {
       rejectUnknownParameters(query, ['limit']);
       const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
-      return digestsAtom(await db.prisma.digest.findMany({ where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit }), urls);
+      return digestsAtom(await db.read<Digest>(digestPageSql(Prisma.sql`*`, limit)), urls);
     },
   };
   return {
