@@ -1,19 +1,14 @@
 // Webhook and subscription filters: the list route's rules and messages for severity, issueType
 // and vendor (src/issues/filters.ts), plus llmSpecific. Stored in one canonical JSON form (absent
 // keys omitted, fixed key order) so equal filters are equal jsonb values and share a dispatch group.
-import type { IssueType, Prisma, Severity } from '../generated/prisma/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import { issueFilterSql, parseIssueFilters, type IssueFilters as ListFilters } from '../issues/filters.js';
 import { boolean, isAbsent } from '../params.js';
 
 export type IssueFilters = Pick<ListFilters, 'severity' | 'issueType' | 'vendor' | 'llmSpecific'>;
 
 /** What GraphQL hands over: every key may be missing or null. */
-export interface IssueFiltersInput {
-  severity?: Severity | null;
-  issueType?: IssueType | null;
-  vendor?: string | null;
-  llmSpecific?: boolean | null;
-}
+export type IssueFiltersInput = { [K in keyof IssueFilters]?: IssueFilters[K] | null };
 
 /** Validates and canonicalises; throws a 400 naming the bad key. */
 export function normaliseFilters(input: IssueFiltersInput | null | undefined): IssueFilters {
