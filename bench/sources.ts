@@ -3,27 +3,24 @@
 // Builds a zip of OSV records cloned under new ids from real advisories at their real sizes, streamed
 // entry by entry: --ai-share of them from the sample's AI/ML advisories (data/advisories), the rest
 // from the labelled general-software ones (data/relevance/negative), as in a real ecosystem export
-// where most records are not AI-related. Each sync runs in its own process
-// (bench/sources-sync.ts) for its peak RSS: the first sync on a fresh database, then a second one
-// over the same file read again (validators forgotten, every entry checked by fingerprint). The sync
-// process runs compiled JavaScript, as `npm start` does: the runner bundled into dist/ (packages
-// left in node_modules). Under tsx, its loader thread and transpiling would
-// add about 24 MB to the peak measured. --zip keeps the built zip at a path and reuses it when it
-// exists (building 250,000 records takes minutes).
+// where most records are not AI-related. Each sync is `npm run cli -- sync` as an operator runs it
+// (compiled dist/cli.js with the script's node flags; bench/peak-rss.mjs preloaded for its peak
+// RSS): the first sync on a fresh database, then a second one over the same file read again
+// (validators forgotten, every entry checked by fingerprint). --zip keeps the built zip at a path
+// and reuses it when it exists (building 250,000 records takes minutes).
 // Results replace the "Sources" section of bench/README.md.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import yazl from 'yazl';
 import { readSampleRecords } from '../src/seed.js';
-import { build } from 'esbuild';
 import { writeReadmeSection } from './readme.js';
-import { scratchPostgres } from './scratch-databases.js';
+import { connectPostgres, scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
 const { values } = parseArgs({
   options: {
@@ -107,57 +104,53 @@ interface SyncRun {
   peakRssMb: number;
 }
 
-/** The V8 flags `npm run cli` starts the CLI with (package.json), so the bench's sync process sizes its heap as the CLI's does. */
-const cliFlags = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { cli: string } }).scripts.cli
-  .split(/\s+/)
-  .filter((word) => /^--(max-semi-space-size|heap-growing-percent)=/.test(word));
+const root = new URL('../', import.meta.url);
+/** `npm run cli` as package.json spells it: node's flags, then the compiled entry (node itself is this process's Node 24). */
+const [, ...cliWords] = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { cli: string } }).scripts.cli.split(/\s+/);
 
-/**
- * The runner bundled into dist/ beside the compiled server
- * (each source file's import.meta.url rewritten to its unbundled place there, so URLs to data/ and
- * prisma/ resolve as from src/); dist/ is built first for the migration worker it may start.
- */
-async function compiledRunner(): Promise<string> {
-  const root = new URL('../', import.meta.url);
-  const src = new URL('src/', root).pathname;
-  execFileSync(process.execPath, [new URL('scripts/build.mjs', root).pathname], { stdio: 'inherit' });
-  const runner = new URL('dist/bench-sources-sync.js', root).pathname;
-  await build({
-    entryPoints: [new URL('sources-sync.ts', import.meta.url).pathname],
-    outfile: runner,
-    bundle: true,
-    minify: true,
-    keepNames: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    supported: { 'import-attributes': true },
-    logLevel: 'warning',
-    plugins: [
-      {
-        name: 'unbundled-import-meta-url',
-        setup: (b) =>
-          b.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
-            const text = await readFile(path, 'utf8');
-            if (!path.startsWith(src)) return { contents: text, loader: 'ts' };
-            const place = `./${relative(src, path).replace(/\.ts$/, '.js')}`;
-            return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(place)}, import.meta.url).href`), loader: 'ts' };
-          }),
-      },
-    ],
-  });
-  return runner;
+/** The database's marks around a sync: what a sync that publishes nothing leaves as it was. */
+async function marks(sql: BenchDatabase['sql']) {
+  const [row] = await sql<{ events: number; latest: string | null; served: number }>(
+    `SELECT (SELECT count(*)::int FROM "IssueEvent") AS events, (SELECT max("modifiedAt")::text FROM "Issue") AS latest,
+      (SELECT count(*)::int FROM "Issue" WHERE relevant) AS served`,
+  );
+  return row!;
 }
 
-function runSync(runner: string, zip: string, env: Record<string, string>, freshRead: boolean): SyncRun {
-  const out = execFileSync(process.execPath, [...cliFlags, runner, zip, ...(freshRead ? ['--fresh-read'] : [])], {
-    env: { ...process.env, ...env },
+/**
+ * One `npm run cli -- sync bench` (without npm's own process), with a preload that reports its
+ * peak RSS. `open` gives the bench its own connection for the marks: PGlite is opened only between
+ * syncs (one process at a time). `freshRead` forgets the file's validators first, so an unchanged
+ * file is read again and every record is checked (a re-run's worst case; with them it is one stat).
+ */
+async function runSync(open: () => Promise<BenchDatabase>, zip: string, env: Record<string, string>, freshRead: boolean): Promise<SyncRun> {
+  let db = await open();
+  if (freshRead) await db.sql(`UPDATE "SourceState" SET cursor = '{}' WHERE name = 'bench'`);
+  const before = await marks(db.sql);
+  await db.close();
+  const sources = JSON.stringify([{ name: 'bench', kind: 'osv-zip', location: zip }]);
+  const run = spawnSync(process.execPath, ['--import', new URL('peak-rss.mjs', import.meta.url).href, ...cliWords, 'sync', 'bench'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'error', ...env, SOURCES: sources },
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return JSON.parse(out.trim().split('\n').at(-1)!) as SyncRun;
+  const line = /^bench \(osv-zip\): (\w+) in ([\d.]+) s: received (\d+), created (\d+), updated (\d+), unchanged (\d+), rejected (\d+), skipped (\d+)$/m.exec(run.stdout);
+  const peak = /^peak-rss-mb (\d+)$/m.exec(run.stderr);
+  if (run.status !== 0 || !line || !peak) throw new Error(`npm run cli -- sync failed (${run.status}): ${run.stdout}\n${run.stderr}`);
+  db = await open();
+  const after = await marks(db.sql);
+  await db.close();
+  const [received, created, updated, unchanged, rejected, skipped] = line.slice(3).map(Number);
+  return {
+    status: line[1]!,
+    seconds: Number(line[2]),
+    counts: { received: received!, created: created!, updated: updated!, unchanged: unchanged!, rejected: rejected!, skipped: skipped! },
+    served: after.served,
+    newEvents: after.events - before.events,
+    modifiedAtMoved: after.latest !== before.latest,
+    peakRssMb: Number(peak[1]),
+  };
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'secwire-bench-sources-'));
@@ -169,13 +162,14 @@ try {
   const buildSeconds = (performance.now() - started) / 1000;
   console.log(`zip of ${total} records (${zipMb.toFixed(0)} MB) ready in ${buildSeconds.toFixed(0)} s`);
 
-  const runner = await compiledRunner();
+  // dist/ as `npm run cli` runs it (precli builds it when stale; here always, like prestart).
+  execFileSync(process.execPath, [new URL('scripts/build.mjs', root).pathname], { stdio: 'inherit' });
   const rows: string[] = [];
-  const measure = (label: string, env: Record<string, string>) => {
-    const first = runSync(runner, zip, env, false);
-    console.log(label, 'first', JSON.stringify(first));
-    const second = runSync(runner, zip, env, true);
-    console.log(label, 'second', JSON.stringify(second));
+  const measure = async (label: string, open: () => Promise<BenchDatabase>, env: Record<string, string>) => {
+    const first = await runSync(open, zip, env, false);
+    console.log(label, 'first', JSON.stringify(first), `load ${loadavg()[0]!.toFixed(1)}`);
+    const second = await runSync(open, zip, env, true);
+    console.log(label, 'second', JSON.stringify(second), `load ${loadavg()[0]!.toFixed(1)}`);
     const rate = Math.round(first.counts.received! / first.seconds);
     rows.push(
       `| ${label} | ${first.counts.received} (${first.served} served) | ${first.seconds.toFixed(1)} | **${rate}** | **${first.peakRssMb}** | ` +
@@ -183,13 +177,16 @@ try {
         `${second.newEvents} / ${second.modifiedAtMoved ? 'moved' : 'unchanged'} | ${second.peakRssMb} |`,
     );
   };
-  if (!values['skip-pglite']) measure('PGlite (on disk)', { DATA_DIR: join(dir, 'pglite'), DATABASE_URL: '' });
+  if (!values['skip-pglite']) {
+    const dataDir = join(dir, 'pglite');
+    await measure('PGlite (on disk)', () => scratchPGlite(dataDir), { DATA_DIR: dataDir, DATABASE_URL: '' });
+  }
   if (!values['skip-postgres']) {
     // Migrated here, as a deployed database is: the sync process then never starts the schema
     // engine, whose Wasm instance would otherwise stay resident beside the sync (about 25 MB).
     const pg = await scratchPostgres();
     try {
-      measure('PostgreSQL', { DATABASE_URL: pg.url! });
+      await measure('PostgreSQL', () => connectPostgres(pg.url!), { DATABASE_URL: pg.url! });
     } finally {
       await pg.close();
     }
@@ -203,7 +200,7 @@ try {
     `absolute figures). A zip of ${total} OSV records (${zipMb.toFixed(0)} MB, built in ${buildSeconds.toFixed(0)} s, streamed) cloned under new ids`,
     `from real advisories at their real sizes: ${Math.round(aiShare * 100)}% from the sample's AI/ML advisories, the rest from the labelled`,
     'general-software ones (data/relevance/negative), as in a real ecosystem export where most records are not AI-related.',
-    'Each sync runs in its own process (`bench/sources-sync.ts`, compiled JavaScript as `npm start` runs): the first on a fresh, migrated database; the second over the same',
+    "Each sync is `npm run cli -- sync` as an operator runs it (dist/cli.js with the script's node flags, re-executed with glibc malloc's settings): the first on a fresh, migrated database; the second over the same",
     'file read again with its validators forgotten, so every entry is checked against its stored fingerprint (CRC-32 and size from',
     "the zip's central directory) and none is inflated. With validators kept, a re-run is one `stat` or one HTTP 304.",
     '',

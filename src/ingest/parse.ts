@@ -45,10 +45,9 @@ function containsNul(value: unknown): boolean {
     if (typeof v === 'string') {
       if (v.includes('\u0000')) return true;
     } else if (v && typeof v === 'object') {
-      for (const [key, item] of Object.entries(v)) {
-        if (key.includes('\u0000')) return true;
-        stack.push(item);
-      }
+      // Keys and values apart: Object.entries made an array per property.
+      if (!Array.isArray(v)) for (const key of Object.keys(v)) if (key.includes('\u0000')) return true;
+      for (const item of Object.values(v)) stack.push(item);
     }
   }
   return false;

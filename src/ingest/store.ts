@@ -241,11 +241,14 @@ function* slices<T>(rows: T[]): Generator<T[]> {
  * Sent past Prisma (driverExecutor), which would keep the megabytes of parameters alive.
  */
 async function insertIssues(execute: DriverExecute, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
-  const updatedAt = new Date();
-  const columns = columnsOf({ ...rows[0]!, updatedAt });
+  const columns = columnsOf(rows[0]!);
+  // updatedAt as a parameter of its own, rather than a copy of every row that adds it.
+  const updatedAt = new Date().toISOString();
   for (const slice of slices(rows)) {
-    const data = JSON.stringify(slice.map((row) => ({ ...row, updatedAt })));
-    await execute(`INSERT INTO "Issue" (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`, [data]);
+    await execute(`INSERT INTO "Issue" (${columns}, "updatedAt") SELECT ${columns}, $2::timestamptz(3) FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`, [
+      JSON.stringify(slice),
+      updatedAt,
+    ]);
   }
 }
 

@@ -36,33 +36,50 @@ export interface ItemEvidence {
   entries: CatalogueEntry[];
 }
 
+// The evidence (twice) and the text model each ask for an item's repositories and hosts: found
+// once per item (URL parsing was a tenth of the classifier's time).
+const reposFound = new WeakMap<Item, { lower: string[]; asWritten: string[] }>();
+const hostsFound = new WeakMap<Item, string[]>();
+
 /** owner/name of GitHub repositories the item points at: references, Go module paths, OSV range repos. */
 export function githubRepos(item: Item, lowerCase = true): string[] {
-  const urls = [
-    ...item.references,
-    ...item.affected.map((a) => `https://${a.package.name}`),
-    ...item.affected.flatMap((a) => (a.ranges ?? []).map((r) => r.repo ?? '')),
-  ];
-  const repos = new Set<string>();
-  for (const url of urls) {
-    const match = /^(?:https?:\/\/)?(?:www\.)?github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)/i.exec(url);
-    if (!match || match[1]!.toLowerCase() === 'advisories') continue;
-    const repo = `${match[1]}/${match[2]!.replace(/\.git$/i, '')}`;
-    repos.add(lowerCase ? repo.toLowerCase() : repo);
+  let found = reposFound.get(item);
+  if (!found) {
+    const urls = [
+      ...item.references,
+      ...item.affected.map((a) => `https://${a.package.name}`),
+      ...item.affected.flatMap((a) => (a.ranges ?? []).map((r) => r.repo ?? '')),
+    ];
+    const lower = new Set<string>();
+    const asWritten = new Set<string>();
+    for (const url of urls) {
+      const match = /^(?:https?:\/\/)?(?:www\.)?github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)/i.exec(url);
+      if (!match || match[1]!.toLowerCase() === 'advisories') continue;
+      const repo = `${match[1]}/${match[2]!.replace(/\.git$/i, '')}`;
+      asWritten.add(repo);
+      lower.add(repo.toLowerCase());
+    }
+    found = { lower: [...lower], asWritten: [...asWritten] };
+    reposFound.set(item, found);
   }
-  return [...repos];
+  return lowerCase ? found.lower : found.asWritten;
 }
 
 export function referenceHosts(item: Item): string[] {
-  const hosts = new Set<string>();
-  for (const url of item.references) {
-    try {
-      hosts.add(new URL(url).hostname.toLowerCase().replace(/^www\./, ''));
-    } catch {
-      /* not a URL: nothing to learn from it */
+  let found = hostsFound.get(item);
+  if (!found) {
+    const hosts = new Set<string>();
+    for (const url of item.references) {
+      try {
+        hosts.add(new URL(url).hostname.toLowerCase().replace(/^www\./, ''));
+      } catch {
+        /* not a URL: nothing to learn from it */
+      }
     }
+    found = [...hosts];
+    hostsFound.set(item, found);
   }
-  return [...hosts];
+  return found;
 }
 
 /**

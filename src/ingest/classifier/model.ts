@@ -69,13 +69,22 @@ export function trainModel(examples: { features: string[]; relevant: boolean }[]
 /** The model's log-odds for an item, and the features that moved it most (for provenance). */
 export function scoreModel(model: TextModel, itemFeatures: string[]): { logit: number; top: string[] } {
   let logit = 0;
-  const moved: [string, number][] = [];
+  // The five strongest, kept in order as they come: sorting every matched feature (hundreds for a
+  // long advisory, each tie settled by localeCompare) was most of the scoring's time.
+  const top: [string, number][] = [];
   for (const f of itemFeatures) {
     const w = model.weights.get(f);
     if (w === undefined) continue;
     logit += w;
-    moved.push([f, w]);
+    if (top.length === topFeatures && strongerFirst(top[topFeatures - 1]!, [f, w]) <= 0) continue;
+    let at = top.length;
+    while (at > 0 && strongerFirst(top[at - 1]!, [f, w]) > 0) at--;
+    top.splice(at, 0, [f, w]);
+    if (top.length > topFeatures) top.pop();
   }
-  moved.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0].localeCompare(b[0]));
-  return { logit, top: moved.slice(0, 5).map(([f, w]) => `${f}${w >= 0 ? '+' : ''}${w.toFixed(1)}`) };
+  return { logit, top: top.map(([f, w]) => `${f}${w >= 0 ? '+' : ''}${w.toFixed(1)}`) };
 }
+
+const topFeatures = 5;
+/** Stronger weight first; equal weights in the features' order. */
+const strongerFirst = (a: [string, number], b: [string, number]) => Math.abs(b[1]) - Math.abs(a[1]) || a[0].localeCompare(b[0]);

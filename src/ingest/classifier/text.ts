@@ -35,11 +35,13 @@ function convertMarkdown(markdown: string): string {
 /** The first sentences of the text, up to about `max` characters. */
 export function summarise(text: string, max = 600): string {
   if (text.length <= max) return text;
-  const sentences = text.match(/[^.!?]+[.!?]+(\s|$)/g) ?? [];
+  // Sentence by sentence, only as far as needed: matching every sentence of a long text first
+  // cost more than the rest of the summary.
+  const sentences = /[^.!?]+[.!?]+(\s|$)/g;
   let out = '';
-  for (const sentence of sentences) {
-    if ((out + sentence).length > max) break;
-    out += sentence;
+  for (let found = sentences.exec(text); found; found = sentences.exec(text)) {
+    if (out.length + found[0].length > max) break;
+    out += found[0];
   }
   return out.trim() || truncate(text, max);
 }
