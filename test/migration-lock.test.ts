@@ -56,7 +56,7 @@ describe.skipIf(!testDatabaseUrl)('migration lock on PostgreSQL', () => {
     expect(await advisoryLocks(url)).toBeGreaterThan(0);
   }, 120_000);
 
-  it('is applied by the server at start-up (in a worker thread): it serves, holds no lock, and a restart applies nothing', async () => {
+  it('is applied by the server at start-up (in a child process): it serves, holds no lock, and a restart applies nothing', async () => {
     const url = await emptyDatabase();
     const applied = async () => {
       const server = await startServerProcess({ DATABASE_URL: url, LOG_LEVEL: 'info' });
