@@ -10,31 +10,34 @@ import { fileURLToPath } from 'node:url';
 /**
  * Runs `name` (a module beside `base`, the caller's import.meta.url) in a child process, hands it
  * `data` (over the IPC channel: a database URL stays out of the process list) and resolves with the
- * one answer it sends; the child is ended then. The child is compiled JavaScript under `npm start`,
+ * one answer it sends, once the child has exited. The child is compiled JavaScript under `npm start`,
  * TypeScript under tsx (whose loader it inherits with the process's flags and environment).
  */
 export function childAnswer<T>(base: string, name: string, data: Serializable): Promise<T> {
   const child = fork(fileURLToPath(new URL(`./${name}${extname(fileURLToPath(base))}`, base)), { serialization: 'advanced' });
   child.send(data);
   return new Promise((resolve, reject) => {
-    // Ended once it has answered: a pg pool left with one idle connection would otherwise keep the
-    // child for pg's 10 s idle timeout.
-    let answered = false;
-    child.once('message', (answer: T) => {
-      answered = true;
-      child.once('exit', () => resolve(answer));
-      child.kill();
-    });
+    let answer: { value: T } | undefined;
+    child.once('message', (value: T) => (answer = { value }));
     child.once('error', reject);
-    child.once('exit', (code, signal) => answered || reject(new Error(`the ${name} process ended (${signal ?? `exit code ${code}`}) without an answer`)));
+    // 'close', not 'exit': it comes once the IPC channel has been read to its end too.
+    child.once('close', (code, signal) =>
+      answer ? resolve(answer.value) : reject(new Error(`the ${name} process ended (${signal ?? `exit code ${code}`}) without an answer`)),
+    );
   });
 }
 
-/** The child's side: takes the data childAnswer sent, does `work` and sends back its answer. */
+/**
+ * The child's side: takes the data childAnswer sent, does `work`, sends back its answer and exits
+ * (a pg pool left with one idle connection would otherwise keep it for pg's 10 s idle timeout).
+ * Ctrl-C reaches the whole process group: the child finishes its work anyway, as the server lets
+ * its start-up work finish before it stops, so no seed or migration is cut in half.
+ */
 export function answerParent<D, T>(work: (data: D) => Promise<T>): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => {});
   process.once('message', (data) => {
     work(data as D).then(
-      (answer) => process.send!(answer),
+      (answer) => process.send!(answer, () => process.exit(0)),
       (err: unknown) => {
         // The parent sees the process end without an answer; the reason goes to stderr.
         console.error(err);
