@@ -3,10 +3,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfigOrExit, type Config } from './config.js';
-import { openDatabase } from './db/client.js';
+import { openDatabase, type Database } from './db/client.js';
 import { configuredTarget, openConfiguredDatabase } from './db/open.js';
 import { diffSchema, migrate, migrationsDir } from './db/migrator.js';
-import { generateDigest, isCalendarDate, yesterdayUtc } from './digest/generate.js';
+import { isCalendarDate, yesterdayUtc } from './dates.js';
+import { generateDigest } from './digest/generate.js';
 import { readRecordFiles } from './ingest/files.js';
 import { ingest } from './ingest/ingest.js';
 import { reclassify } from './ingest/reclassify.js';
@@ -21,18 +22,24 @@ function progressBar(format: string): SingleBar {
   return new SingleBar({ format: `${format} | {eta_formatted} left`, hideCursor: true }, Presets.shades_classic);
 }
 
+/** Runs `use` on the database being opened and closes it, whatever happens. */
+async function withDatabase(opening: Promise<Database>, use: (db: Database) => Promise<void>): Promise<void> {
+  const db = await opening;
+  try {
+    await use(db);
+  } finally {
+    await db.close();
+  }
+}
+
 // A foreground pipeline run (ingest, sync, reclassify): its events stay in the database for the
 // server's relay to publish, so the CLI's pub/sub is only a local one, closed with the database.
 async function withPipeline(config: Config, run: (pipeline: SyncDeps) => Promise<void>): Promise<void> {
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-  const db = await openConfiguredDatabase(config, log);
-  const { pubsub, close } = createIssuePubSub();
-  try {
-    await run({ prisma: db.prisma, pubsub, log, db });
-  } finally {
-    await close();
-    await db.close();
-  }
+  await withDatabase(openConfiguredDatabase(config, log), async (db) => {
+    const { pubsub, close } = createIssuePubSub();
+    await run({ prisma: db.prisma, pubsub, log, db }).finally(close);
+  });
 }
 
 const commands: Record<string, { help: string; run: Command }> = {
@@ -40,13 +47,10 @@ const commands: Record<string, { help: string; run: Command }> = {
     help: 'apply pending migrations to the configured database',
     run: async (_args, config) => {
       // Opened without migrating (the embedded database would otherwise be migrated on open).
-      const db = await openDatabase(configuredTarget(config));
-      try {
+      await withDatabase(openDatabase(configuredTarget(config)), async (db) => {
         const applied = await migrate(db.adapterFactory, { releaseConnections: db.kind === 'postgres' });
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-      } finally {
-        await db.close();
-      }
+      });
     },
   },
   ingest: {
@@ -123,14 +127,11 @@ const commands: Record<string, { help: string; run: Command }> = {
     run: async (args, config) => {
       const date = args[0] ?? yesterdayUtc();
       if (!isCalendarDate(date)) throw new Error('usage: npm run cli -- digest [YYYY-MM-DD]');
-      const db = await openConfiguredDatabase(config, createLogger('warn'));
-      try {
+      await withDatabase(openConfiguredDatabase(config, createLogger('warn')), async (db) => {
         const digest = await generateDigest(db.prisma, date);
         process.stdout.write(digest.content);
         console.error(`digest ${digest.date}: ${digest.issueCount} issues`);
-      } finally {
-        await db.close();
-      }
+      });
     },
   },
   diff: {
@@ -138,8 +139,7 @@ const commands: Record<string, { help: string; run: Command }> = {
     run: async (args) => {
       const name = args[0];
       if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('usage: npm run db:diff -- <name> (lowercase, digits, _)');
-      const scratch = await openDatabase({ kind: 'pglite' });
-      try {
+      await withDatabase(openDatabase({ kind: 'pglite' }), async (scratch) => {
         const sql = await diffSchema(scratch.adapterFactory);
         if (!sql.trim() || /^-- This is an empty migration/.test(sql.trim())) {
           console.log('schema.prisma matches the migrations: nothing to write');
@@ -150,9 +150,7 @@ const commands: Record<string, { help: string; run: Command }> = {
         await mkdir(dir, { recursive: true });
         await writeFile(`${dir}/migration.sql`, sql);
         console.log(`wrote ${dir}/migration.sql`);
-      } finally {
-        await scratch.close();
-      }
+      });
     },
   },
   keys: {
@@ -160,8 +158,7 @@ const commands: Record<string, { help: string; run: Command }> = {
     run: async (args, config) => {
       const [action, ...rest] = args;
       const { values, positionals } = parseArgs({ args: rest, options: { name: { type: 'string' } }, allowPositionals: true });
-      const db = await openConfiguredDatabase(config, createLogger('silent'));
-      try {
+      await withDatabase(openConfiguredDatabase(config, createLogger('silent')), async (db) => {
         if (action === 'create') {
           if (!values.name) throw new Error('usage: keys create --name <name>');
           const issued = await issueKey(db.prisma, values.name);
@@ -183,9 +180,7 @@ const commands: Record<string, { help: string; run: Command }> = {
         } else {
           throw new Error('usage: keys create --name <name> | keys list | keys revoke <id>');
         }
-      } finally {
-        await db.close();
-      }
+      });
     },
   },
 };

@@ -33,7 +33,7 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v === '' ? undefined : v));
 
-const schema = z.object({
+const environment = z.object({
   PORT: wholeNumber(3000, 'must be a port number (0 to 65535)', 65535),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
@@ -64,6 +64,48 @@ const schema = z.object({
   SOURCES_ALLOW_PRIVATE: bool(false),
 });
 
+// The typed Config (its type is this transform's output; sources are parsed on their own).
+const schema = environment.transform((e) => ({
+  port: e.PORT,
+  host: e.HOST,
+  databaseUrl: e.DATABASE_URL,
+  dataDir: e.DATA_DIR,
+  seedSampleData: e.SEED_SAMPLE_DATA,
+  /** A new embedded data directory takes the sample data from the cluster `npm install` seeded (when built from this code and data). */
+  seedFromTemplate: e.SEED_FROM_TEMPLATE,
+  redisUrl: e.REDIS_URL,
+  /** Rate-limit keys and pub/sub channels start with it: deployments sharing a Redis keep apart. */
+  redisKeyPrefix: e.REDIS_KEY_PREFIX,
+  webhookApiKey: e.WEBHOOK_API_KEY,
+  adminApiKey: e.ADMIN_API_KEY,
+  rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+  trustProxy: e.TRUST_PROXY,
+  webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+  /** Webhooks one bearer key may register. */
+  webhooksPerKey: e.WEBHOOKS_PER_KEY,
+  migrateOnStart: e.MIGRATE_ON_START,
+  /** Open GraphQL subscriptions one client (rate-limit identity) may hold, and all clients together. */
+  subscriptionsPerClient: e.SUBSCRIPTIONS_PER_CLIENT,
+  subscriptionsTotal: e.SUBSCRIPTIONS_TOTAL,
+  /** Bytes the response cache may hold (bodies and their compressed copies); 0 turns it off. */
+  responseCacheBytes: e.RESPONSE_CACHE_MB * 1024 * 1024,
+  /** A subscription that has sent nothing for this long is ended (the client reconnects). */
+  subscriptionIdleMs: e.SUBSCRIPTION_IDLE_SECONDS * 1000,
+  logLevel: e.LOG_LEVEL,
+  /**
+   * TAXII lists an issue only once it is this old: an ingest transaction that started earlier but
+   * commits later would otherwise land behind a client's paging cursor and be skipped.
+   */
+  taxiiSettleSeconds: e.TAXII_SETTLE_SECONDS,
+  /** Test/dev escape hatch: fetch source URLs that resolve to private or loopback addresses. */
+  sourcesAllowPrivate: e.SOURCES_ALLOW_PRIVATE,
+}));
+
+export type Config = z.output<typeof schema> & {
+  /** Upstream sources the server syncs on their intervals and `cli sync` syncs once. */
+  sources: SourceDefinition[];
+};
+
 /** The sources as JSON text, from SOURCES or the file SOURCES_FILE names; problems name the variable. */
 function parseSources(env: { SOURCES?: string; SOURCES_FILE?: string }): { sources: SourceDefinition[]; problems: string[] } {
   if (env.SOURCES && env.SOURCES_FILE) return { sources: [], problems: ['SOURCES_FILE: give SOURCES or SOURCES_FILE, not both'] };
@@ -88,44 +130,6 @@ function parseSources(env: { SOURCES?: string; SOURCES_FILE?: string }): { sourc
   return { sources: [], problems: result.error.issues.map((i) => `${name}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`) };
 }
 
-export interface Config {
-  port: number;
-  host: string;
-  databaseUrl?: string;
-  dataDir: string;
-  seedSampleData: boolean;
-  /** A new embedded data directory takes the sample data from the cluster `npm install` seeded (when built from this code and data). */
-  seedFromTemplate: boolean;
-  redisUrl?: string;
-  /** Rate-limit keys and pub/sub channels start with it: deployments sharing a Redis keep apart. */
-  redisKeyPrefix: string;
-  webhookApiKey?: string;
-  adminApiKey?: string;
-  rateLimitPerMinute: number;
-  trustProxy: boolean;
-  webhookAllowPrivateTargets: boolean;
-  /** Webhooks one bearer key may register. */
-  webhooksPerKey: number;
-  migrateOnStart: boolean;
-  /** Open GraphQL subscriptions one client (rate-limit identity) may hold, and all clients together. */
-  subscriptionsPerClient: number;
-  subscriptionsTotal: number;
-  /** Bytes the response cache may hold (bodies and their compressed copies); 0 turns it off. */
-  responseCacheBytes: number;
-  /** A subscription that has sent nothing for this long is ended (the client reconnects). */
-  subscriptionIdleMs: number;
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  /**
-   * TAXII lists an issue only once it is this old: an ingest transaction that started earlier but
-   * commits later would otherwise land behind a client's paging cursor and be skipped.
-   */
-  taxiiSettleSeconds: number;
-  /** Upstream sources the server syncs on their intervals and `cli sync` syncs once. */
-  sources: SourceDefinition[];
-  /** Test/dev escape hatch: fetch source URLs that resolve to private or loopback addresses. */
-  sourcesAllowPrivate: boolean;
-}
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(problems.join('\n'));
@@ -146,32 +150,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       ...sources.problems,
     ]);
   }
-  const e = result.data;
-  return {
-    port: e.PORT,
-    host: e.HOST,
-    databaseUrl: e.DATABASE_URL,
-    dataDir: e.DATA_DIR,
-    seedSampleData: e.SEED_SAMPLE_DATA,
-    seedFromTemplate: e.SEED_FROM_TEMPLATE,
-    redisUrl: e.REDIS_URL,
-    redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    webhookApiKey: e.WEBHOOK_API_KEY,
-    adminApiKey: e.ADMIN_API_KEY,
-    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
-    trustProxy: e.TRUST_PROXY,
-    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    webhooksPerKey: e.WEBHOOKS_PER_KEY,
-    migrateOnStart: e.MIGRATE_ON_START,
-    subscriptionsPerClient: e.SUBSCRIPTIONS_PER_CLIENT,
-    subscriptionsTotal: e.SUBSCRIPTIONS_TOTAL,
-    responseCacheBytes: e.RESPONSE_CACHE_MB * 1024 * 1024,
-    subscriptionIdleMs: e.SUBSCRIPTION_IDLE_SECONDS * 1000,
-    logLevel: e.LOG_LEVEL,
-    taxiiSettleSeconds: e.TAXII_SETTLE_SECONDS,
-    sources: sources.sources,
-    sourcesAllowPrivate: e.SOURCES_ALLOW_PRIVATE,
-  };
+  return { ...result.data, sources: sources.sources };
 }
 
 /**

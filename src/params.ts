@@ -8,6 +8,12 @@ export function isAbsent(value: unknown): value is null | undefined | '' {
   return value === undefined || value === null || value === '';
 }
 
+/** A query-string parameter as these checks take it: absent, its one value, or the list of values when repeated. */
+export function queryParam(query: URLSearchParams, name: string): unknown {
+  const values = query.getAll(name);
+  return values.length > 1 ? values : values[0];
+}
+
 export function single(name: string, value: unknown): unknown {
   if (Array.isArray(value)) {
     if (value.length > 1) throw badRequest(`${name} must be given at most once`);

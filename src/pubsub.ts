@@ -27,7 +27,7 @@ export type IssuePubSub = ReturnType<typeof createIssuePubSub>['pubsub'];
 const topic = 'newIssues';
 
 /** In-process without a Redis URL; else on the channel `<redisKeyPrefix>newIssues`. */
-export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPrefix'> = { redisKeyPrefix: '' }, log?: Logger) {
+export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPrefix'> = { redisUrl: undefined, redisKeyPrefix: '' }, log?: Logger) {
   if (!redis.redisUrl) {
     // Every webhook filter group and every SSE subscriber is a listener: no leak warning at 10.
     const eventTarget = new EventTarget();

@@ -2,7 +2,7 @@
 // admin mutation's validation, the schedule's timing, and seeding the sample data's days.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedSampleData } from '../src/seed.js';
-import { yesterdayUtc } from '../src/digest/generate.js';
+import { yesterdayUtc } from '../src/dates.js';
 import { msUntilNextRun } from '../src/digest/schedule.js';
 import { createLogger } from '../src/log.js';
 import { createTestApp, type TestApp } from './helpers/app.js';

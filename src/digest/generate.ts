@@ -1,22 +1,19 @@
 // Generates (or regenerates) the digest of one UTC day from the served issues published that day.
-import { z } from 'zod';
+import { utcDay } from '../dates.js';
 import { bumpDataVersionCte } from '../db/data-version.js';
+import { columnsSql } from '../db/driver-read.js';
 import { Prisma, type Digest, type PrismaClient } from '../generated/prisma/client.js';
-import { servedIssue } from '../issues/served.js';
+import { servedIssueSql } from '../issues/served.js';
 import { digestIssueSelect, renderDigest, type DigestIssue } from './render.js';
 
+const digestIssueColumns = columnsSql(Object.keys(digestIssueSelect));
+
 /** The digests served (the latest, the list, the Atom feed): days that covered at least one issue. */
-export const nonEmptyDigest = { issueCount: { gt: 0 } } satisfies Prisma.DigestWhereInput;
-/** nonEmptyDigest for SQL over "Digest": change the two together. */
 export const nonEmptyDigestSql = Prisma.sql`"issueCount" > 0`;
 
-const isoDate = z.iso.date();
-
-/** True for a real calendar date written YYYY-MM-DD. */
-export const isCalendarDate = (value: string) => isoDate.safeParse(value).success;
-
-export const utcDay = (date: Date) => date.toISOString().slice(0, 10);
-export const yesterdayUtc = (now = new Date()) => utcDay(new Date(now.getTime() - 24 * 3600_000));
+/** A page of the served digests, newest day first. */
+export const digestPageSql = (columns: Prisma.Sql, limit: number, offset = 0) =>
+  Prisma.sql`SELECT ${columns} FROM "Digest" WHERE ${nonEmptyDigestSql} ORDER BY date DESC LIMIT ${limit} OFFSET ${offset}`;
 
 /**
  * Insert or replace by date in one statement, so instances generating the same day never collide;
@@ -35,7 +32,8 @@ async function saveDigest(prisma: PrismaClient, date: string, content: string, i
 export async function generateDigest(prisma: PrismaClient, date: string): Promise<Digest> {
   const start = new Date(`${date}T00:00:00.000Z`);
   const end = new Date(start.getTime() + 24 * 3600_000);
-  const issues = await prisma.issue.findMany({ where: { ...servedIssue, publishedAt: { gte: start, lt: end } }, select: digestIssueSelect });
+  const issues = await prisma.$queryRaw<DigestIssue[]>`
+    SELECT ${digestIssueColumns} FROM "Issue" WHERE ${servedIssueSql} AND "publishedAt" >= ${start} AND "publishedAt" < ${end}`;
   return saveDigest(prisma, date, renderDigest(date, issues), issues.length);
 }
 
@@ -53,7 +51,7 @@ export async function refreshDigests(prisma: PrismaClient, days: string[]): Prom
 
 /** Digests for every day that has served issues (the sample data's days at seed time). */
 export async function generateDigestsForAllDays(prisma: PrismaClient): Promise<number> {
-  const issues = await prisma.issue.findMany({ where: servedIssue, select: digestIssueSelect });
+  const issues = await prisma.$queryRaw<DigestIssue[]>`SELECT ${digestIssueColumns} FROM "Issue" WHERE ${servedIssueSql}`;
   const byDay = new Map<string, DigestIssue[]>();
   for (const issue of issues) {
     const day = utcDay(issue.publishedAt);

@@ -3,7 +3,8 @@
 // midnight). Several instances may all do it: the write is an upsert by date.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
-import { generateDigest, yesterdayUtc } from './generate.js';
+import { yesterdayUtc } from '../dates.js';
+import { generateDigest } from './generate.js';
 
 /** Minutes past UTC midnight, so late-arriving items of the day just ended are included. */
 const delayAfterMidnightMs = 5 * 60_000;

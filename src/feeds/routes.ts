@@ -3,13 +3,12 @@
 // list route's 400 envelopes.
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
-import { rejectUnknownParameters } from '../params.js';
-import { nonEmptyDigest } from '../digest/generate.js';
+import { queryParam, rejectUnknownParameters } from '../params.js';
+import { digestPageSql } from '../digest/generate.js';
 import { methodNotAllowed, readMethods } from '../http/methods.js';
 import { columnsSql } from '../db/driver-read.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { filterDescriptions, issueFilterSql, issueOrderSql, parseIssueFilters, parsePage } from '../issues/filters.js';
-import { rawFilters } from '../rest/csv.js';
+import { Prisma, type Digest } from '../generated/prisma/client.js';
+import { filterDescriptions, issueFilterSql, issueOrderSql, parseIssueFilters, parsePage, queryFilters } from '../issues/filters.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom, type AtomIssue } from './atom.js';
@@ -19,25 +18,19 @@ const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
 const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
 const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 
-/** A parameter as the filters take it: absent, one value, or a list when repeated (which they refuse). */
-function param(query: URLSearchParams, name: string): unknown {
-  const values = query.getAll(name);
-  return values.length > 1 ? values : values[0];
-}
-
 export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
   const feeds: Record<string, (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>> = {
     [ISSUES_ATOM_PATH]: async (query, urls) => {
       rejectUnknownParameters(query, [...Object.keys(filterDescriptions), 'limit']);
-      const where = issueFilterSql(parseIssueFilters(rawFilters(query)));
-      const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
+      const where = issueFilterSql(parseIssueFilters(queryFilters(query)));
+      const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
       const issues = await db.read<AtomIssue>(Prisma.sql`SELECT ${atomColumns} FROM "Issue" WHERE ${where} ORDER BY ${issueOrderSql} LIMIT ${limit}`);
       return issuesAtom(issues, urls);
     },
     [DIGESTS_ATOM_PATH]: async (query, urls) => {
       rejectUnknownParameters(query, ['limit']);
-      const { limit } = parsePage({ limit: param(query, 'limit') }, FEED_LIMIT);
-      return digestsAtom(await db.prisma.digest.findMany({ where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit }), urls);
+      const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
+      return digestsAtom(await db.read<Digest>(digestPageSql(Prisma.sql`*`, limit)), urls);
     },
   };
   return {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { bumpDataVersion } from '../db/data-version.js';
 import { driverExecutor, type DriverExecute } from '../db/driver-connection.js';
-import { utcDay } from '../digest/generate.js';
+import { utcDay } from '../dates.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { servedColumnsSql, servedIssueSql } from '../issues/served.js';
 import { applyEnrichment } from '../sources/enrichment.js';

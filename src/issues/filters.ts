@@ -2,11 +2,11 @@
 // arguments arrive typed, REST and CSV query strings arrive as text; both go through here, so the
 // rules and the messages are the same on every surface.
 import { z } from 'zod';
-import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
+import { DATE_RANGE_TEXT, inDateRange, isCalendarDate } from '../dates.js';
 import { badRequest } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
-import { integer, isAbsent, number, oneOf, single, text } from '../params.js';
+import { integer, isAbsent, number, oneOf, queryParam, single, text } from '../params.js';
 import { nameKeys } from '../scan/ecosystems.js';
 import { servedIssueSql } from './served.js';
 
@@ -38,6 +38,8 @@ export interface IssueFilters {
   confidenceMin?: number;
   alias?: string;
   modifiedSince?: Date;
+  /** Not a list parameter: only webhook and subscription filters (webhooks/filters.ts) set it. */
+  llmSpecific?: boolean;
 }
 
 export interface Page {
@@ -63,22 +65,25 @@ export const filterDescriptions = {
     'Only issues whose content changed strictly after this moment (a date or date-time, as for since), in the order they changed (oldest change first, then id), so a mirror can page through the changes and poll again from the last one it saw (GraphQL: modifiedAt, and issueChanges for withdrawals).',
 } as const;
 
+/** The filters of a query string (REST's CSV export and Atom feed): repeated names form a list, as they do for the list route. */
+export const queryFilters = (query: URLSearchParams): RawIssueFilters =>
+  Object.fromEntries(Object.keys(filterDescriptions).map((name) => [name, queryParam(query, name)]));
+
 export const pageDescriptions = {
   limit: (defaultLimit: number, maxLimit: number) =>
     `Page size: an integer of at least 1; default ${defaultLimit}; larger values are treated as ${maxLimit} (meta.limit says so).`,
   offset: 'Number of issues to skip: an integer of at least 0; default 0.',
 };
 
-const isoDate = z.iso.date();
 const isoDateTime = z.iso.datetime({ offset: true, local: true });
 
 /** A date (YYYY-MM-DD, its start in UTC) or an ISO 8601 date-time (UTC when it has no offset). */
 export function parseSince(name: string, value: unknown): Date {
   const message = `${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2025-01-31T12:00:00Z)`;
   if (typeof value !== 'string') throw badRequest(message);
-  if (isoDate.safeParse(value).success) return inRange(name, new Date(`${value}T00:00:00.000Z`), message);
+  if (isCalendarDate(value)) return inRange(name, new Date(`${value}T00:00:00.000Z`), message);
   // zod checks the shape; the calendar (no 31 February) is checked on the date part.
-  if (!isoDateTime.safeParse(value).success || !isoDate.safeParse(value.slice(0, 10)).success) throw badRequest(message);
+  if (!isoDateTime.safeParse(value).success || !isCalendarDate(value.slice(0, 10))) throw badRequest(message);
   const hasOffset = /(Z|[+-]\d{2}:?\d{2})$/i.test(value);
   return inRange(name, new Date(hasOffset ? value : `${value}Z`), message);
 }
@@ -158,8 +163,8 @@ function likeLiteral(value: string): string {
 /**
  * The SQL condition over "Issue" (unaliased) for validated filters, always restricted to served
  * issues; every value is a bound parameter. The list, its count (and the stats' total), the alias
- * lookup, STIX, the CSV export and the feeds all read through it; the webhook filters' Prisma
- * `where` (webhooks/filters.ts) repeats four of its keys for Subscription.newIssues.
+ * lookup, STIX, the CSV export, the feeds and Subscription.newIssues (with the webhook filters)
+ * all read through it.
  */
 export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
   const where: Prisma.Sql[] = [servedIssueSql];
@@ -185,14 +190,12 @@ export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
   if (filters.alias) where.push(Prisma.sql`"identifiers" @> ARRAY[${filters.alias}]::text[]`);
   if (filters.modifiedSince) where.push(Prisma.sql`"modifiedAt" > ${filters.modifiedSince}`);
   if (filters.confidenceMin !== undefined) where.push(Prisma.sql`"classifierConfidence" >= ${filters.confidenceMin}`);
+  if (filters.llmSpecific !== undefined) where.push(Prisma.raw(filters.llmSpecific ? '"llmSpecific"' : 'NOT "llmSpecific"'));
   return Prisma.join(where, ' AND ');
 }
 
 /** The guaranteed order: newest first, ties broken by id, so pages never overlap or skip. */
 export const issueOrderSql = Prisma.sql`"publishedAt" DESC, "id" DESC`;
-
-/** issueOrderSql for Subscription.newIssues, which reads through Prisma's client: change the two together. */
-export const issueOrder = [{ publishedAt: 'desc' }, { id: 'desc' }] satisfies Prisma.IssueOrderByWithRelationInput[];
 
 /**
  * The order of changes, oldest first: a change made while a mirror pages gets a later modifiedAt

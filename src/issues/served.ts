@@ -1,11 +1,11 @@
 // What every surface serves of issues: which ones, and how a field they share is written.
 import { Prisma } from '../generated/prisma/client.js';
 
-/** Only relevant, processed, non-withdrawn issues are ever served, on any surface. */
-export const servedIssue = { relevant: true, processed: true, withdrawn: false } satisfies Prisma.IssueWhereInput;
+/** Issues served now or withdrawn since: the changes a mirror applies (Query.issueChanges) include withdrawals. */
+export const publishedIssueSql = Prisma.sql`"relevant" AND "processed"`;
 
-/** servedIssue for raw SQL over "Issue" (unaliased): change the two together. */
-export const servedIssueSql = Prisma.sql`"relevant" AND "processed" AND NOT "withdrawn"`;
+/** Only relevant, processed, non-withdrawn issues are ever served, on any surface (SQL over "Issue", unaliased). */
+export const servedIssueSql = Prisma.sql`${publishedIssueSql} AND NOT "withdrawn"`;
 
 /** The columns servedIssueSql reads: a subquery selects them when its caller applies the test. */
 export const servedColumnsSql = Prisma.sql`"relevant", "processed", "withdrawn"`;

@@ -9,7 +9,7 @@ import { currentRequestId } from '../http/request-id.js';
 import { abortOnFailure } from '../http/streamed-body.js';
 import type { GraphQLObjectType } from 'graphql';
 import { csvColumnsFor, csvHeaderFor, issueCsvStream } from '../issues/csv.js';
-import { filterDescriptions, issueFilterSql, parseIssueFilters, type RawIssueFilters } from '../issues/filters.js';
+import { filterDescriptions, issueFilterSql, parseIssueFilters, queryFilters } from '../issues/filters.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { schema } from '../schema/index.js';
 
@@ -20,16 +20,6 @@ const issueFields = Object.keys((schema.getType('Issue') as GraphQLObjectType).g
 export const csvColumns = csvColumnsFor(issueFields);
 export const csvHeader = () => csvHeaderFor(issueFields);
 
-/** The filters from a query string: repeated names form a list, as they do for the list route. */
-export function rawFilters(query: URLSearchParams): RawIssueFilters {
-  const raw: Record<string, unknown> = {};
-  for (const name of Object.keys(filterDescriptions)) {
-    const values = query.getAll(name);
-    if (values.length) raw[name] = values.length > 1 ? values : values[0];
-  }
-  return raw;
-}
-
 export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
   return {
     onRequest({ request, url, endResponse, serverContext }) {
@@ -37,7 +27,7 @@ export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       let where;
       try {
         rejectUnknownParameters(url.searchParams, Object.keys(filterDescriptions));
-        where = issueFilterSql(parseIssueFilters(rawFilters(url.searchParams)));
+        where = issueFilterSql(parseIssueFilters(queryFilters(url.searchParams)));
       } catch (err) {
         const { status, message } = caughtFailure(err, log);
         return endResponse(errorResponse(status, message));

@@ -1,6 +1,7 @@
 // Admin operations, behind the bearer ADMIN_API_KEY: ingest records, reclassify stored issues,
 // (re)generate a digest.
-import { generateDigest, isCalendarDate, utcDay, yesterdayUtc } from '../digest/generate.js';
+import { calendarDate, utcDay, yesterdayUtc } from '../dates.js';
+import { generateDigest } from '../digest/generate.js';
 import { badRequest } from '../errors.js';
 import { ingest, type IngestResult } from '../ingest/ingest.js';
 import { issueKey, type IssuedKey } from '../keys/api-keys.js';
@@ -96,8 +97,7 @@ builder.mutationField('generateDigest', (t) =>
       date: t.arg.string({ required: false, description: 'Day to summarise, YYYY-MM-DD (UTC); not in the future. Default: yesterday.' }),
     },
     resolve: async (_root, { date }, ctx) => {
-      const day = date ?? yesterdayUtc();
-      if (!isCalendarDate(day)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
+      const day = calendarDate(date ?? yesterdayUtc());
       if (day > utcDay(new Date())) throw badRequest('date must not be in the future');
       return { data: await generateDigest(ctx.prisma, day) };
     },

@@ -17,54 +17,38 @@ function fieldsOf(set: SelectionSetNode | undefined, fragments: Record<string, F
   return out;
 }
 
-type Select = Record<string, true>;
-
 /** @skip/@include are not evaluated: a field they may drop is still read, which is only a column more. */
-function selectFor(columns: ReadonlySet<string>, info: GraphQLResolveInfo, path: readonly string[]): Select {
+function columnsFor(columns: ReadonlySet<string>, info: GraphQLResolveInfo, path: readonly string[]): Prisma.Sql {
   let nodes: FieldNode[] = [...info.fieldNodes];
   for (const name of path) nodes = nodes.flatMap((node) => fieldsOf(node.selectionSet, info.fragments).filter((f) => f.name.value === name));
-  const select: Select = { id: true };
+  const selected = new Set(['id']);
   for (const node of nodes) {
-    for (const field of fieldsOf(node.selectionSet, info.fragments)) if (columns.has(field.name.value)) select[field.name.value] = true;
+    for (const field of fieldsOf(node.selectionSet, info.fragments)) if (columns.has(field.name.value)) selected.add(field.name.value);
   }
-  return select;
+  // The names are the model's own columns.
+  return columnsSql(selected);
 }
 
 /**
- * For a model's columns: the Prisma `select` for its objects under `path` of the resolving field
- * (`['data']` for a `{data, meta}` envelope, `[]` for a field that returns them itself), to spread
- * into the Prisma call. Typed as `{}` so the call keeps the model's row type. Callers must not
- * change it (it is shared).
+ * For a model's columns: the SELECT list (db/driver-read.ts) for its objects under `path` of the
+ * resolving field (`['data']` for a `{data, meta}` envelope, `[]` for a field that returns them
+ * itself).
  */
-function columnSelection(columnNames: Record<string, string>) {
+function columnList(columnNames: Record<string, string>) {
   const columns: ReadonlySet<string> = new Set(Object.values(columnNames));
   // Keyed by the operation's AST node: a parsed document is reused for every request that sends it
   // (Yoga's parse cache; the REST gate's fixed operations), so each operation is walked once.
-  const cache = new WeakMap<FieldNode, Map<string, Select>>();
-  return (info: GraphQLResolveInfo, path: readonly string[]): {} => {
+  const cache = new WeakMap<FieldNode, Map<string, Prisma.Sql>>();
+  return (info: GraphQLResolveInfo, path: readonly string[]): Prisma.Sql => {
     const key = info.fieldNodes[0]!;
     let byPath = cache.get(key);
     if (!byPath) cache.set(key, (byPath = new Map()));
     const pathKey = path.join('.');
-    let select = byPath.get(pathKey);
-    if (!select) byPath.set(pathKey, (select = selectFor(columns, info, path)));
-    return { select };
-  };
-}
-
-/** The same columns as a SELECT list, for a statement written in SQL (db/driver-read.ts). */
-function columnList(selection: ReturnType<typeof columnSelection>) {
-  const lists = new WeakMap<Select, Prisma.Sql>();
-  return (info: GraphQLResolveInfo, path: readonly string[]): Prisma.Sql => {
-    const { select } = selection(info, path) as { select: Select };
-    let list = lists.get(select);
-    // The names are the model's own columns (selectFor keeps no other).
-    if (!list) lists.set(select, (list = columnsSql(Object.keys(select))));
+    let list = byPath.get(pathKey);
+    if (!list) byPath.set(pathKey, (list = columnsFor(columns, info, path)));
     return list;
   };
 }
 
-export const issueSelection = columnSelection(Prisma.IssueScalarFieldEnum);
-export const digestSelection = columnSelection(Prisma.DigestScalarFieldEnum);
-export const issueColumns = columnList(issueSelection);
-export const digestColumns = columnList(digestSelection);
+export const issueColumns = columnList(Prisma.IssueScalarFieldEnum);
+export const digestColumns = columnList(Prisma.DigestScalarFieldEnum);

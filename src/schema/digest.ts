@@ -1,10 +1,11 @@
 // The daily digests: the latest, and past ones by page or by day.
-import { isCalendarDate, nonEmptyDigest, nonEmptyDigestSql } from '../digest/generate.js';
-import { badRequest, notFound } from '../errors.js';
+import { calendarDate } from '../dates.js';
+import { digestPageSql, nonEmptyDigestSql } from '../digest/generate.js';
+import { notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
 import { Prisma, type Digest } from '../generated/prisma/client.js';
 import { builder, envelopeRef } from './builder.js';
-import { digestColumns, digestSelection } from './columns.js';
+import { digestColumns } from './columns.js';
 import { once, PageMetaRef } from './issue.js';
 
 // A plain object type over the row: its resolvers read the selected columns (columns.ts).
@@ -31,9 +32,7 @@ builder.queryField('latestDigest', (t) =>
       'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none.',
     // A hot one-row read: sent past Prisma's client (db/driver-read.ts).
     resolve: async (_root, _args, context, info) => {
-      const [digest] = await context.db.read<Digest>(
-        Prisma.sql`SELECT ${digestColumns(info, ['data'])} FROM "Digest" WHERE ${nonEmptyDigestSql} ORDER BY date DESC LIMIT 1`,
-      );
+      const [digest] = await context.db.read<Digest>(digestPageSql(digestColumns(info, ['data']), 1));
       if (!digest) throw notFound('No digest yet');
       return { data: digest };
     },
@@ -57,10 +56,10 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, context, info) => {
       const { limit, offset } = parsePage(args);
-      const query = digestSelection(info, ['data']);
+      const count = Prisma.sql`SELECT count(*)::int AS total FROM "Digest" WHERE ${nonEmptyDigestSql}`;
       return {
-        data: once(() => context.prisma.digest.findMany({ ...query, where: nonEmptyDigest, orderBy: { date: 'desc' }, take: limit, skip: offset })),
-        meta: { total: once(() => context.prisma.digest.count({ where: nonEmptyDigest })), limit, offset },
+        data: once(() => context.db.read<Digest>(digestPageSql(digestColumns(info, ['data']), limit, offset))),
+        meta: { total: once(async () => (await context.db.read<{ total: number }>(count))[0]!.total), limit, offset },
       };
     },
   }),
@@ -71,8 +70,9 @@ builder.queryFields((t) => ({
     description: 'The digest of one UTC day (YYYY-MM-DD); NOT_FOUND (404) when none was generated for it.',
     args: { date: t.arg.string({ required: true, description: 'The day, YYYY-MM-DD (UTC).' }) },
     resolve: async (_root, { date }, context, info) => {
-      if (!isCalendarDate(date)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
-      const digest = await context.prisma.digest.findUnique({ ...digestSelection(info, ['data']), where: { date } });
+      const [digest] = await context.db.read<Digest>(
+        Prisma.sql`SELECT ${digestColumns(info, ['data'])} FROM "Digest" WHERE date = ${calendarDate(date)}`,
+      );
       if (!digest) throw notFound(`No digest for ${date}`);
       return { data: digest };
     },

@@ -1,14 +1,13 @@
 // Reading issues: the list with its page metadata, one issue by id and one by alias. The Issue
 // type itself is in issue-type.ts.
-import { columnsSql } from '../db/driver-read.js';
 import { badRequest, notFound } from '../errors.js';
 import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { afterCursor, cursorDescription } from '../issues/cursor.js';
 import { isUuid } from '../params.js';
 import { changeOrderSql, filterDescriptions, issueFilterSql, issueOrderSql, issueOrderSqlFor, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
-import { servedIssueSql } from '../issues/served.js';
+import { publishedIssueSql, servedIssueSql } from '../issues/served.js';
 import { builder, envelopeRef } from './builder.js';
-import { issueColumns, issueSelection } from './columns.js';
+import { issueColumns } from './columns.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 /** A page's place in the whole result; the total is counted only when asked for. */
@@ -151,13 +150,12 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context, info) => {
       const { modifiedSince } = parseIssueFilters({ modifiedSince: args.modifiedSince });
       const { limit } = parsePage({ limit: args.limit }, { defaultLimit: 100, maxLimit: 1000 });
-      // Withdrawn issues are changes too: relevant and processed, not the served rule. An empty
-      // modifiedSince is no bound, as for the list.
+      // Withdrawn issues are changes too, so not the served rule. An empty modifiedSince is no
+      // bound, as for the list.
       const after = modifiedSince ? Prisma.sql` AND "modifiedAt" > ${modifiedSince}` : Prisma.empty;
-      const { select } = issueSelection(info, ['issue']) as { select: Record<string, true> };
       return context.db.read<IssueChangeRow>(
-        Prisma.sql`SELECT ${columnsSql([...Object.keys(select), 'modifiedAt', 'withdrawn'])} FROM "Issue"
-                   WHERE "relevant" AND "processed"${after} ORDER BY ${changeOrderSql} LIMIT ${limit}`,
+        Prisma.sql`SELECT ${issueColumns(info, ['issue'])}, "modifiedAt", "withdrawn" FROM "Issue"
+                   WHERE ${publishedIssueSql}${after} ORDER BY ${changeOrderSql} LIMIT ${limit}`,
       );
     },
   }),

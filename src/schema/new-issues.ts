@@ -4,13 +4,14 @@
 import { filter, map, pipe, Repeater } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Context } from '../context.js';
+import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { isUuid } from '../params.js';
-import { issueOrder } from '../issues/filters.js';
-import { servedIssue } from '../issues/served.js';
+import { issueOrderSql } from '../issues/filters.js';
+import { servedIssueSql } from '../issues/served.js';
 import type { NewIssuesEvent } from '../pubsub.js';
-import { filtersWhere, normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
+import { filtersSql, normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
 import { builder } from './builder.js';
-import { issueSelection } from './columns.js';
+import { issueColumns } from './columns.js';
 import { IssueRef } from './issue-type.js';
 import { WebhookFiltersInput } from './webhook.js';
 
@@ -46,15 +47,13 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
     issues: t.field({
       type: [IssueRef],
       description: 'The matching new issues, newest first.',
-      resolve: (batch, _args, { prisma }, info) => {
+      resolve: (batch, _args, { db }, info) => {
         // The columns of the selection (columns.ts), chosen once per subscription document.
-        const query = issueSelection(info, []);
-        return once(`${batch.shareKey}\n${JSON.stringify(query)}`, () =>
-          prisma.issue.findMany({
-            ...query,
-            where: { ...servedIssue, id: { in: batch.issueIds } },
-            orderBy: issueOrder,
-          }),
+        const columns = issueColumns(info, []);
+        return once(`${batch.shareKey}\n${columns.text}`, () =>
+          db.read<Issue>(
+            Prisma.sql`SELECT ${columns} FROM "Issue" WHERE ${servedIssueSql} AND id = ANY(${batch.issueIds}::uuid[]) ORDER BY ${issueOrderSql}`,
+          ),
         );
       },
     }),
@@ -67,11 +66,8 @@ async function matchEvent(ctx: Context, filters: IssueFilters, event: NewIssuesE
   if (ids.length === 0) return null;
   const shareKey = `${event.eventId}\n${JSON.stringify(filters)}`;
   const rows = await once(shareKey, () =>
-    ctx.prisma.issue.findMany({
-      // filtersWhere already keeps to served issues.
-      where: { AND: [filtersWhere(filters), { id: { in: ids } }] },
-      select: { id: true },
-    }),
+    // filtersSql already keeps to served issues.
+    ctx.db.read<{ id: string }>(Prisma.sql`SELECT id FROM "Issue" WHERE ${filtersSql(filters)} AND id = ANY(${ids}::uuid[])`),
   );
   return rows.length ? { eventId: event.eventId, issueIds: rows.map((r) => r.id), shareKey } : null;
 }

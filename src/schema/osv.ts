@@ -2,7 +2,9 @@
 // OSV clients expect. The bulk zip is a plain route (src/osv-output/export.ts).
 import { notFound } from '../errors.js';
 import { isUuid } from '../params.js';
-import { servedIssue } from '../issues/served.js';
+import { columnsSql } from '../db/driver-read.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { servedIssueSql } from '../issues/served.js';
 import { osvIssueSelect, osvRecordOf } from '../osv-output/record.js';
 import { builder } from './builder.js';
 
@@ -15,9 +17,11 @@ builder.queryField('osvRecord', (t) =>
       'and the classification under database_specific. An issue from an OSV advisory keeps its id (GHSA-..., PYSEC-...); others are ' +
       'x_secwire-<issue id>. NOT_FOUND (404) as for the issue itself.',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
-    resolve: async (_root, { id }, { prisma }) => {
+    resolve: async (_root, { id }, { db }) => {
       if (!isUuid(String(id))) throw notFound('Issue not found');
-      const issue = await prisma.issue.findFirst({ where: { ...servedIssue, id: String(id) }, select: osvIssueSelect });
+      const [issue] = await db.read<Parameters<typeof osvRecordOf>[0]>(
+        Prisma.sql`SELECT ${columnsSql(Object.keys(osvIssueSelect))} FROM "Issue" WHERE id = ${String(id)}::uuid AND ${servedIssueSql}`,
+      );
       if (!issue) throw notFound('Issue not found');
       return osvRecordOf(issue);
     },

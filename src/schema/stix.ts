@@ -1,15 +1,13 @@
 // STIX 2.1 export (Query.stixBundle). The bundle is a JSON scalar, so REST answers the bundle
 // itself, not an envelope.
-import { columnsSql } from '../db/driver-read.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { filterDescriptions, issueFilterSql, issueOrderSql, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
-import { buildBundle, stixIssueSelect, type StixIssue } from '../stix/bundle.js';
+import { buildBundle, stixColumns, type StixIssue } from '../stix/bundle.js';
 import { builder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
 
 const STIX_LIMIT_DEFAULT = 50;
 const STIX_LIMIT_MAX = 100;
-const stixColumns = columnsSql(Object.keys(stixIssueSelect));
 
 builder.queryField('stixBundle', (t) =>
   t.field({

@@ -9,6 +9,7 @@ import { maxOverlapHours, queuePing, redeliver, rotateSecret } from '../webhooks
 import { ownedWebhook, registerWebhook, requireOwnedWebhook, updateWebhook, webhookEventKinds, type WebhookEventKind } from '../webhooks/manage.js';
 import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { graphqlOnly, IssueTypeEnum, SeverityEnum } from './issue-type.js';
+import { once, PageMetaRef } from './issue.js';
 
 // ---- types
 
@@ -120,19 +121,10 @@ const DeletedWebhook = builder.objectRef<{ id: string }>('DeletedWebhook').imple
 
 const DeletedWebhookEnvelope = envelopeRef('DeletedWebhookEnvelope', { description: 'Answer to a deletion.', data: { type: DeletedWebhook, description: 'The deleted webhook.' } });
 
-const DeliveryPageMeta = builder.objectRef<{ total: number; limit: number; offset: number }>('DeliveryPageMeta').implement({
-  description: 'Paging of a delivery list.',
-  fields: (t) => ({
-    total: t.exposeInt('total', { description: 'Deliveries matching the filters.' }),
-    limit: t.exposeInt('limit', { description: 'Page size in effect.' }),
-    offset: t.exposeInt('offset', { description: 'Items skipped.' }),
-  }),
-});
-
 const WebhookDeliveryList = envelopeRef('WebhookDeliveryList', {
   description: "A webhook's deliveries, newest first.",
   data: { type: [WebhookDeliveryRef], description: 'The deliveries.' },
-  meta: { type: DeliveryPageMeta, description: 'Paging.' },
+  meta: { type: PageMetaRef, description: 'Paging.' },
 });
 
 const WebhookDeliveryEnvelope = envelopeRef('WebhookDeliveryEnvelope', { description: 'One delivery.', data: { type: WebhookDeliveryRef, description: 'The delivery.' } });
@@ -184,17 +176,14 @@ builder.queryField('webhookDeliveries', (t) =>
       const { limit, offset } = parsePage(args);
       const webhook = await requireOwnedWebhook(ctx.prisma, String(args.webhookId), ctx.webhookOwner);
       const where: Prisma.WebhookDeliveryWhereInput = { webhookId: webhook.id, ...(args.status ? { status: args.status } : {}) };
-      const [data, total] = await Promise.all([
-        ctx.prisma.webhookDelivery.findMany({
-          ...selectionUnder('data', ctx, info),
-          where,
-          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-          take: limit,
-          skip: offset,
-        }),
-        ctx.prisma.webhookDelivery.count({ where }),
-      ]);
-      return { data, meta: { total, limit, offset } };
+      const data = await ctx.prisma.webhookDelivery.findMany({
+        ...selectionUnder('data', ctx, info),
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: limit,
+        skip: offset,
+      });
+      return { data, meta: { total: once(() => ctx.prisma.webhookDelivery.count({ where })), limit, offset } };
     },
   }),
 );

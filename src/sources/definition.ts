@@ -3,7 +3,6 @@
 import { z } from 'zod';
 
 export const sourceKinds = ['osv-zip', 'osv-dir', 'kev', 'epss', 'feed'] as const;
-export type SourceKind = (typeof sourceKinds)[number];
 
 const location = z.string().refine((v) => {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return v.length > 0;

@@ -191,10 +191,3 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
   });
   return outcome ?? { source: source.name, status: 'busy', counts: emptyCounts(), seconds: seconds() };
 }
-
-/** Syncs each source in turn; one failing never stops the next. */
-export async function syncSources(deps: SyncDeps, sources: SourceDefinition[], options: SyncOptions): Promise<SyncOutcome[]> {
-  const outcomes: SyncOutcome[] = [];
-  for (const source of sources) outcomes.push(await syncSource(deps, source, options));
-  return outcomes;
-}

@@ -5,6 +5,7 @@
 // identity and marked TLP:CLEAR and CC BY 4.0.
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
+import { columnsSql } from '../db/driver-read.js';
 import { owaspRisk } from '../ingest/classifier/crosswalk.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { atlasTechnique, atlasTechniqueIds } from './atlas.js';
@@ -77,6 +78,7 @@ export const stixIssueSelect = {
 } satisfies Prisma.IssueSelect;
 
 export type StixIssue = Prisma.IssueGetPayload<{ select: typeof stixIssueSelect }>;
+export const stixColumns = columnsSql(Object.keys(stixIssueSelect));
 
 const attackTypeNames: Record<string, string> = {
   rag_poisoning: 'RAG poisoning',

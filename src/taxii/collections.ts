@@ -2,8 +2,7 @@
 // UUIDv5 of the collection's alias, so they never change; the alias also finds a collection.
 import { v5 as uuidv5 } from 'uuid';
 import type { Prisma } from '../generated/prisma/client.js';
-import { issueTypes, severities } from '../issues/filters.js';
-import { servedIssue } from '../issues/served.js';
+import { issueFilterSql, issueTypes, severities, type IssueFilters } from '../issues/filters.js';
 import { STIX_NAMESPACE } from '../stix/bundle.js';
 
 export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1';
@@ -13,15 +12,16 @@ export interface Collection {
   alias: string;
   title: string;
   description: string;
-  where: Prisma.IssueWhereInput;
+  /** Its issues: served ones, as the list filters them. */
+  where: Prisma.Sql;
 }
 
-const collection = (alias: string, title: string, description: string, where: Prisma.IssueWhereInput): Collection => ({
+const collection = (alias: string, title: string, description: string, filters: Pick<IssueFilters, 'issueType' | 'severity'>): Collection => ({
   id: uuidv5(`taxii-collection:${alias}`, STIX_NAMESPACE),
   alias,
   title,
   description,
-  where: { ...servedIssue, ...where },
+  where: issueFilterSql({ labels: [], ...filters }),
 });
 
 export const collections: Collection[] = [

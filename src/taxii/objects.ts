@@ -9,8 +9,9 @@
 // `next` is the position of the page's last object, not an offset, so inserts never shift it.
 import { badRequest } from '../errors.js';
 import { isUuid } from '../params.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
-import { issueOwnObjects, referenceObjects, SERVICE_EPOCH, stixIssueSelect, type StixObject } from '../stix/bundle.js';
+import type { DriverRead } from '../db/driver-read.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { issueOwnObjects, referenceObjects, SERVICE_EPOCH, stixColumns, type StixIssue, type StixObject } from '../stix/bundle.js';
 import type { Collection } from './collections.js';
 
 export const TAXII_LIMIT = { defaultLimit: 100, maxLimit: 1000 };
@@ -44,7 +45,7 @@ export function decodeNext(next: string): Position {
   throw badRequest('next is not a value this server gave');
 }
 
-export async function collectionObjects(prisma: PrismaClient, collection: Collection, query: ObjectsQuery) {
+export async function collectionObjects(read: DriverRead, collection: Collection, query: ObjectsQuery) {
   const wanted = (o: StixObject) => (!query.types || query.types.includes(o.type)) && (!query.ids || query.ids.includes(o.id));
   const found: { object: StixObject; dateAdded: Date; position: Position }[] = [];
   const full = () => found.length > query.limit;
@@ -61,20 +62,12 @@ export async function collectionObjects(prisma: PrismaClient, collection: Collec
 
   let cursor = after && 'id' in after ? after : undefined;
   while (!full()) {
-    const since = cursor && { firstSeenAt: new Date(cursor.t), id: cursor.id };
-    const issues = await prisma.issue.findMany({
-      where: {
-        AND: [
-          collection.where,
-          { firstSeenAt: { lte: query.settledBefore } },
-          query.addedAfter ? { firstSeenAt: { gt: query.addedAfter } } : {},
-          since ? { OR: [{ firstSeenAt: { gt: since.firstSeenAt } }, { firstSeenAt: since.firstSeenAt, id: { gte: since.id } }] } : {},
-        ],
-      },
-      orderBy: [{ firstSeenAt: 'asc' }, { id: 'asc' }],
-      take: ISSUES_PER_QUERY,
-      select: { ...stixIssueSelect, firstSeenAt: true },
-    });
+    const addedAfter = query.addedAfter ? Prisma.sql` AND "firstSeenAt" > ${query.addedAfter}` : Prisma.empty;
+    const since = cursor ? Prisma.sql` AND ("firstSeenAt", id) >= (${new Date(cursor.t)}, ${cursor.id}::uuid)` : Prisma.empty;
+    const issues = await read<StixIssue & { firstSeenAt: Date }>(
+      Prisma.sql`SELECT ${stixColumns}, "firstSeenAt" FROM "Issue" WHERE ${collection.where} AND "firstSeenAt" <= ${query.settledBefore}${addedAfter}${since}
+                 ORDER BY "firstSeenAt", id LIMIT ${ISSUES_PER_QUERY}`,
+    );
     for (const issue of issues) {
       const t = issue.firstSeenAt.toISOString();
       // The cursor's own issue continues after its last listed object.

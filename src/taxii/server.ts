@@ -73,7 +73,7 @@ export function useTaxii({ db, config, log }: Pick<Services, 'db' | 'config' | '
     if (version && !['last', 'first', 'all'].includes(version)) throw badRequest('match[version] must be last, first or all (each object has one version)');
     const specVersion = once(query, 'match[spec_version]');
     if (specVersion && specVersion !== '2.1') throw badRequest('match[spec_version] must be 2.1');
-    const page = await collectionObjects(db.prisma, collection, {
+    const page = await collectionObjects(db.read, collection, {
       addedAfter: addedAfter ? parseSince('added_after', addedAfter) : undefined,
       limit: parsePage({ limit: once(query, 'limit') }, TAXII_LIMIT).limit,
       after: next ? decodeNext(next) : undefined,

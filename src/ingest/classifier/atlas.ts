@@ -7,21 +7,16 @@ interface AtlasIndex {
   techniques: { id: string; name: string }[];
 }
 
-let techniques: Map<string, string> | undefined;
+let techniques: Set<string> | undefined;
 
-function load(): Map<string, string> {
+function load(): Set<string> {
   const index = JSON.parse(readFileSync(new URL('../../../data/atlas/atlas-index.json', import.meta.url), 'utf8')) as AtlasIndex;
-  return new Map(index.techniques.map((t) => [t.id, t.name]));
+  return new Set(index.techniques.map((t) => t.id));
 }
 
 export function isAtlasTechnique(id: string): boolean {
   techniques ??= load();
   return techniques.has(id);
-}
-
-export function atlasTechniqueName(id: string): string | undefined {
-  techniques ??= load();
-  return techniques.get(id);
 }
 
 /** Valid ids only, de-duplicated, in ATLAS order (T0051 before T0051.001 before T0054). */
