@@ -3,6 +3,7 @@
 import { GraphQLError } from 'graphql';
 import packageJson from '../package.json' with { type: 'json' };
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
+import type { CORSOptions } from '@whatwg-node/server';
 import type { Context, Services } from './context.js';
 import { issueCounter } from './db/count-cache.js';
 import { DataVersionReader } from './db/data-version.js';
@@ -22,7 +23,8 @@ import { readMethods, useFixedPaths } from './http/methods.js';
 import { useHead } from './http/head.js';
 import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
-import { useRateLimit } from './http/rate-limit.js';
+import { createRateLimiter, useRateLimit } from './http/rate-limit.js';
+import { cachedReply } from './http/cached-reply.js';
 import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -56,6 +58,15 @@ query LatestIssues {
 
 const graphqlEndpoint = '/graphql';
 
+const cors = {
+  origin: '*',
+  credentials: false,
+  methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+  exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'X-Request-Id'],
+  // Browsers may reuse a preflight answer for a day instead of asking before every request.
+  maxAge: 86400,
+} satisfies CORSOptions;
+
 /** How long GET /ready waits for the database before answering 503. */
 export const READY_TIMEOUT_MS = 1000;
 
@@ -71,12 +82,11 @@ export function createApp(services: AppServices) {
   const responseCache = new ResponseCache(config.responseCacheBytes, versions);
   const countIssues = issueCounter(db.read, versions);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
-  const rateLimit = useRateLimit({
+  const rateLimiter = createRateLimiter({
     limit: config.rateLimitPerMinute,
     store: services.rateLimitStore ?? new MemoryRateLimitStore(),
     keys,
     trustProxy: config.trustProxy,
-    graphqlEndpoint,
     log,
   });
 
@@ -102,7 +112,7 @@ export function createApp(services: AppServices) {
     },
   };
 
-  return createYoga<{ requestId?: string; viewer?: Viewer }, Context>({
+  const yoga = createYoga<{ requestId?: string; viewer?: Viewer }, Context>({
     schema,
     graphqlEndpoint,
     // Yoga's health check answers any URL that ends with its endpoint, with any method; useFixedPaths
@@ -111,14 +121,7 @@ export function createApp(services: AppServices) {
     landingPage: false,
     // Served by useGraphiQLPage, behind the rate limit.
     graphiql: false,
-    cors: {
-      origin: '*',
-      credentials: false,
-      methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-      exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'X-Request-Id'],
-      // Browsers may reuse a preflight answer for a day instead of asking before every request.
-      maxAge: 86400,
-    },
+    cors,
     maskedErrors: {
       // Expected errors (they carry an HTTP status) pass; anything else is logged and masked.
       maskError(error, message) {
@@ -146,7 +149,7 @@ export function createApp(services: AppServices) {
     plugins: [
       // First: a refused request costs no body reading, parsing or database work. (Yoga answers
       // /health and CORS preflights before any of these.)
-      rateLimit,
+      useRateLimit(rateLimiter, graphqlEndpoint),
       useRequestId(),
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
@@ -188,6 +191,8 @@ export function createApp(services: AppServices) {
         subscriptionSlots.take(await clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys })),
     }),
   });
+  // A node:http server answers response-cache hits before Yoga (createHttpServer).
+  return Object.assign(yoga, { cachedReply: cachedReply({ responseCache, rateLimiter, cors }) });
 }
 
 export type App = ReturnType<typeof createApp>;

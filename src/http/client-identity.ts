@@ -33,7 +33,7 @@ export function addressKey(address: string): string | undefined {
  * the socket's peer (the proxy itself) is used, never an entry further left. Undefined when
  * neither exists (in-process calls).
  */
-export function clientAddress(request: Request, serverContext: NodeServerContext | undefined, trustProxy: boolean): string | undefined {
+export function clientAddress(request: { headers: Pick<Headers, 'get'> }, serverContext: NodeServerContext | undefined, trustProxy: boolean): string | undefined {
   const forwarded = trustProxy ? request.headers.get('x-forwarded-for') : null;
   const appended = forwarded === null ? undefined : forwardedAddress(forwarded.slice(forwarded.lastIndexOf(',') + 1));
   return appended ?? serverContext?.req?.socket?.remoteAddress;
@@ -49,7 +49,7 @@ export function forwardedAddress(entry: string): string | undefined {
 
 /** The rate-limit key of a request: `key:<sha256>` for a real bearer key, `ip:<address>`, or the in-process identity. */
 export async function clientIdentity(
-  request: Request,
+  request: { headers: Pick<Headers, 'get'> },
   serverContext: NodeServerContext | undefined,
   options: { trustProxy: boolean; keys: KnownKeys },
 ): Promise<string> {

@@ -25,7 +25,6 @@ export interface RateLimitOptions {
   store: RateLimitStore;
   keys: KnownKeys;
   trustProxy: boolean;
-  graphqlEndpoint: string;
   log: Logger;
 }
 
@@ -35,13 +34,25 @@ interface Decision {
   hit: WindowHit;
 }
 
-export function useRateLimit(options: RateLimitOptions): Plugin {
+/** The outcome of one request: its RateLimit headers, and the refusal message when it is over. */
+export interface RateLimitCheck {
+  headers: Record<string, string>;
+  refused?: string;
+}
+
+export interface RateLimiter {
+  /**
+   * Counts the request against its client's budget (a refused one is not counted). Undefined when
+   * the limiter failed: the request is admitted, without headers (logged here).
+   */
+  check(request: { headers: Pick<Headers, 'get'> }, serverContext: NodeServerContext | undefined): Promise<RateLimitCheck | undefined>;
+}
+
+/** The limiter both the plugin (below) and the cached replies before Yoga (cached-reply.ts) count with; undefined when there is no limit. */
+export function createRateLimiter(options: RateLimitOptions): RateLimiter | undefined {
   const { limit, store, log } = options;
-  if (limit === 0) return {};
+  if (limit === 0) return undefined;
   const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
-  // Headers to add to the response, keyed by the request's server context (one object per request;
-  // the Request itself may be replaced by later plugins).
-  const pending = new WeakMap<object, Record<string, string>>();
 
   async function decide(key: string): Promise<Decision> {
     let hit: WindowHit | undefined;
@@ -72,17 +83,15 @@ export function useRateLimit(options: RateLimitOptions): Plugin {
   }
 
   return {
-    async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
-      // CORS preflights are answered before this plugin and cost nothing.
-      if (exemptPaths.has(url.pathname)) return;
+    async check(request, serverContext) {
       let decision: Decision;
       try {
-        const key = await clientIdentity(request, serverContext as NodeServerContext, options);
+        const key = await clientIdentity(request, serverContext, options);
         decision = await decide(key);
       } catch (err) {
         // Never turn a limiter fault into an outage: admit, and say why in the log.
         log.error('rate limit: could not decide, admitting the request', { err });
-        return;
+        return undefined;
       }
       const { hit, refused } = decision;
       const window = hit.admitted ? [...hit.earlier, hit.now] : hit.earlier;
@@ -90,9 +99,29 @@ export function useRateLimit(options: RateLimitOptions): Plugin {
       // Seconds until the oldest request in the window leaves it and a slot frees up.
       const reset = window.length === 0 ? 0 : Math.max(1, Math.ceil((window[0]! + WINDOW_MS - hit.now) / 1000));
       const headers: Record<string, string> = { 'RateLimit-Policy': policy, RateLimit: `"default";r=${remaining};t=${reset}` };
+      if (refused) headers['Retry-After'] = String(reset);
+      return { headers, refused };
+    },
+  };
+}
+
+/** Whether the rate limit applies to this path (orchestrators' probes are exempt). */
+export const isRateLimited = (pathname: string) => !exemptPaths.has(pathname);
+
+export function useRateLimit(limiter: RateLimiter | undefined, graphqlEndpoint: string): Plugin {
+  if (!limiter) return {};
+  // Headers to add to the response, keyed by the request's server context (one object per request;
+  // the Request itself may be replaced by later plugins).
+  const pending = new WeakMap<object, Record<string, string>>();
+  return {
+    async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      // CORS preflights are answered before this plugin and cost nothing.
+      if (!isRateLimited(url.pathname)) return;
+      const checked = await limiter.check(request, serverContext as NodeServerContext);
+      if (!checked) return;
+      const { headers, refused } = checked;
       if (refused) {
-        const refusalHeaders = { ...headers, 'Retry-After': String(reset) };
-        return endResponse(refusal(fetchAPI, url.pathname === options.graphqlEndpoint, { status: 429, code: 'RATE_LIMITED', message: refused, headers: refusalHeaders }));
+        return endResponse(refusal(fetchAPI, url.pathname === graphqlEndpoint, { status: 429, code: 'RATE_LIMITED', message: refused, headers }));
       }
       pending.set(serverContext, headers);
     },

@@ -9,11 +9,13 @@ const ids = new WeakMap<Request, string>();
 const current = new AsyncLocalStorage<string>();
 const acceptable = /^[\w.:-]{1,128}$/;
 
+/** The id of a request that sent this X-Request-Id (or none): the header when it is sane, else a fresh UUID. */
+export const newRequestId = (given: string | null): string => (given && acceptable.test(given) ? given : randomUUID());
+
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);
   if (!id) {
-    const given = request.headers.get('x-request-id');
-    id = given && acceptable.test(given) ? given : randomUUID();
+    id = newRequestId(request.headers.get('x-request-id'));
     ids.set(request, id);
   }
   return id;

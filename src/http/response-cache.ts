@@ -5,7 +5,8 @@
 //
 // What is kept is what every caller of the same URL gets: the body, its Content-Type and its Link
 // headers (licence and paging). What belongs to one request (RateLimit, X-Request-Id, the CORS
-// headers) is never kept: the plugins that add them do so for a replay as for any response.
+// headers) is never kept: the plugins that add them do so for a replay as for any response, and a
+// hit over a socket is answered before Yoga (cached-reply.ts) with the same functions.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
@@ -63,13 +64,12 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
 }
 
 /**
- * Adds Accept-Encoding to Vary, beside what is there (Yoga's CORS sets `Vary: Origin` when it
- * echoes an origin): for every answer of a cached route, once the other plugins are done.
+ * The Vary of an answer from a cached route: Accept-Encoding added beside what is there (Yoga's
+ * CORS sets `Vary: Origin` when it echoes an origin), once the other headers are in.
  */
-export function varyOnEncoding(headers: Headers): void {
-  const vary = headers.get('vary');
-  if (!vary) headers.set('Vary', 'Accept-Encoding');
-  else if (!/\baccept-encoding\b/i.test(vary)) headers.set('Vary', `${vary}, Accept-Encoding`);
+export function varyOnEncoding(vary: string | null): string {
+  if (!vary) return 'Accept-Encoding';
+  return /\baccept-encoding\b/i.test(vary) ? vary : `${vary}, Accept-Encoding`;
 }
 
 /** Requests answered from the cache, by server context (one object per request): later hooks leave them as they are. */
@@ -78,7 +78,21 @@ const replays = new WeakSet<object>();
 /** Whether this request's response came from the cache (it already carries every kept header). */
 export const isReplay = (serverContext: object) => replays.has(serverContext);
 
+/** The request headers read here: a Fetch Request's, or node's (src/http/cached-reply.ts). */
+export type HeaderReader = Pick<Headers, 'get'>;
+
+/** A cached answer before it becomes a Fetch Response (in Yoga) or is written to node's response (before it). */
+export interface Reply {
+  status: 200 | 304;
+  headers: Record<string, string>;
+  body: Buffer | null;
+}
+
 type ResponseClass = typeof Response;
+
+/** The Fetch Response of a reply, for the plugin path. */
+export const replyResponse = (reply: Reply, ResponseClass: ResponseClass) =>
+  new ResponseClass(reply.body as Uint8Array<ArrayBuffer> | null, { status: reply.status, headers: reply.headers });
 
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry>;
@@ -103,17 +117,23 @@ export class ResponseCache {
    * (the cache is off, or the client asked for a fresh answer with Cache-Control: no-cache). The
    * URL is taken as sent: the paging links repeat its parameters in their order.
    */
-  async keyOf(request: Request, url: URL): Promise<string | undefined> {
-    if (!this.enabled || /\bno-cache\b/i.test(request.headers.get('cache-control') ?? '')) return undefined;
+  async keyOf(headers: HeaderReader, url: Pick<URL, 'pathname' | 'search'>): Promise<string | undefined> {
+    if (!this.enabled || /\bno-cache\b/i.test(headers.get('cache-control') ?? '')) return undefined;
     return `${await this.versions.current()} ${url.pathname}${url.search}`;
   }
 
-  /** The cached answer to this request, ready to send, or undefined on a miss. */
-  async replay(key: string, request: Request, serverContext: object, ResponseClass: ResponseClass): Promise<Response | undefined> {
+  /** The cached answer to a request with these headers, or undefined on a miss. */
+  async reply(key: string, headers: HeaderReader): Promise<Reply | undefined> {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
+    return entry && this.answer(key, entry, headers);
+  }
+
+  /** The cached answer to this request as a Response (the plugin path), or undefined on a miss. */
+  async replay(key: string, request: Request, serverContext: object, ResponseClass: ResponseClass): Promise<Response | undefined> {
+    const reply = await this.reply(key, request.headers);
+    if (!reply) return undefined;
     replays.add(serverContext);
-    return this.answer(key, entry, request, ResponseClass);
+    return replyResponse(reply, ResponseClass);
   }
 
   /**
@@ -129,7 +149,7 @@ export class ResponseCache {
     const etag = `W/"${createHash('sha1').update(body).digest('base64url')}"`;
     const entry: Entry = { body, headers, etag, encoded: {} };
     this.entries.set(key, entry, { ttl: ttlSeconds ? ttlSeconds * 1000 : undefined });
-    const answer = await this.answer(key, entry, request, ResponseClass);
+    const answer = replyResponse(await this.answer(key, entry, request.headers), ResponseClass);
     // The request's own headers, added before this point, go on the answer (never into the entry).
     response.headers.forEach((value, name) => {
       if (!keptHeaders.has(name) && name !== 'content-length' && !answer.headers.has(name)) answer.headers.set(name, value);
@@ -137,11 +157,11 @@ export class ResponseCache {
     return answer;
   }
 
-  private async answer(key: string, entry: Entry, request: Request, ResponseClass: ResponseClass): Promise<Response> {
+  private async answer(key: string, entry: Entry, request: HeaderReader): Promise<Reply> {
     // Vary comes last (varyOnEncoding): the CORS headers name Origin in it after this point.
     const validators = { ETag: entry.etag, 'Cache-Control': CACHE_CONTROL };
-    if (matches(request.headers.get('if-none-match'), entry.etag)) return new ResponseClass(null, { status: 304, headers: validators });
-    const encoding = entry.body.length >= COMPRESSION_THRESHOLD ? chooseEncoding(request.headers.get('accept-encoding')) : undefined;
+    if (matches(request.get('if-none-match'), entry.etag)) return { status: 304, headers: { ...validators }, body: null };
+    const encoding = entry.body.length >= COMPRESSION_THRESHOLD ? chooseEncoding(request.get('accept-encoding')) : undefined;
     let body = entry.body;
     if (encoding) {
       let encoded = entry.encoded[encoding];
@@ -166,6 +186,6 @@ export class ResponseCache {
     }
     const headers: Record<string, string> = { ...Object.fromEntries(entry.headers), ...validators, 'Content-Length': String(body.length) };
     if (encoding) headers['Content-Encoding'] = encoding;
-    return new ResponseClass(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    return { status: 200, headers, body };
   }
 }

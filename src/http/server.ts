@@ -4,6 +4,7 @@
 // subscriptions over SSE) are not cut: these limits cover receiving the request only. drain() is
 // the graceful stop.
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { CachedReply } from './cached-reply.js';
 import { answerClientError, refuseRequest, requestTargetProblem } from './request-target.js';
 
 export const serverTimeouts = {
@@ -25,7 +26,9 @@ function closeAfter(res: ServerResponse) {
   if (!res.headersSent) res.setHeader('Connection', 'close');
 }
 
-export function createHttpServer(app: RequestListener, timeouts: ServerTimeouts = serverTimeouts): Server {
+/** `app.cachedReply`, when the app has one, answers response-cache hits before the app sees them. */
+export function createHttpServer(app: RequestListener & { cachedReply?: CachedReply }, timeouts: ServerTimeouts = serverTimeouts): Server {
+  const { cachedReply } = app;
   const server: Server = createServer(
     // A missing Host is refused by requestTargetProblem, with the envelope; node's own refusal has no body.
     { ...timeouts, requireHostHeader: false },
@@ -40,7 +43,8 @@ export function createHttpServer(app: RequestListener, timeouts: ServerTimeouts 
         if (draining.has(server)) setImmediate(() => server.closeIdleConnections());
       });
       if (draining.has(server)) closeAfter(res);
-      return app(req, res);
+      if (!cachedReply) return app(req, res);
+      void cachedReply(req, res).then((answered) => answered || app(req, res));
     },
   );
   server.on('clientError', answerClientError);

@@ -1,7 +1,8 @@
 // Bearer keys: read from the Authorization header, compared as SHA-256 digests in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export function bearerToken(request: Request): string | undefined {
+/** `request`: a Fetch Request, or anything that reads headers the same way (node's, before Yoga). */
+export function bearerToken(request: { headers: Pick<Headers, 'get'> }): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
   return match?.[1];
 }

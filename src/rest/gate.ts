@@ -221,7 +221,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
 
   /** The cached answer, or undefined after noting the key, so onResponse keeps what the route answers. */
   async function fromCache(request: Request, url: URL, serverContext: object, fetchAPI: { Response: typeof Response }, ttlSeconds?: number) {
-    const key = await responseCache?.keyOf(request, url);
+    const key = await responseCache?.keyOf(request.headers, url);
     if (!key) return undefined;
     const hit = await responseCache!.replay(key, request, serverContext, fetchAPI.Response);
     if (!hit) toStore.set(serverContext, { key, ttlSeconds });
@@ -244,7 +244,11 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       if (result.errors) return failed(result.errors);
       const data = (result.data as Record<string, unknown>)?.[match.field.name];
       (serverContext as RestAnswered).restAnswer = data;
-      return fetchAPI.Response.json(data, { status: match.route.responseStatus ?? 200 });
+      // Serialised once, to bytes (Response.json measures the text, then encodes it again to send it).
+      // Lower-case names, as Response.json writes them: useHead's copy drops capitalised ones.
+      const bytes = Buffer.from(JSON.stringify(data ?? null));
+      const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length) };
+      return new fetchAPI.Response(bytes as Uint8Array<ArrayBuffer>, { status: match.route.responseStatus ?? 200, headers });
     } catch (err) {
       return failed([err]);
     }
@@ -305,7 +309,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
         response = await responseCache!.store(pending.key, request, response, fetchAPI.Response, pending.ttlSeconds);
         setResponse(response);
       }
-      varyOnEncoding(response.headers);
+      response.headers.set('Vary', varyOnEncoding(response.headers.get('vary')));
     },
   };
 }

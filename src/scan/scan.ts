@@ -98,6 +98,13 @@ function groupMatches(group: PackageGroup, affected: AffectedVersions[], out: Se
 /** The longest the scan's statement may run (PostgreSQL; PGlite runs statements to the end). */
 export const scanStatementTimeoutMs = 5_000;
 
+/**
+ * Up to this many package and vendor keys, the scan's statement runs without the settings below:
+ * on 100,000 issues the planner prices 10 of the most common names at 43,000 and 50 at 88,000,
+ * against the default jit_above_cost of 100,000.
+ */
+export const smallStackKeys = 20;
+
 export function emptyCounts(): SeverityCounts {
   return Object.fromEntries(severities.map((s) => [s, 0])) as SeverityCounts;
 }
@@ -123,9 +130,13 @@ export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFil
   // compiling would cost more than running (measured 3x slower), so JIT is off for this statement.
   // It runs in a few hundred milliseconds at the documented limits; past scanStatementTimeout
   // something is wrong, and PostgreSQL cancels it rather than hold a connection others need.
-  // Both settings are local to the statement's transaction, in one statement before it. Sent past
+  // Both settings are local to the statement's transaction, in one statement before it. A small
+  // stack needs neither (the planner prices 10 keys at under half of jit_above_cost, and they take
+  // milliseconds): it goes as one statement, under the pool's own time limit, without the three
+  // round trips of that transaction (a tenth of a 10-package scan's CPU, bench/README.md). Sent past
   // Prisma's client (db/driver-read.ts): a scan reads thousands of rows, and the client's result
   // mapping cost more CPU than the statement.
+  const keyCount = byKey.size + vendorsByKey.size;
   const rows = await read<CandidateRow>(
     Prisma.sql`
       SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys",
@@ -137,7 +148,7 @@ export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFil
           SELECT i.id FROM unnest(${[...vendorsByKey.keys()]}::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]))
         AND ${Prisma.join(conditions, ' AND ')}
       ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`,
-    { jit: 'off', statement_timeout: String(scanStatementTimeoutMs) },
+    keyCount > smallStackKeys ? { jit: 'off', statement_timeout: String(scanStatementTimeoutMs) } : undefined,
   );
 
   const order = new Map(stack.packages.map((q, i) => [q, i]));
