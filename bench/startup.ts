@@ -111,7 +111,7 @@ Measured ${when} UTC on this machine (2 shared cores, load average ${loadavg()[0
 rows, not absolute figures). Each row is a new server process with the sample data; "first answer" is
 spawn to the first 200 of \`GET /api/v1/issues?limit=1\`, "peak" the process's VmHWM after the warm
 rounds, "idle" its VmRSS ${idleSeconds} s later. \`compiled, V8 defaults\` is the same esbuild output
-(dist/, a minified bundle since 2026-11-24 15:20) started directly, \`tsx\` the same source through the tsx loader.
+(dist/, compiled file by file) started directly, \`tsx\` the same source through the tsx loader.
 
 \`npm start\` runs \`dist/start.js\`, which re-executes the process once with \`--liftoff-only\` when
 the database is the embedded one: V8's optimising compiler working through PostgreSQL's Wasm as
@@ -131,7 +131,8 @@ what sits outside V8's heap, not the heap V8 grew for the warm rounds; the other
 V8's own sizing. \`dist/start.js\` also starts the process (re-executed once, on either database) with one
 glibc malloc arena and a fixed mmap threshold (\`MALLOC_ARENA_MAX=1\`, \`MALLOC_MMAP_THRESHOLD_=131072\`,
 unless the environment sets them), maps stack traces of our own files only (the other runners pass
-\`--enable-source-maps\`), and on PostgreSQL applies migrations in a worker thread that ends when done.
+\`--enable-source-maps\`). On PostgreSQL every runner applies migrations, and seeds an empty database, each in a child
+process that ends when done (src/child-answer.ts), so the server keeps neither the schema engine nor the classifier.
 
 | runner | database | first answer s | warm s | peak RSS MB | idle RSS MB |
 |---|---|---|---|---|---|

@@ -13,7 +13,7 @@ import { startSourceSchedule } from './sources/schedule.js';
 import { startIdleCollection, type Collect } from './idle-collection.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
-import { logTemplateSeed, seedSampleData } from './seed.js';
+import { logTemplateSeed, seedInChild, seedSampleData } from './seed.js';
 import { createWebhookDispatcher } from './schema/issue-stream.js';
 import { createDeliveryWorker } from './webhooks/worker.js';
 
@@ -44,6 +44,9 @@ const db = await openConfiguredDatabase(config, log, { seeded: config.seedSample
 });
 const { pubsub, close: closePubSub } = createIssuePubSub(config, log);
 if (db.seededFromTemplate) logTemplateSeed(db.seededFromTemplate, log);
+// On PostgreSQL the seed runs in a child process, so what only ingesting needs leaves with it; its
+// events are published by the relay below. The embedded database is reachable from this process only.
+else if (config.seedSampleData && config.databaseUrl) await seedInChild(db, { url: config.databaseUrl, logLevel: config.logLevel });
 else if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log, { keyPrefix: `${config.redisKeyPrefix}ratelimit:` });
 const shuttingDown = new AbortController();

@@ -2,10 +2,10 @@
 // In-process by default; Redis-backed when REDIS_URL is set, so every instance hears every batch.
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import { reconnectBackoff, watchRedisClients } from './redis.js';
+import { newRedis, reconnectBackoff, watchRedisClients } from './redis.js';
 
 /** One published batch: the event row id and the ids of the issues it made new. */
 export interface NewIssuesEvent {
@@ -37,9 +37,9 @@ export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPref
     return { pubsub: Object.assign(pubsub, { publishNewIssues }), close: async () => {} };
   }
   const options = { maxRetriesPerRequest: 3, retryStrategy: reconnectBackoff };
-  const publishClient = new Redis(redis.redisUrl, options);
+  const publishClient = newRedis(redis.redisUrl, options);
   // Subscriptions are renewed by the event target after every reconnection (see there).
-  const subscribeClient = new Redis(redis.redisUrl, { ...options, autoResubscribe: false });
+  const subscribeClient = newRedis(redis.redisUrl, { ...options, autoResubscribe: false });
   watchRedisClients('pub/sub', [publishClient, subscribeClient], log);
   const channel = redis.redisKeyPrefix + topic;
   const eventTarget = redisEventTarget(publishClient, subscribeClient, redis.redisKeyPrefix, log);

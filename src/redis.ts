@@ -1,8 +1,18 @@
 // What every Redis connection of the process shares: reconnect attempts that back off, and an
 // outage told once when it starts and once when it ends. ioredis reconnects by itself and emits an
 // 'error' for every failed attempt; an error event nobody listens to would end the process.
-import type { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from './log.js';
+
+/**
+ * A new client. ioredis is loaded with the first one, so a process without REDIS_URL never loads
+ * it: about 2 MB of heap (its code and its dependencies') for nothing (bench/README.md, process memory).
+ */
+export function newRedis(url: string, options: RedisOptions): Redis {
+  const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  return new Client(url, options);
+}
 
 /** Milliseconds before reconnect attempt `attempt` (1, 2, ...): doubling from 100 ms up to 5 s. */
 export function reconnectBackoff(attempt: number): number {

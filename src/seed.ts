@@ -5,9 +5,11 @@
 import { fileURLToPath } from 'node:url';
 import { generateDigestsForAllDays } from './digest/generate.js';
 import { readRecordFiles } from './ingest/files.js';
-import { ingest, type IngestDeps, type IngestResult } from './ingest/ingest.js';
+import { ingest, type IngestDeps, type IngestOptions, type IngestResult } from './ingest/ingest.js';
+import type { Database } from './db/client.js';
 import type { SeededTemplate } from './db/pglite-template.js';
-import type { Logger } from './log.js';
+import type { Logger, LogLevel } from './log.js';
+import { childAnswer } from './child-answer.js';
 
 export const sampleDataDir = new URL('../data/', import.meta.url);
 
@@ -20,9 +22,9 @@ export async function readSampleRecords(): Promise<unknown[]> {
 }
 
 /** Seeds only an empty database; returns what it did, or null when there was data already. */
-export async function seedSampleData(deps: IngestDeps): Promise<(IngestResult & { digests: number }) | null> {
+export async function seedSampleData(deps: IngestDeps, { relay }: Pick<IngestOptions, 'relay'> = {}): Promise<(IngestResult & { digests: number }) | null> {
   if ((await deps.prisma.issue.count()) > 0) return null;
-  const result = await ingest(deps, await readSampleRecords());
+  const result = await ingest(deps, await readSampleRecords(), { relay });
   const digests = await generateDigestsForAllDays(deps.prisma);
   deps.log.info('sample data loaded', { created: result.created, rejected: result.rejected.length, digests });
   return { ...result, digests };
@@ -31,4 +33,19 @@ export async function seedSampleData(deps: IngestDeps): Promise<(IngestResult & 
 /** The same line for a data directory that came seeded: the install-time seed's own figures. */
 export function logTemplateSeed({ created, rejected, digests }: SeededTemplate, log: Logger): void {
   log.info('sample data loaded', { created, rejected, digests, from: 'the cluster npm install seeded' });
+}
+
+export interface SeedChildData {
+  url: string;
+  logLevel: LogLevel;
+}
+
+/**
+ * seedSampleData() on a PostgreSQL database, in a child process (seed-child.ts) that ends when it
+ * is done; its events are left to the caller's relay. Whether the database is empty is asked here
+ * first, so a restart starts no process. Resolves with whether it seeded.
+ */
+export async function seedInChild(db: Database, data: SeedChildData): Promise<boolean> {
+  if ((await db.prisma.issue.count()) > 0) return false;
+  return childAnswer<boolean>(import.meta.url, 'seed-child', data);
 }

@@ -1,5 +1,6 @@
 // Instances started together used to wait 10 to 25 s on each other: the schema engine's session
 // kept PostgreSQL's migration advisory lock after migrate() returned, until the pool dropped it.
+// Also the server's other start-up work on an empty PostgreSQL database: the sample seed.
 import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -56,7 +57,7 @@ describe.skipIf(!testDatabaseUrl)('migration lock on PostgreSQL', () => {
     expect(await advisoryLocks(url)).toBeGreaterThan(0);
   }, 120_000);
 
-  it('is applied by the server at start-up (in a worker thread): it serves, holds no lock, and a restart applies nothing', async () => {
+  it('is applied by the server at start-up (in a child process): it serves, holds no lock, and a restart applies nothing', async () => {
     const url = await emptyDatabase();
     const applied = async () => {
       const server = await startServerProcess({ DATABASE_URL: url, LOG_LEVEL: 'info' });
@@ -72,4 +73,25 @@ describe.skipIf(!testDatabaseUrl)('migration lock on PostgreSQL', () => {
     expect((await applied()).length).toBeGreaterThan(0);
     expect(await applied()).toEqual([]);
   }, 120_000);
+
+  it('seeds an empty database at start-up (in a child process), whose events the server relays; a restart seeds nothing', async () => {
+    const url = await emptyDatabase();
+    const start = () => startServerProcess({ DATABASE_URL: url, LOG_LEVEL: 'info', SEED_SAMPLE_DATA: 'true' });
+    const first = await start();
+    try {
+      expect(first.lines().some((line) => line.msg === 'sample data loaded')).toBe(true);
+      const page = (await (await fetch(`${first.base}/api/v1/issues?limit=1`)).json()) as { meta: { total: number } };
+      expect(page.meta.total).toBeGreaterThan(100);
+      // The seed left its events to the server, which publishes them once it has subscribed.
+      await first.waitForLog((line) => line.msg === 'issue events relayed');
+    } finally {
+      await first.stop();
+    }
+    const second = await start();
+    try {
+      expect(second.lines().some((line) => line.msg === 'sample data loaded')).toBe(false);
+    } finally {
+      await second.stop();
+    }
+  }, 180_000);
 });

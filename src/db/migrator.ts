@@ -2,12 +2,12 @@
 // our driver adapter: no native engine binary is ever needed, so an install downloads nothing.
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, extname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory, type SqlQueryable } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import * as bg from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { childAnswer } from '../child-answer.js';
 
 const prismaDir = fileURLToPath(new URL('../../prisma/', import.meta.url));
 export const migrationsDir = `${prismaDir}migrations`;
@@ -116,35 +116,22 @@ export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory, { 
   }
 }
 
-export interface MigrateWorkerData {
+export interface MigrateChildData {
   url: string;
   schema?: string;
 }
 
 /**
- * migrate() on a PostgreSQL database, in a worker thread that ends when it is done, so a server
+ * migrate() on a PostgreSQL database, in a child process that ends when it is done, so a server
  * that had something to apply does not keep the schema engine for the rest of its life
- * (migrate-worker.ts). Whether anything is pending is asked here first, on one connection of
- * `factory` (ended at once), so a restart starts no worker.
+ * (migrate-child.ts). Whether anything is pending is asked here first, on one connection of
+ * `factory` (ended at once), so a restart starts no process.
  */
-export async function migrateInWorker(factory: SqlMigrationAwareDriverAdapterFactory, data: MigrateWorkerData): Promise<string[]> {
+export async function migrateInChild(factory: SqlMigrationAwareDriverAdapterFactory, data: MigrateChildData): Promise<string[]> {
   const adapter = await factory.connect();
   const upToDate = await allRecorded(adapter, await listMigrations()).finally(() => adapter.dispose());
   if (upToDate) return [];
-  // The worker runs this module's sibling: compiled JavaScript under `npm start`, TypeScript under
-  // tsx (whose loader the worker inherits with the process's flags).
-  const worker = new Worker(new URL(`./migrate-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url), { workerData: data });
-  return new Promise((resolve, reject) => {
-    // Ended once it has answered: a pool the engine leaves behind with one idle connection would
-    // otherwise keep the worker, and its memory, for pg's 10 s idle timeout.
-    let answered = false;
-    worker.once('message', (applied: string[]) => {
-      answered = true;
-      void worker.terminate().then(() => resolve(applied), reject);
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => answered || reject(new Error(`the migration worker ended (exit code ${code}) without an answer`)));
-  });
+  return childAnswer<string[]>(import.meta.url, 'migrate-child', data);
 }
 
 /** SQL that takes the migration history to the current schema.prisma (empty when in sync). */

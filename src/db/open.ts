@@ -2,7 +2,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { openDatabase, type Database, type DatabaseTarget } from './client.js';
-import { migrate, migrateInWorker } from './migrator.js';
+import { migrate, migrateInChild } from './migrator.js';
 
 /** The configured database: PostgreSQL at DATABASE_URL, else the embedded one in DATA_DIR. */
 export function configuredTarget(config: Config): DatabaseTarget {
@@ -21,9 +21,9 @@ export async function openConfiguredDatabase(config: Config, log: Logger, { seed
     // Another instance migrating holds the lock until it is done: say why start-up is waiting.
     const waiting = setTimeout(() => log.info('waiting for migrations (another instance may be applying them)', { database: db.kind }), 2000);
     try {
-      // PostgreSQL's migrations run in a worker, so the schema engine leaves with it; the embedded
-      // database can only be reached through this thread's instance.
-      const applied = await (target.kind === 'postgres' ? migrateInWorker(db.adapterFactory, target) : migrate(db.adapterFactory));
+      // PostgreSQL's migrations run in a child process, so the schema engine leaves with it; the
+      // embedded database can only be reached through this process's instance.
+      const applied = await (target.kind === 'postgres' ? migrateInChild(db.adapterFactory, target) : migrate(db.adapterFactory));
       log.info('migrations checked', { database: db.kind, applied });
     } finally {
       clearTimeout(waiting);

@@ -2,9 +2,9 @@
 // counted and appended by one Lua script, so instances behind a load balancer share one budget and
 // two of them can never both take a client's last slot.
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import { reconnectBackoff } from '../redis.js';
+import { newRedis, reconnectBackoff } from '../redis.js';
 import { MemoryRateLimitStore, type Clock, type RateLimitStore, type WindowHit } from './rate-limit-store.js';
 
 // KEYS[1] the client's set; ARGV: now, window (ms), limit, a unique member for this request.
@@ -45,7 +45,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   constructor(url: string, options: RedisStoreOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? 'secwire:ratelimit:';
     this.clock = options.clock ?? Date.now;
-    this.redis = new Redis(url, {
+    this.redis = newRedis(url, {
       lazyConnect: true,
       // Fail at once while disconnected instead of queueing: a request must not wait for Redis.
       enableOfflineQueue: false,
