@@ -3,7 +3,7 @@
 // glibc malloc settings, each unless the environment chose its own (glibc reads them once, when
 // the process starts; bench/README.md, start-up and process memory):
 // - One arena (MALLOC_ARENA_MAX=1): every thread that allocates (V8's compiler and GC threads,
-//   libuv's pool, the migration worker) got an arena of its own, and glibc keeps the pages it
+//   libuv's pool) got an arena of its own, and glibc keeps the pages it
 //   touched; those arenas were 25 MB of an idle server's 175, and the part of a long sync's RSS
 //   that grew outside V8's heap.
 // - A fixed mmap threshold (MALLOC_MMAP_THRESHOLD_, glibc's own starting value): glibc otherwise

@@ -26,10 +26,10 @@ export function normaliseAlias(alias: string): string {
   return /^ghsa-/i.test(alias) ? `GHSA-${alias.slice(5).toLowerCase()}` : alias.toUpperCase();
 }
 
-/** Validated filters; every key is optional except labels (possibly empty). */
+/** Validated filters; every key is optional. */
 export interface IssueFilters {
   search?: string;
-  labels: string[];
+  labels?: string[];
   severity?: Severity;
   issueType?: IssueType;
   vendor?: string;
@@ -103,7 +103,7 @@ function trimmed(name: string, value: unknown, maxLength: number): string | unde
 
 /** Parses and validates the filters; throws a 400 (BAD_REQUEST) error naming the parameter. */
 export function parseIssueFilters(raw: RawIssueFilters): IssueFilters {
-  const filters: IssueFilters = { labels: [] };
+  const filters: IssueFilters = {};
 
   filters.search = trimmed('search', raw.search, SEARCH_MAX_LENGTH);
   filters.vendor = trimmed('vendor', raw.vendor, NAME_MAX_LENGTH);
@@ -180,7 +180,7 @@ export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
         : Prisma.sql`"searchVector" @@ websearch_to_tsquery('english', ${filters.search})`,
     );
   }
-  if (filters.labels.length) where.push(Prisma.sql`"labels" && ${filters.labels}::text[]`);
+  if (filters.labels?.length) where.push(Prisma.sql`"labels" && ${filters.labels}::text[]`);
   if (filters.severity) where.push(Prisma.sql`"severity" = ${filters.severity}::"Severity"`);
   if (filters.issueType) where.push(Prisma.sql`"issueType" = ${filters.issueType}::"IssueType"`);
   if (filters.vendor) where.push(Prisma.sql`"vendorKeys" @> ARRAY[${filters.vendor.toLowerCase()}]::text[]`);

@@ -6,10 +6,10 @@ import { LRUCache } from 'lru-cache';
 import type { Context } from '../context.js';
 import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { isUuid } from '../params.js';
-import { issueOrderSql } from '../issues/filters.js';
+import { issueFilterSql, issueOrderSql } from '../issues/filters.js';
 import { servedIssueSql } from '../issues/served.js';
 import type { NewIssuesEvent } from '../pubsub.js';
-import { filtersSql, normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
+import { normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
 import { builder } from './builder.js';
 import { issueColumns } from './columns.js';
 import { IssueRef } from './issue-type.js';
@@ -66,8 +66,8 @@ async function matchEvent(ctx: Context, filters: IssueFilters, event: NewIssuesE
   if (ids.length === 0) return null;
   const shareKey = `${event.eventId}\n${JSON.stringify(filters)}`;
   const rows = await once(shareKey, () =>
-    // filtersSql already keeps to served issues.
-    ctx.db.read<{ id: string }>(Prisma.sql`SELECT id FROM "Issue" WHERE ${filtersSql(filters)} AND id = ANY(${ids}::uuid[])`),
+    // issueFilterSql already keeps to served issues.
+    ctx.db.read<{ id: string }>(Prisma.sql`SELECT id FROM "Issue" WHERE ${issueFilterSql(filters)} AND id = ANY(${ids}::uuid[])`),
   );
   return rows.length ? { eventId: event.eventId, issueIds: rows.map((r) => r.id), shareKey } : null;
 }

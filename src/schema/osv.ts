@@ -8,6 +8,8 @@ import { servedIssueSql } from '../issues/served.js';
 import { osvIssueSelect, osvRecordOf } from '../osv-output/record.js';
 import { builder } from './builder.js';
 
+const osvColumns = columnsSql(Object.keys(osvIssueSelect));
+
 builder.queryField('osvRecord', (t) =>
   t.field({
     type: 'JSON',
@@ -20,7 +22,7 @@ builder.queryField('osvRecord', (t) =>
     resolve: async (_root, { id }, { db }) => {
       if (!isUuid(String(id))) throw notFound('Issue not found');
       const [issue] = await db.read<Parameters<typeof osvRecordOf>[0]>(
-        Prisma.sql`SELECT ${columnsSql(Object.keys(osvIssueSelect))} FROM "Issue" WHERE id = ${String(id)}::uuid AND ${servedIssueSql}`,
+        Prisma.sql`SELECT ${osvColumns} FROM "Issue" WHERE id = ${String(id)}::uuid AND ${servedIssueSql}`,
       );
       if (!issue) throw notFound('Issue not found');
       return osvRecordOf(issue);

@@ -21,7 +21,7 @@ const collection = (alias: string, title: string, description: string, filters: 
   alias,
   title,
   description,
-  where: issueFilterSql({ labels: [], ...filters }),
+  where: issueFilterSql(filters),
 });
 
 export const collections: Collection[] = [

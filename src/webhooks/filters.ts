@@ -2,7 +2,7 @@
 // and vendor (src/issues/filters.ts), plus llmSpecific. Stored in one canonical JSON form (absent
 // keys omitted, fixed key order) so equal filters are equal jsonb values and share a dispatch group.
 import type { Prisma } from '../generated/prisma/client.js';
-import { issueFilterSql, parseIssueFilters, type IssueFilters as ListFilters } from '../issues/filters.js';
+import { parseIssueFilters, type IssueFilters as ListFilters } from '../issues/filters.js';
 import { boolean, isAbsent } from '../params.js';
 
 export type IssueFilters = Pick<ListFilters, 'severity' | 'issueType' | 'vendor' | 'llmSpecific'>;
@@ -26,6 +26,3 @@ export function normaliseFilters(input: IssueFiltersInput | null | undefined): I
 export function storedFilters(value: Prisma.JsonValue): IssueFilters {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as IssueFilters) : {};
 }
-
-/** Served issues matching the filters: the list's SQL condition (issueFilterSql) over "Issue". */
-export const filtersSql = (filters: IssueFilters): Prisma.Sql => issueFilterSql({ labels: [], ...filters });
