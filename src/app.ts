@@ -24,12 +24,12 @@ import { useHead } from './http/head.js';
 import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { createRateLimiter, useRateLimit } from './http/rate-limit.js';
-import { cachedReply } from './http/cached-reply.js';
+import { earlyReply } from './http/early-reply.js';
 import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { ResponseCache } from './http/response-cache.js';
 import { useOsvExport } from './osv-output/export.js';
-import { usePagingLinks } from './paging/links.js';
+import { pagingLinks, usePagingLinks, type ListBody } from './paging/links.js';
 import { CSV_EXPORT_PATH, useCsvExport } from './rest/csv.js';
 import { useErrorEnvelope, useRestGate } from './rest/gate.js';
 import { adminBodyLimits, restRoutes } from './rest/routes.js';
@@ -112,6 +112,17 @@ export function createApp(services: AppServices) {
     },
   };
 
+  const restGate = useRestGate({
+    schema,
+    routes: restRoutes,
+    log,
+    version: packageJson.version,
+    graphqlEndpoint,
+    viewerOf: (request) => viewerOf({ config, prisma: db.prisma }, request),
+    bodyHandlers: { 'Query.scan': sbomScan(services) },
+    responseCache,
+  });
+
   const yoga = createYoga<{ requestId?: string; viewer?: Viewer }, Context>({
     schema,
     graphqlEndpoint,
@@ -166,16 +177,7 @@ export function createApp(services: AppServices) {
       useOsvExport(services),
       useAtomFeeds(services),
       useTaxii(services),
-      useRestGate({
-        schema,
-        routes: restRoutes,
-        log,
-        version: packageJson.version,
-        graphqlEndpoint,
-        viewerOf: (request) => viewerOf({ config, prisma: db.prisma }, request),
-        bodyHandlers: { 'Query.scan': sbomScan(services) },
-        responseCache,
-      }),
+      restGate,
       useCsvExport(services),
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),
@@ -191,8 +193,8 @@ export function createApp(services: AppServices) {
         subscriptionSlots.take(await clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys })),
     }),
   });
-  // A node:http server answers response-cache hits before Yoga (createHttpServer).
-  return Object.assign(yoga, { cachedReply: cachedReply({ responseCache, rateLimiter, cors }) });
+  // A node:http server answers cache hits and the public reads before Yoga (createHttpServer).
+  return Object.assign(yoga, { earlyReply: earlyReply({ responseCache, rateLimiter, cors, directRead: restGate.directRead, pagingLinks: (url, data) => pagingLinks(url, data as ListBody) }) });
 }
 
 export type App = ReturnType<typeof createApp>;

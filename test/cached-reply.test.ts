@@ -1,37 +1,14 @@
-// Response-cache hits answered before Yoga (src/http/cached-reply.ts) give, over a real socket, the
+// Response-cache hits answered before Yoga (src/http/early-reply.ts) give, over a real socket, the
 // status, headers and bytes Yoga's own pipeline gives for the same request: a miss and a hit look
 // alike, 304s, HEAD, encodings and CORS included; a hit counts against the rate limit and is refused
 // over it; routes that need a key and no-cache requests never come from it.
-import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import { createHttpServer } from '../src/http/server.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { listen, send, type SocketAnswer as Answer } from './helpers/socket-answer.js';
 import { adminHeaders, adminKey, clonedAdvisories } from './helpers/samples.js';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-function send(server: Server, path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<Answer> {
-  const { port } = server.address() as AddressInfo;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ port, host: '127.0.0.1', path, method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const sent: Record<string, string> = {};
-        for (let i = 0; i < res.rawHeaders.length; i += 2) sent[res.rawHeaders[i]!.toLowerCase()] = res.rawHeaders[i + 1]!;
-        resolve({ status: res.statusCode!, headers: sent, body: Buffer.concat(chunks) });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** What must be the same for two answers to one request: all but the date and the budget left (each request spends one). */
 function comparable({ status, headers, body }: Answer) {
@@ -39,21 +16,16 @@ function comparable({ status, headers, body }: Answer) {
   return { status, headers: { ...rest, ratelimit: ratelimit?.replace(/r=\d+;t=\d+/, 'r=?;t=?') }, body: body.toString('base64') };
 }
 
-const listen = async (server: Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-};
-
 /** A server that answers hits before Yoga and counts them, and one that hands everything to Yoga. */
 async function servers(app: App) {
   let hits = 0;
-  const cachedReply = app.cachedReply!;
+  const earlyReply = app.earlyReply;
   const early = await listen(
     createHttpServer(
       Object.assign((req: IncomingMessage, res: ServerResponse) => app(req, res), {
-        cachedReply: async (...args: Parameters<typeof cachedReply>) => {
-          const answered = await cachedReply(...args);
-          if (answered) hits++;
+        earlyReply: async (...args: Parameters<typeof earlyReply>) => {
+          const answered = await earlyReply(...args);
+          if (answered === 'hit') hits++;
           return answered;
         },
       }),

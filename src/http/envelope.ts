@@ -31,10 +31,18 @@ export function errorEnvelope(status: number, message?: string): ErrorEnvelope {
   return { error: { message: message ?? defaultMessages[status] ?? `HTTP ${status}`, status } };
 }
 
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function errorResponse(status: number, message?: string, headers: HeadersInit = {}): Response {
   const response = Response.json(errorEnvelope(status, message), { status, headers });
-  response.headers.set('Content-Type', 'application/json; charset=utf-8');
+  response.headers.set('Content-Type', JSON_TYPE);
   return response;
+}
+
+/** The envelope as bytes with its headers, as errorResponse would send it (for answers built without a Response). */
+export function errorAnswer(status: number, message?: string, headers: Record<string, string> = {}) {
+  const body = Buffer.from(JSON.stringify(errorEnvelope(status, message)));
+  return { status, headers: { ...headers, 'content-type': JSON_TYPE, 'content-length': String(body.length) }, body };
 }
 
 interface HttpExtension {

@@ -4,7 +4,7 @@ import type { Plugin } from 'graphql-yoga';
 import { LICENSE_URL } from '../stix/bundle.js';
 import { isReplay } from './response-cache.js';
 
-const licenseLink = `<${LICENSE_URL}>; rel="license"`;
+export const licenseLink = `<${LICENSE_URL}>; rel="license"`;
 
 export function useLicenseLink(graphqlEndpoint: string): Plugin {
   return {

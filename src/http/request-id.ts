@@ -5,14 +5,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 
-const ids = new WeakMap<Request, string>();
+/** A Fetch Request, or node's request as an early reply reads it (src/http/early-reply.ts). */
+type HeadersOf = { headers: Pick<Headers, 'get'> };
+
+const ids = new WeakMap<HeadersOf, string>();
 const current = new AsyncLocalStorage<string>();
 const acceptable = /^[\w.:-]{1,128}$/;
 
 /** The id of a request that sent this X-Request-Id (or none): the header when it is sane, else a fresh UUID. */
 export const newRequestId = (given: string | null): string => (given && acceptable.test(given) ? given : randomUUID());
 
-export function requestIdOf(request: Request): string {
+export function requestIdOf(request: HeadersOf): string {
   let id = ids.get(request);
   if (!id) {
     id = newRequestId(request.headers.get('x-request-id'));
@@ -27,6 +30,9 @@ export function replacingRequest(old: Request, next: Request): Request {
   return next;
 }
 
+/** Runs `work` as the handling of the request with this id (what useRequestId does for Yoga's pipeline). */
+export const withRequestId = <T>(id: string, work: () => T): T => current.run(id, work);
+
 /** The id of the request being handled, if any. */
 export function currentRequestId(): string | undefined {
   return current.getStore();
@@ -35,7 +41,7 @@ export function currentRequestId(): string | undefined {
 export function useRequestId(): Plugin {
   return {
     instrumentation: {
-      request: ({ request }, wrapped) => current.run(requestIdOf(request), wrapped),
+      request: ({ request }, wrapped) => withRequestId(requestIdOf(request), wrapped),
     },
     onResponse({ request, response }) {
       response.headers.set('X-Request-Id', requestIdOf(request));

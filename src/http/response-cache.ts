@@ -141,20 +141,25 @@ export class ResponseCache {
    * it the way a replay would: with its ETag, compressed if asked, or a 304.
    */
   async store(key: string, request: Request, response: Response, ResponseClass: ResponseClass, ttlSeconds?: number): Promise<Response> {
-    const body = Buffer.from(await response.arrayBuffer());
     const headers: [string, string][] = [];
-    response.headers.forEach((value, name) => {
-      if (keptHeaders.has(name)) headers.push([name, value]);
-    });
-    const etag = `W/"${createHash('sha1').update(body).digest('base64url')}"`;
-    const entry: Entry = { body, headers, etag, encoded: {} };
-    this.entries.set(key, entry, { ttl: ttlSeconds ? ttlSeconds * 1000 : undefined });
-    const answer = replyResponse(await this.answer(key, entry, request.headers), ResponseClass);
+    response.headers.forEach((value, name) => headers.push([name, value]));
+    const answer = replyResponse(await this.keep(key, Buffer.from(await response.arrayBuffer()), headers, request.headers, ttlSeconds), ResponseClass);
     // The request's own headers, added before this point, go on the answer (never into the entry).
     response.headers.forEach((value, name) => {
       if (!keptHeaders.has(name) && name !== 'content-length' && !answer.headers.has(name)) answer.headers.set(name, value);
     });
     return answer;
+  }
+
+  /**
+   * Keeps a 200 body with its headers (lower-case names; only the kept ones are kept) and answers
+   * it as a hit would be: the bytes-level half of store(), for an answer built without a Response.
+   */
+  async keep(key: string, body: Buffer, headers: [string, string][], request: HeaderReader, ttlSeconds?: number): Promise<Reply> {
+    const etag = `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+    const entry: Entry = { body, headers: headers.filter(([name]) => keptHeaders.has(name)), etag, encoded: {} };
+    this.entries.set(key, entry, { ttl: ttlSeconds ? ttlSeconds * 1000 : undefined });
+    return this.answer(key, entry, request);
   }
 
   private async answer(key: string, entry: Entry, request: HeaderReader): Promise<Reply> {

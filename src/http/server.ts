@@ -4,7 +4,7 @@
 // subscriptions over SSE) are not cut: these limits cover receiving the request only. drain() is
 // the graceful stop.
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { CachedReply } from './cached-reply.js';
+import type { EarlyReply } from './early-reply.js';
 import { answerClientError, refuseRequest, requestTargetProblem } from './request-target.js';
 
 export const serverTimeouts = {
@@ -26,9 +26,9 @@ function closeAfter(res: ServerResponse) {
   if (!res.headersSent) res.setHeader('Connection', 'close');
 }
 
-/** `app.cachedReply`, when the app has one, answers response-cache hits before the app sees them. */
-export function createHttpServer(app: RequestListener & { cachedReply?: CachedReply }, timeouts: ServerTimeouts = serverTimeouts): Server {
-  const { cachedReply } = app;
+/** `app.earlyReply`, when the app has one, answers cache hits and the public reads before the app sees them. */
+export function createHttpServer(app: RequestListener & { earlyReply?: EarlyReply }, timeouts: ServerTimeouts = serverTimeouts): Server {
+  const { earlyReply } = app;
   const server: Server = createServer(
     // A missing Host is refused by requestTargetProblem, with the envelope; node's own refusal has no body.
     { ...timeouts, requireHostHeader: false },
@@ -43,8 +43,8 @@ export function createHttpServer(app: RequestListener & { cachedReply?: CachedRe
         if (draining.has(server)) setImmediate(() => server.closeIdleConnections());
       });
       if (draining.has(server)) closeAfter(res);
-      if (!cachedReply) return app(req, res);
-      void cachedReply(req, res).then((answered) => answered || app(req, res));
+      if (!earlyReply) return app(req, res);
+      void earlyReply(req, res).then((answered) => answered || app(req, res));
     },
   );
   server.on('clientError', answerClientError);

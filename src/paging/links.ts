@@ -8,7 +8,7 @@ import { encodeCursor } from '../issues/cursor.js';
 import type { RestAnswered } from '../rest/gate.js';
 import { restBasePath } from '../rest/routes.js';
 
-interface ListBody {
+export interface ListBody {
   data: { id: string; publishedAt?: string }[];
   meta: { total: number; limit: number; offset: number };
 }
@@ -28,32 +28,38 @@ function link(url: URL, changes: Record<string, string | undefined>, rel: string
   return `<${target.pathname}${target.search}>; rel="${rel}"`;
 }
 
+/** The next and prev links of a list answer at this URL (none for other paths). */
+export function pagingLinks(url: URL, answer: ListBody): string[] {
+  const list = lists[url.pathname];
+  if (!list) return [];
+  const { data, meta } = answer;
+  const fromCursor = url.searchParams.has('cursor');
+  const links: string[] = [];
+  // After a cursor the remaining count is unknown: a full page may have a next one.
+  const more = fromCursor ? data.length === meta.limit : meta.offset + data.length < meta.total;
+  const last = data[data.length - 1];
+  if (more && last) {
+    links.push(
+      list.cursor && last.publishedAt
+        ? link(url, { cursor: encodeCursor({ publishedAt: last.publishedAt, id: last.id }), offset: undefined }, 'next')
+        : link(url, { offset: String(meta.offset + meta.limit) }, 'next'),
+    );
+  }
+  if (!fromCursor && meta.offset > 0) links.push(link(url, { offset: String(Math.max(0, meta.offset - meta.limit)) }, 'prev'));
+  return links;
+}
+
 export function usePagingLinks(): Plugin {
   return {
     onResponse({ request, response, serverContext }) {
       // A cached answer carries its links already.
       if (isReplay(serverContext)) return;
       const url = new URL(request.url);
-      const list = lists[url.pathname];
-      if (!list || request.method !== 'GET' || response.status !== 200) return;
+      if (!lists[url.pathname] || request.method !== 'GET' || response.status !== 200) return;
       // The gate's answer as it was built: every list answer but a cached one (above) comes from the gate.
       const answer = (serverContext as RestAnswered).restAnswer as ListBody | undefined;
       if (!answer) return;
-      const { data, meta } = answer;
-      const fromCursor = url.searchParams.has('cursor');
-      const links: string[] = [];
-      // After a cursor the remaining count is unknown: a full page may have a next one.
-      const more = fromCursor ? data.length === meta.limit : meta.offset + data.length < meta.total;
-      const last = data[data.length - 1];
-      if (more && last) {
-        links.push(
-          list.cursor && last.publishedAt
-            ? link(url, { cursor: encodeCursor({ publishedAt: last.publishedAt, id: last.id }), offset: undefined }, 'next')
-            : link(url, { offset: String(meta.offset + meta.limit) }, 'next'),
-        );
-      }
-      if (!fromCursor && meta.offset > 0) links.push(link(url, { offset: String(Math.max(0, meta.offset - meta.limit)) }, 'prev'));
-      for (const value of links) response.headers.append('Link', value);
+      for (const value of pagingLinks(url, answer)) response.headers.append('Link', value);
     },
   };
 }

@@ -13,7 +13,8 @@ import type { DocumentNode, GraphQLField, TypeNode, VariableDefinitionNode } fro
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { parse as parseQueryString } from 'qs';
 import { createSofa, createSofaRouter } from 'sofa-api';
-import { envelopeFor, errorResponse } from '../http/envelope.js';
+import type { DirectRead, RouteAnswer, RouteRequest } from '../http/early-reply.js';
+import { envelopeFor, errorAnswer, errorResponse, JSON_TYPE } from '../http/envelope.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
 import { isReplay, varyOnEncoding, type ResponseCache } from '../http/response-cache.js';
@@ -194,14 +195,22 @@ export interface RestGateOptions {
   /** Where GraphQL (and GraphiQL) is served, for the docs page. */
   graphqlEndpoint: string;
   /** The caller of a request; checked against a route's bearer scope, then handed to the context. */
-  viewerOf: (request: Request) => Viewer;
+  viewerOf: (request: { headers: Pick<Headers, 'get'> }) => Viewer;
   /** Routes that may answer a body themselves before it is read as arguments. */
   bodyHandlers?: Partial<Record<string, BodyHandler>>;
   /** Where GET routes without a bearer key (the same answer for every caller) and the documents keep their answers. */
   responseCache?: ResponseCache;
 }
 
-export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {}, responseCache }: RestGateOptions): Plugin {
+/**
+ * The routes a request may reach without Yoga's pipeline: the public reads whose answers are JSON
+ * of a few kilobytes (the STIX bundle and the OSV record keep Yoga's).
+ */
+const directRoutes = new Set(['Query.issues', 'Query.issue', 'Query.latestDigest', 'Query.digests', 'Query.digest', 'Query.stats']);
+
+export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {}, responseCache }: RestGateOptions): Plugin & {
+  directRead: (request: RouteRequest, url: URL) => DirectRead | undefined;
+} {
   const sofa = createSofa({
     basePath: restBasePath,
     schema: restSchema(schema, routes),
@@ -228,14 +237,15 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     return hit;
   }
 
-  const failed = (errors: readonly unknown[]) => {
+  const failed = (errors: readonly unknown[]): RouteAnswer => {
     const { status, message, headers, unexpected } = envelopeFor(errors);
     // Errors masked during execution were logged there; these escaped it (the context, the gate itself).
     for (const err of unexpected) if (!(err instanceof GraphQLError)) log.error('unexpected error', { requestId: currentRequestId(), err });
-    return errorResponse(status, message, headers);
+    return errorAnswer(status, message, headers);
   };
 
-  async function run(match: CompiledRoute, request: Request, viewer: Viewer, params: Record<string, string>, body: Record<string, unknown>, serverContext: object, fetchAPI: { Response: typeof Response }) {
+  /** The route's answer as bytes, or its error envelope: what the plugin sends as a Response and the direct read (below) writes itself. */
+  async function run(match: CompiledRoute, request: RouteRequest, viewer: Viewer, params: Record<string, string>, body: Record<string, unknown>, serverContext: object): Promise<RouteAnswer> {
     try {
       const variableValues = variablesOf(sofa.schema, match, request.url, params, body);
       const enveloped = yoga.getEnveloped({ ...serverContext, request, viewer });
@@ -243,18 +253,47 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const result = await enveloped.execute({ schema: enveloped.schema, document: match.document, contextValue, variableValues });
       if (result.errors) return failed(result.errors);
       const data = (result.data as Record<string, unknown>)?.[match.field.name];
-      (serverContext as RestAnswered).restAnswer = data;
       // Serialised once, to bytes (Response.json measures the text, then encodes it again to send it).
       // Lower-case names, as Response.json writes them: useHead's copy drops capitalised ones.
       const bytes = Buffer.from(JSON.stringify(data ?? null));
-      const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length) };
-      return new fetchAPI.Response(bytes as Uint8Array<ArrayBuffer>, { status: match.route.responseStatus ?? 200, headers });
+      const headers = { 'content-type': JSON_TYPE, 'content-length': String(bytes.length) };
+      return { status: match.route.responseStatus ?? 200, headers, body: bytes, data };
     } catch (err) {
       return failed([err]);
     }
   }
 
+  const asResponse = ({ status, headers, body }: RouteAnswer, fetchAPI: { Response: typeof Response }) =>
+    new fetchAPI.Response(body as Uint8Array<ArrayBuffer>, { status, headers });
+
+  /**
+   * A GET route that needs no bearer key, run for a request that reached no Yoga plugin
+   * (src/http/direct-read.ts): undefined for anything else, which Yoga then handles. The route is
+   * matched, its arguments read and checked here as in onRequest below; what Yoga's plugins add
+   * around the answer (links, cache, rate limit, request id, CORS) the caller adds.
+   */
+  function directRead(request: RouteRequest, url: URL): DirectRead | undefined {
+    if (request.method !== 'GET' || !url.pathname.startsWith(`${restBasePath}/`)) return undefined;
+    const path = url.pathname.slice(restBasePath.length);
+    if (pages[path]) return undefined;
+    const match = routesAt(compiled, path).find(({ compiled: c }) => c.route.method === 'GET');
+    if (!match || match.compiled.route.bearer || !directRoutes.has(match.compiled.key)) return undefined;
+    const { route } = match.compiled;
+    return {
+      ttlSeconds: route.cacheTtlSeconds,
+      async answer(serverContext) {
+        try {
+          checkRestArguments(match.compiled.field, { params: match.params, query: url.searchParams, body: {} });
+        } catch (err) {
+          return failed([err]);
+        }
+        return run(match.compiled, request, viewerOf(request), match.params, {}, serverContext);
+      },
+    };
+  }
+
   return {
+    directRead,
     onYogaInit({ yoga: instance }) {
       yoga = instance as unknown as Yoga;
     },
@@ -283,9 +322,9 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const viewer = viewerOf(request);
       if (route.bearer) {
         try {
-          if (!(await hasScope(viewer, route.bearer))) return endResponse(failed([scopeRefusal[route.bearer]()]));
+          if (!(await hasScope(viewer, route.bearer))) return endResponse(asResponse(failed([scopeRefusal[route.bearer]()]), fetchAPI));
         } catch (err) {
-          return endResponse(failed([err]));
+          return endResponse(asResponse(failed([err]), fetchAPI));
         }
       }
       const body = await readJson(request);
@@ -296,9 +335,11 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       try {
         checkRestArguments(match.compiled.field, { params: match.params, query: url.searchParams, body: args });
       } catch (err) {
-        return endResponse(failed([err]));
+        return endResponse(asResponse(failed([err]), fetchAPI));
       }
-      endResponse(await run(match.compiled, request, viewer, match.params, args, serverContext, fetchAPI));
+      const answer = await run(match.compiled, request, viewer, match.params, args, serverContext);
+      (serverContext as RestAnswered).restAnswer = answer.data;
+      endResponse(asResponse(answer, fetchAPI));
     },
     // Last but the error envelope: the licence and paging links are on the response by now.
     async onResponse({ request, response, serverContext, setResponse, fetchAPI }) {
