@@ -9,7 +9,6 @@ import { createRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createHttpServer, drain } from './http/server.js';
 import { currentRequestId } from './http/request-id.js';
 import { startRelay } from './ingest/relay.js';
-import { startSourceSchedule } from './sources/schedule.js';
 import { startIdleCollection, type Collect } from './idle-collection.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
@@ -91,7 +90,10 @@ await dispatcher.start();
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
-const sources = startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, { allowPrivate: config.sourcesAllowPrivate });
+// The sync (its readers, and the ingest pipeline with the classifier) is loaded only when there is something to sync.
+const sources = config.sources.length
+  ? (await import('./sources/schedule.js')).startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, { allowPrivate: config.sourcesAllowPrivate })
+  : { stop: async () => {} };
 // `npm start` passes --expose-gc for this; started without it, V8 keeps its own sizing.
 const collect = (globalThis as { gc?: Collect }).gc;
 const idleCollection = collect && startIdleCollection(collect);

@@ -4,8 +4,7 @@
 // (scripts/pglite-template.ts, src/db/pglite-template.ts).
 import { fileURLToPath } from 'node:url';
 import { generateDigestsForAllDays } from './digest/generate.js';
-import { readRecordFiles } from './ingest/files.js';
-import { ingest, type IngestDeps, type IngestOptions, type IngestResult } from './ingest/ingest.js';
+import type { IngestDeps, IngestOptions, IngestResult } from './ingest/ingest.js';
 import type { Database } from './db/client.js';
 import type { SeededTemplate } from './db/pglite-template.js';
 import type { Logger, LogLevel } from './log.js';
@@ -16,6 +15,7 @@ export const sampleDataDir = new URL('../data/', import.meta.url);
 /** Every record of the bundled sample, advisories first. */
 export async function readSampleRecords(): Promise<unknown[]> {
   const dirs = ['advisories', 'items'].map((d) => fileURLToPath(new URL(d, sampleDataDir)));
+  const { readRecordFiles } = await import('./ingest/files.js');
   const { records, unreadable } = await readRecordFiles(dirs);
   if (unreadable.length) throw new Error(`unreadable sample data: ${unreadable.map((u) => u.file).join(', ')}`);
   return records;
@@ -24,6 +24,9 @@ export async function readSampleRecords(): Promise<unknown[]> {
 /** Seeds only an empty database; returns what it did, or null when there was data already. */
 export async function seedSampleData(deps: IngestDeps, { relay }: Pick<IngestOptions, 'relay'> = {}): Promise<(IngestResult & { digests: number }) | null> {
   if ((await deps.prisma.issue.count()) > 0) return null;
+  // Loaded here and above: on PostgreSQL the server seeds in a child process and never needs the
+  // pipeline (bench/README.md, process memory).
+  const { ingest } = await import('./ingest/ingest.js');
   const result = await ingest(deps, await readSampleRecords(), { relay });
   const digests = await generateDigestsForAllDays(deps.prisma);
   deps.log.info('sample data loaded', { created: result.created, rejected: result.rejected.length, digests });

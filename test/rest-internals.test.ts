@@ -1,5 +1,6 @@
 // What a client cannot see directly: how many SQL statements a list page costs, and that an
 // unexpected failure is masked for the client and logged with the request id.
+import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DriverRead } from '../src/db/driver-read.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
@@ -232,5 +233,36 @@ describe('one REST gate', () => {
     expect(await passes('/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages": ["pkg:pypi/langchain@0.1.0"]}' })).toEqual({ status: 200, matches: 1, parses: 1 });
     expect(await passes('/webhooks', { method: 'POST', headers: webhooks, body: '{"url": "https://127.0.0.1/hook"}' })).toMatchObject({ matches: 1, parses: 1 });
     expect(await passes('/issues?limit=1', { method: 'GET' })).toEqual({ status: 200, matches: 1, parses: 0 });
+  });
+});
+
+describe('the routes without sofa-api', () => {
+  it('nest the same models as SOFA would (restModels against its own extractsModels)', async () => {
+    const { createSofa } = await import('sofa-api');
+    const { schema } = await import('../src/schema/index.js');
+    const { restSchema } = await import('../src/rest/gate.js');
+    const { restModels } = await import('../src/rest/models.js');
+    const routeSchema = restSchema(schema, restRoutes);
+    const sofaModels = createSofa({ basePath: '/api/v1', schema: routeSchema, routes: restRoutes }).models;
+    expect(restModels(routeSchema)).toEqual(sofaModels);
+    // A schema with models of each kind SOFA tells apart, so the comparison can fail.
+    const shapes = buildSchema(`
+      type Item { id: ID! name: String }
+      type Thing { id: ID! }
+      type Other { id: ID! }
+      type Plain { name: String }
+      type Query {
+        items(limit: Int): [Item!]!
+        item(id: ID!): Item
+        things(required: Int!): [Thing]
+        thing(id: ID!): Thing
+        others: [Other]
+        other(id: ID!, extra: Int): Other
+        plains: [Plain]
+        plain(id: ID!): Plain
+      }
+    `);
+    expect(createSofa({ basePath: '/', schema: shapes }).models).toEqual(['Item']);
+    expect(restModels(shapes)).toEqual(['Item']);
   });
 });

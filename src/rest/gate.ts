@@ -12,7 +12,6 @@ import { GraphQLBoolean, GraphQLError, GraphQLObjectType, GraphQLSchema, isInput
 import type { DocumentNode, GraphQLField, TypeNode, VariableDefinitionNode } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { parse as parseQueryString } from 'qs';
-import { createSofa, createSofaRouter } from 'sofa-api';
 import type { DirectRead, RouteAnswer, RouteRequest } from '../http/early-reply.js';
 import { envelopeFor, errorAnswer, errorResponse, JSON_TYPE } from '../http/envelope.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
@@ -21,8 +20,8 @@ import { isReplay, varyOnEncoding, type ResponseCache } from '../http/response-c
 import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
-import { renderDocs } from './docs.js';
-import { buildOpenAPI } from './openapi.js';
+import { restDocuments } from './documents.js';
+import { restModels } from './models.js';
 import { restBasePath, type RestRoute } from './routes.js';
 
 /**
@@ -65,20 +64,24 @@ export function restSchema(schema: GraphQLSchema, routes: Record<string, RestRou
   return pruneSchema(mapSchema(rootOnly, { [MapperKind.OBJECT_FIELD]: (field) => (field.extensions?.graphqlOnly ? null : field) }));
 }
 
-function compileRoutes(sofa: ReturnType<typeof createSofa>, routes: Record<string, RestRoute>): CompiledRoute[] {
+/** SOFA's defaults for what a route's operation selects: every field, nested models by id, one level of circular references. */
+const sofaSelection = { ignore: [] as string[], depthLimit: 1 };
+
+function compileRoutes(schema: GraphQLSchema, routes: Record<string, RestRoute>): CompiledRoute[] {
+  const models = restModels(schema);
   const compiled = Object.entries(routes).map(([key, route]) => {
     const [typeName, fieldName] = key.split('.') as [string, string];
     const kind = typeName === 'Mutation' ? OperationTypeNode.MUTATION : OperationTypeNode.QUERY;
-    const field = (kind === OperationTypeNode.MUTATION ? sofa.schema.getMutationType() : sofa.schema.getQueryType())?.getFields()[fieldName];
+    const field = (kind === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType())?.getFields()[fieldName];
     if (!field) throw new Error(`REST route ${key} names no field of the schema`);
     // The operation SOFA would run for this route: every field, nested models by id.
     const operation = buildOperationNodeForField({
       kind,
-      schema: sofa.schema,
+      schema,
       field: fieldName,
-      models: sofa.models,
-      ignore: sofa.ignore,
-      circularReferenceDepth: sofa.depthLimit,
+      models,
+      ignore: sofaSelection.ignore,
+      circularReferenceDepth: sofaSelection.depthLimit,
     });
     const paramNames: string[] = [];
     const source = route.path
@@ -211,18 +214,12 @@ const directRoutes = new Set(['Query.issues', 'Query.issue', 'Query.latestDigest
 export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {}, responseCache }: RestGateOptions): Plugin & {
   directRead: (request: RouteRequest, url: URL) => DirectRead | undefined;
 } {
-  const sofa = createSofa({
-    basePath: restBasePath,
-    schema: restSchema(schema, routes),
-    routes,
-    customScalars: { DateTime: { type: 'string', format: 'date-time' }, JSON: {} },
-  });
-  const compiled = compileRoutes(sofa, routes);
-  const openapi = buildOpenAPI(createSofaRouter(sofa).openAPIDocument, { schema, routes, basePath: restBasePath, version });
-  const docs = renderDocs(openapi, { basePath: restBasePath, graphqlEndpoint });
-  const pages: Record<string, () => Response> = {
-    '/openapi.json': () => Response.json(openapi),
-    '/docs': () => new Response(docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+  const routeSchema = restSchema(schema, routes);
+  const compiled = compileRoutes(routeSchema, routes);
+  const documents = restDocuments({ schema, restSchema: routeSchema, routes, basePath: restBasePath, version, graphqlEndpoint });
+  const pages: Record<string, () => Promise<Response>> = {
+    '/openapi.json': async () => Response.json((await documents()).openapi),
+    '/docs': async () => new Response((await documents()).docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
   };
   let yoga: Yoga;
   // Misses to keep once every plugin has added its headers, by server context (one per request).
@@ -247,7 +244,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
   /** The route's answer as bytes, or its error envelope: what the plugin sends as a Response and the direct read (below) writes itself. */
   async function run(match: CompiledRoute, request: RouteRequest, viewer: Viewer, params: Record<string, string>, body: Record<string, unknown>, serverContext: object): Promise<RouteAnswer> {
     try {
-      const variableValues = variablesOf(sofa.schema, match, request.url, params, body);
+      const variableValues = variablesOf(routeSchema, match, request.url, params, body);
       const enveloped = yoga.getEnveloped({ ...serverContext, request, viewer });
       const contextValue = await enveloped.contextFactory();
       const result = await enveloped.execute({ schema: enveloped.schema, document: match.document, contextValue, variableValues });
@@ -303,7 +300,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const page = pages[path];
       if (page) {
         if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
-        return endResponse((await fromCache(request, url, serverContext, fetchAPI)) ?? page());
+        return endResponse((await fromCache(request, url, serverContext, fetchAPI)) ?? (await page()));
       }
 
       const found = routesAt(compiled, path);

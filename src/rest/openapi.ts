@@ -7,7 +7,7 @@ import { SEARCH_MAX_LENGTH } from '../issues/filters.js';
 import { addSbomMediaTypes, bodyExamples, parameterExamples, plainPaths, responseExamples, tags, wrapRefSiblings } from './openapi-interop.js';
 import type { RestRoute } from './routes.js';
 
-type Json = Record<string, any>;
+export type Json = Record<string, any>;
 
 const errorSchema = {
   type: 'object',

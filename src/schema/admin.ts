@@ -3,10 +3,10 @@
 import { calendarDate, utcDay, yesterdayUtc } from '../dates.js';
 import { generateDigest } from '../digest/generate.js';
 import { badRequest } from '../errors.js';
-import { ingest, type IngestResult } from '../ingest/ingest.js';
+import type { IngestResult } from '../ingest/ingest.js';
 import { issueKey, type IssuedKey } from '../keys/api-keys.js';
 import type { Rejection } from '../ingest/parse.js';
-import { reclassify, type ReclassifyResult } from '../ingest/reclassify.js';
+import type { ReclassifyResult } from '../ingest/reclassify.js';
 import { builder, envelopeRef } from './builder.js';
 import { DigestEnvelopeRef } from './digest.js';
 
@@ -53,6 +53,9 @@ builder.mutationField('ingestItems', (t) =>
     },
     resolve: async (_root, { items }, ctx) => {
       if (items.length > maxItemsPerRequest) throw badRequest(`At most ${maxItemsPerRequest} records per request; use the CLI for larger loads`);
+      // The pipeline (the classifier's tables and model) is loaded by the first ingest: a server
+      // that only serves never holds it (bench/README.md, process memory).
+      const { ingest } = await import('../ingest/ingest.js');
       return { data: await ingest(ctx, items, { stopping: ctx.stopping }) };
     },
   }),
@@ -83,7 +86,10 @@ builder.mutationField('reclassifyIssues', (t) =>
       'Admin (bearer ADMIN_API_KEY): re-runs the current classifier over every stored issue classified by another version, ' +
       'from its stored source record. Idempotent. An issue that becomes relevant is published once as new; one that stops ' +
       'being relevant stops being served. Large stores: npm run cli -- reclassify.',
-    resolve: async (_root, _args, ctx) => ({ data: await reclassify(ctx) }),
+    resolve: async (_root, _args, ctx) => {
+      const { reclassify } = await import('../ingest/reclassify.js');
+      return { data: await reclassify(ctx) };
+    },
   }),
 );
 
