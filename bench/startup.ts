@@ -8,14 +8,24 @@
 // on a fresh embedded database (unpacked from the cluster `npm install` seeded; for `npm start` also
 // seeded at start, SEED_FROM_TEMPLATE=false, as before that cluster existed), on a restart of that
 // database, and on a fresh PostgreSQL database. Writes its table into bench/README.md.
+//   npm run bench -- startup --postgres-only [--repeat N]: only `npm start` on a fresh PostgreSQL
+//   database, N times (to compare idle RSS between builds side by side), printed, not written.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { writeReadmeSection } from './readme.js';
 import { emptyPostgres } from './scratch-databases.js';
+
+const { values: options } = parseArgs({
+  options: {
+    'postgres-only': { type: 'boolean', default: false },
+    repeat: { type: 'string', default: '1' },
+  },
+});
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runners = {
@@ -74,6 +84,14 @@ async function measure(args: string[], env: Record<string, string>): Promise<Mea
 }
 
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+if (options['postgres-only']) {
+  for (let i = 0; i < Number(options.repeat); i++) {
+    const postgres = await emptyPostgres();
+    const m = await measure(runners['npm start'], { DATABASE_URL: postgres.url, SEED_SAMPLE_DATA: 'true' }).finally(() => postgres.drop());
+    console.log(`| npm start | PostgreSQL, fresh (migrate + seed) | ${m.firstAnswerS.toFixed(2)} | ${m.warmS.toFixed(2)} | ${m.peakMb.toFixed(0)} | ${m.idleMb.toFixed(0)} |`);
+  }
+  process.exit(0);
+}
 // What `npm install` leaves, built from the code measured here (a stale one would be skipped).
 execFileSync(process.execPath, ['--import', 'tsx', 'scripts/pglite-template.ts'], { cwd: root, stdio: 'inherit' });
 const rows: string[] = [];
