@@ -6,6 +6,8 @@
 // /proc/<pid>/stat before and after each run, RSS from /proc/<pid>/status.
 //
 //   npm run bench -- throughput [--db postgres|pglite] [--issues 100000] [--seconds 5] [--rounds 2] [--only list,single]
+//   npm run bench -- throughput --trace-gc ...: the real server runs with --trace-gc, and each of its
+//     runs is followed (on stderr) by the collector's pauses during it, to read the latency tail by.
 //   npm run bench -- throughput --cpu-prof <dir> [--only list] [--seconds 10]: instead of comparing,
 //     drives only the real server under node --cpu-prof, one process per workload, and summarises
 //     where its CPU went while under load (bench/cpu-profile.ts), into bench/README.md.
@@ -51,6 +53,7 @@ const { values: options } = parseArgs({
     /** A directory: profile the real server (node --cpu-prof) per workload instead of comparing. */
     'cpu-prof': { type: 'string' },
     'no-readme': { type: 'boolean', default: false },
+    'trace-gc': { type: 'boolean', default: false },
     db: { type: 'string', default: 'postgres' },
   },
 });
@@ -210,6 +213,8 @@ interface Server {
   base: string;
   pid: number;
   stop(): Promise<unknown>;
+  /** What the process has written so far, a line each (the real server only). */
+  output?: () => string[];
 }
 
 /** node's arguments in `npm start` (the compiled server; built by scripts/build.mjs first). */
@@ -220,7 +225,7 @@ function startArgs(): string[] {
 
 async function startReal(env: Record<string, string>, extraFlags: string[] = []): Promise<Server> {
   const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...extraFlags, ...startArgs()]);
-  return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop() };
+  return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop(), output: () => server.lines().map((l) => l.msg ?? '') };
 }
 
 async function startRaw(env: Record<string, string>): Promise<Server> {
@@ -442,6 +447,18 @@ async function quiesce(target: Target, servers: Server[]): Promise<void> {
   }
 }
 
+/** The collector's pauses in these --trace-gc lines (V8: "<kind> ... MB, <main-thread ms> / <ms> ms ..."), by kind: count, total, longest. */
+function gcPauses(lines: string[], seconds: number): string {
+  const kinds = new Map<string, number[]>();
+  for (const line of lines) {
+    const m = /ms: (Scavenge|Mark-Compact(?: \(reduce\))?|Minor Mark-Sweep|Mark-Sweep)\b.*?MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/.exec(line);
+    if (m) kinds.set(m[1]!, [...(kinds.get(m[1]!) ?? []), Number(m[2])]);
+  }
+  const parts = [...kinds].map(([kind, ms]) => `${ms.length} ${kind} (${sum(ms).toFixed(0)} ms, longest ${Math.max(...ms).toFixed(1)} ms)`);
+  const total = sum([...kinds.values()].flat());
+  return `gc: ${parts.join(', ') || 'none'}; ${((total / (seconds * 1000)) * 100).toFixed(1)}% of the run`;
+}
+
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const mean = (values: number[]) => sum(values) / values.length;
 
@@ -455,7 +472,7 @@ async function main() {
   try {
     if (options['cpu-prof']) return await profile(target, options['cpu-prof']);
     const { served, workloads: list } = target;
-    const real = await startReal(target.env.real);
+    const real = await startReal(target.env.real, options['trace-gc'] ? ['--trace-gc'] : []);
     servers.push(real);
     const raw = await startRaw(target.env.raw);
     servers.push(raw);
@@ -476,7 +493,9 @@ async function main() {
         // Interleaved, and the order alternates, so drift in the machine's load hits both alike.
         const order = round % 2 === 0 ? [real, raw] : [raw, real];
         for (const server of order) {
+          const linesBefore = server.output?.().length ?? 0;
           const sample = await drive(server, workload, seconds);
+          if (options['trace-gc'] && server.output) console.error(`  ${gcPauses(server.output().slice(linesBefore), seconds)}`);
           await quiesce(target, servers);
           samples.get(workload.name)![server === real ? 'real' : 'raw'].push(sample);
           console.error(`round ${round + 1}, ${workload.name}, ${server.name}: ${sample.reqPerSec.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req${sample.failed ? `, ${sample.failed} failed` : ''}`);
