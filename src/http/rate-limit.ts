@@ -4,7 +4,7 @@
 // (the limiter's own read-then-write is not), and supplies the remaining budget and reset time
 // for the RateLimit headers, which follow the IETF draft (draft-ietf-httpapi-ratelimit-headers).
 import type { GraphQLResolveInfo } from 'graphql';
-import { getGraphQLRateLimiter, type Store } from 'graphql-rate-limit';
+import type { Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../log.js';
 import type { KnownKeys } from '../keys/api-keys.js';
@@ -48,13 +48,19 @@ export interface RateLimiter {
   check(request: { headers: Pick<Headers, 'get'> }, serverContext: NodeServerContext | undefined): Promise<RateLimitCheck | undefined>;
 }
 
-/** The limiter both the plugin (below) and the cached replies before Yoga (cached-reply.ts) count with; undefined when there is no limit. */
+/** The limiter both the plugin (below) and the answers before Yoga (early-reply.ts) count with; undefined when there is no limit. */
 export function createRateLimiter(options: RateLimitOptions): RateLimiter | undefined {
   const { limit, store, log } = options;
   if (limit === 0) return undefined;
   const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
 
+  // The limiter's core (with graphql-shield, yup and lodash: about 5 MB of heap) is loaded by the
+  // first request it decides on, so a server run without a limit never holds it.
+  const loadCore = () => import('graphql-rate-limit');
+  let core: ReturnType<typeof loadCore> | undefined;
+
   async function decide(key: string): Promise<Decision> {
+    const { getGraphQLRateLimiter } = await (core ??= loadCore());
     let hit: WindowHit | undefined;
     // A store for this one request: its read is the store's atomic hit, and there is nothing left
     // to write afterwards. Times are handed over with their ages preserved on the limiter's clock,

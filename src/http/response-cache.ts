@@ -6,7 +6,7 @@
 // What is kept is what every caller of the same URL gets: the body, its Content-Type and its Link
 // headers (licence and paging). What belongs to one request (RateLimit, X-Request-Id, the CORS
 // headers) is never kept: the plugins that add them do so for a replay as for any response, and a
-// hit over a socket is answered before Yoga (cached-reply.ts) with the same functions.
+// hit over a socket is answered before Yoga (early-reply.ts) with the same functions.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
@@ -78,7 +78,7 @@ const replays = new WeakSet<object>();
 /** Whether this request's response came from the cache (it already carries every kept header). */
 export const isReplay = (serverContext: object) => replays.has(serverContext);
 
-/** The request headers read here: a Fetch Request's, or node's (src/http/cached-reply.ts). */
+/** The request headers read here: a Fetch Request's, or node's (src/http/early-reply.ts). */
 export type HeaderReader = Pick<Headers, 'get'>;
 
 /** A cached answer before it becomes a Fetch Response (in Yoga) or is written to node's response (before it). */
