@@ -9,7 +9,7 @@ import type { Item } from '../item.js';
 import { batchEntries, parseEntry } from '../parse.js';
 import { buildCatalogue, catalogueData, findPackage, repoOwner, type Catalogue, type Exclusion } from './catalogue.js';
 import { collectEvidence, githubRepos, referenceHosts, type ItemEvidence } from './evidence.js';
-import { features, scoreModel, trainModel, type TextModel } from './model.js';
+import { features, scoreModel, trainModel, type TextModel, type TextScore } from './model.js';
 import { packageKey } from './packages.js';
 
 export interface Example {
@@ -115,8 +115,8 @@ export interface Scored extends ItemEvidence {
   modelTop: string[];
 }
 
-export function scoreItem(item: Item, itemFeatures: string[], model: TextModel, catalogue: Catalogue, vendors: string[] = []): Scored {
-  const { logit, top } = scoreModel(model, itemFeatures);
+export function scoreItem(item: Item, text: TextScore, catalogue: Catalogue, vendors: string[] = []): Scored {
+  const { logit, top } = text;
   const found = collectEvidence(item, catalogue, vendors);
   return { ...found, modelLogit: logit, evidenceSum: found.evidence.reduce((s, e) => s + e.weight, 0), modelTop: top };
 }
@@ -191,7 +191,7 @@ export function outOfFold(all: Example[] = trainingExamples(), mode: FoldMode = 
     const held = new Set(group);
     const model = trainModel(all.filter((e) => teachesModel(e) && !held.has(e)));
     const catalogue = buildCatalogue(catalogueData(), exclusion);
-    for (const e of group) out.push({ ...scoreItem(e.item, e.features, model, catalogue), example: e, fold, mode });
+    for (const e of group) out.push({ ...scoreItem(e.item, scoreModel(model, e.features), catalogue), example: e, fold, mode });
   });
   return out;
 }
