@@ -1,6 +1,7 @@
-// The classifier's shortcuts answer exactly as the plain computations they replace: the text
+// The ingest's shortcuts answer exactly as the plain computations they replace: the text
 // model scored word by word (scoreText) as over the feature list, and a catalogue-blind fold's
-// views of the derived lists as filtered copies of them.
+// views of the derived lists as filtered copies of them, and the batch writes' JSON as the rows' own.
+import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue, catalogueData, projectOwner } from '../src/ingest/classifier/catalogue.js';
@@ -62,5 +63,25 @@ describe('classifier fast paths', () => {
         if (owner) expect(blind.listedOrgs.get(owner), owner).toBe(owners.get(owner));
       }
     }
+  });
+});
+
+describe('issue rows as JSON', () => {
+  it("the batch writes' JSON is the rows' own JSON, the record spelt canonically", async () => {
+    const { extractFacts } = await import('../src/ingest/classifier/index.js');
+    const { defaultClassifier } = await import('../src/ingest/ingest.js');
+    const { issueRow } = await import('../src/ingest/row.js');
+    const { rowsJson } = await import('../src/ingest/store.js');
+    const classifier = defaultClassifier();
+    const rows = [];
+    for (const { item } of trainingExamples()) {
+      const facts = extractFacts(item);
+      rows.push({ ...issueRow(item, facts, await classifier.classify(item, facts), classifier), id: item.sourceId });
+    }
+    // One row not built by issueRow (its source has no text of its own) goes out as it is.
+    rows.push({ ...rows[0]!, source: { ...(rows[0]!.source as object) } });
+    const text = rowsJson(rows);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(rows)));
+    expect(text).toContain(`"record":${JSON.stringify(JSON.parse(canonicalize((rows[0]!.source as { record: unknown }).record)!))}`);
   });
 });
