@@ -3,7 +3,8 @@
 // ingest's own pipeline in chunks, and remember each chunk's fingerprints once it is stored. A sync
 // cut short resumes where it stopped: what was stored is skipped next time.
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { ingest, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
+import { ingestParsed, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
+import { batchOf, parseEntry, type ParsedEntry } from '../ingest/parse.js';
 import { SourceError } from './fetch.js';
 
 export interface SyncCounts {
@@ -96,7 +97,10 @@ export async function syncRecords(
   const known = await knownFingerprints(deps.prisma, source);
   const counts = emptyCounts();
   const problems: string[] = [];
-  let batch: { key: string; fingerprint: string; record: unknown }[] = [];
+  // Each record is parsed as it is read: the raw JSON is garbage at once rather than held, with
+  // its parsed copy, until its chunk is full (two copies of each record lived long enough to be
+  // moved to the old generation: a collector's cost of its own). Undefined: unreadable.
+  let batch: { key: string; fingerprint: string; parsed: ParsedEntry | undefined }[] = [];
   let done = 0;
   // The chunk being stored while the next one is read and classified: the database and this
   // process work at the same time, and at most two chunks are held.
@@ -120,15 +124,15 @@ export async function syncRecords(
     if (batch.length === 0) return;
     const chunk = batch;
     batch = [];
-    const readable = chunk.filter((b) => b.record !== undefined);
-    const records = readable.map((b) => b.record);
+    const readable = chunk.filter((b) => b.parsed !== undefined);
+    const parsed = batchOf(readable.map((b) => b.parsed!));
     // The keys stay until the chunk is stored (problems, fingerprints); the parsed records are the
-    // ingest's from here, garbage once it has validated them (it keeps its own copies).
-    for (const b of readable) b.record = undefined;
+    // ingest's from here.
+    for (const b of readable) b.parsed = undefined;
     const previous = storing;
-    const current = ingest(
+    const current = ingestParsed(
       deps,
-      records,
+      parsed,
       { chunkSize: readable.length || 1, relay: options.relay, storeAfter: previous ?? undefined, stopping: options.signal },
     ).then((result) => stored(chunk, readable, result));
     // Awaited by the next flush or at the end; a failure surfaces there once.
@@ -152,7 +156,7 @@ export async function syncRecords(
       if (err instanceof SourceError) throw err;
       problems.push(`${entry.key}: ${(err as Error).message}`);
     }
-    batch.push({ key: entry.key, fingerprint: entry.fingerprint, record });
+    batch.push({ key: entry.key, fingerprint: entry.fingerprint, parsed: record === undefined ? undefined : parseEntry(record) });
     if (batch.length >= chunkSize) {
       await flush();
       if (options.signal?.aborted) {
