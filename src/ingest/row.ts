@@ -29,7 +29,7 @@ export function identifiersOf(item: Item): string[] {
 /**
  * The JSON text of a row's `source`, around the canonical record its content hash serialised:
  * the batch writes send it as it is rather than serialise the record again (that second pass
- * was a twentieth of a sync's CPU). The column is jsonb, which keeps no key order of its own.
+ * cost a few percent of a sync's CPU). The column is jsonb, which keeps no key order of its own.
  */
 const sourceTexts = new WeakMap<object, string>();
 
