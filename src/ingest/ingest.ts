@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import type { IssuePubSub } from '../pubsub.js';
 import { extractFacts, type Classifier } from './classifier/index.js';
 import { RuleClassifier } from './classifier/rules.js';
-import { parseBatch, type Rejection } from './parse.js';
+import { parseBatch, type ParsedBatch, type Rejection } from './parse.js';
 import { relayEvents } from './relay.js';
 import { issueRow } from './row.js';
 import { storeBatch, type PreparedItem } from './store.js';
@@ -85,9 +85,16 @@ function cutShort(why: string, result: IngestResult, firstUncommitted: number) {
 }
 
 export async function ingest(deps: IngestDeps, body: unknown, options: IngestOptions = {}): Promise<IngestResult> {
+  return ingestParsed(deps, parseBatch(body), options);
+}
+
+/**
+ * The pipeline from parsed records on: a caller that parses each record as it reads it (a sync)
+ * lets the raw record go at once, instead of holding a chunk of them until the chunk is parsed.
+ */
+export async function ingestParsed(deps: IngestDeps, parsed: ParsedBatch, options: IngestOptions = {}): Promise<IngestResult> {
   const classifier = options.classifier ?? defaultClassifier();
   const chunkSize = options.chunkSize ?? 500;
-  const parsed = parseBatch(body);
   const result: IngestResult = { received: parsed.received, created: 0, updated: 0, unchanged: 0, rejected: [...parsed.rejected], ids: [] };
   const ids = new Set<string>();
   const days = new Set<string>();

@@ -66,13 +66,18 @@ export function parseEntry(entry: unknown): { item: Item } | { message: string }
   return result.success ? { item: nativeToItem(result.data) } : { message: `invalid item: ${describe(result.error)}` };
 }
 
-export function parseBatch(body: unknown): ParsedBatch {
-  const entries = batchEntries(body);
+export type ParsedEntry = ReturnType<typeof parseEntry>;
+
+/** Entries parsed one by one (parseEntry), as one batch: each keeps its place as its index. */
+export function batchOf(entries: ParsedEntry[]): ParsedBatch {
   const batch: ParsedBatch = { received: entries.length, items: [], rejected: [] };
-  entries.forEach((entry, index) => {
-    const parsed = parseEntry(entry);
+  entries.forEach((parsed, index) => {
     if ('item' in parsed) batch.items.push({ index, item: parsed.item });
     else batch.rejected.push({ index, message: parsed.message });
   });
   return batch;
+}
+
+export function parseBatch(body: unknown): ParsedBatch {
+  return batchOf(batchEntries(body).map(parseEntry));
 }

@@ -9,7 +9,7 @@ import { servedColumnsSql, servedIssueSql } from '../issues/served.js';
 import { applyEnrichment } from '../sources/enrichment.js';
 import { lockForChanges, recordChangeEvents } from './changes.js';
 import type { SourceRecord } from './item.js';
-import type { IssueRow } from './row.js';
+import { sourceTextOf, withMember, type IssueRow } from './row.js';
 
 export interface PreparedItem {
   row: IssueRow;
@@ -229,6 +229,27 @@ const columnsOf = (row: object) => Object.keys(row).map((c) => `"${c.replace(/"/
  */
 const rowsPerStatement = 250;
 
+/** Rows as one JSON array; a row's source is the text it was built with (sourceTextOf), not serialised again. */
+export function rowsJson(rows: object[]): string {
+  const texts: string[] = [];
+  for (const row of rows as { source?: unknown }[]) {
+    const source = row.source;
+    const text = source && typeof source === 'object' ? sourceTextOf(source) : undefined;
+    if (text === undefined) {
+      texts.push(JSON.stringify(row));
+      continue;
+    }
+    // Left out for the moment of the call (JSON.stringify omits undefined), so the row is not copied.
+    row.source = undefined;
+    try {
+      texts.push(withMember(JSON.stringify(row), 'source', text));
+    } finally {
+      row.source = source;
+    }
+  }
+  return `[${texts.join(',')}]`;
+}
+
 function* slices<T>(rows: T[]): Generator<T[]> {
   for (let start = 0; start < rows.length; start += rowsPerStatement) yield rows.slice(start, start + rowsPerStatement);
 }
@@ -246,7 +267,7 @@ async function insertIssues(execute: DriverExecute, rows: Prisma.IssueCreateMany
   const updatedAt = new Date().toISOString();
   for (const slice of slices(rows)) {
     await execute(`INSERT INTO "Issue" (${columns}, "updatedAt") SELECT ${columns}, $2::timestamptz(3) FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`, [
-      JSON.stringify(slice),
+      rowsJson(slice),
       updatedAt,
     ]);
   }
@@ -270,7 +291,7 @@ async function updateIssues(execute: DriverExecute, updates: Map<string, Partial
     const assignments = columns.map((c) => `"${c}" = x."${c}"`).join(', ');
     for (const slice of slices(rows)) {
       await execute(`UPDATE "Issue" AS i SET ${assignments} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb) AS x WHERE i.id = x.id`, [
-        JSON.stringify(slice),
+        rowsJson(slice),
       ]);
     }
   }

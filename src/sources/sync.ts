@@ -110,6 +110,7 @@ async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Li
       signal: options.signal,
       onProgress: options.onProgress,
       chunkSize: options.chunkSize,
+      separateConnections: deps.db.kind === 'postgres',
     });
     if (problems.length) deps.log.warn('source records rejected', { source: source.name, rejected: problems.length, first: problems.slice(0, 5) });
     return counts;

@@ -50,9 +50,9 @@ export interface Catalogue {
   /** PyPI and npm names whose registry summary speaks of AI/ML (data/catalogue/README.md), by lower-case ecosystem. */
   registry: Map<string, Names>;
   /** GitHub repositories (owner/name) that curated AI/ML lists describe in AI/ML words. */
-  listedRepos: Set<string>;
-  /** Owners named after a listed repository ("flyteorg" for flyteorg/flyte): a project's own organisation. */
-  listedOrgs: Map<string, string>;
+  listedRepos: Names;
+  /** Owners named after a listed repository ("flyteorg" for flyteorg/flyte): a project's own organisation, with that repository. */
+  listedOrgs: Pick<Map<string, string>, 'get' | 'has'>;
 }
 
 export const catalogueUrl = new URL('../../../data/catalogue/ai-software.json', import.meta.url);
@@ -122,21 +122,65 @@ export function buildCatalogue(data: CatalogueData = catalogueData(), exclude?: 
   return catalogue;
 }
 
-/** The derived lists, less what a catalogue-blind fold must not know. */
-function listsFor(exclude?: Exclusion): Pick<Catalogue, 'registry' | 'listedRepos' | 'listedOrgs'> {
-  const all = registryNames();
-  const blind = exclude?.lists ? exclude : undefined;
-  const registry = new Map<string, Names>();
-  for (const [source, names] of all) {
-    if (source !== 'github') registry.set(source, blind ? new Set([...names].filter((n) => !blind.packages.has(n))) : names);
+type Lists = Pick<Catalogue, 'registry' | 'listedRepos' | 'listedOrgs'>;
+
+/** A name list less the names `excluded` says: answers as a filtered copy would, without copying. */
+class NamesWithout implements Names {
+  constructor(
+    private readonly names: Names,
+    private readonly excluded: (name: string) => boolean,
+  ) {}
+
+  has(name: string): boolean {
+    return this.names.has(name) && !this.excluded(name);
   }
-  const listedRepos = new Set([...all.get('github')!].filter((r) => !blind || !(blind.repos.has(r) || blind.orgs.has(repoOwner(r)))));
-  const listedOrgs = new Map<string, string>();
+
+  *[Symbol.iterator](): Iterator<string> {
+    for (const name of this.names) if (!this.excluded(name)) yield name;
+  }
+}
+
+interface AllLists extends Lists {
+  /** Each owner's listed repositories it is named after (projectOwner), in list order. */
+  ownedRepos: Map<string, string[]>;
+}
+let allLists: AllLists | undefined;
+
+function unfilteredLists(): AllLists {
+  if (allLists) return allLists;
+  const all = registryNames();
+  const listedRepos = new Set(all.get('github')!);
+  const ownedRepos = new Map<string, string[]>();
   for (const repo of listedRepos) {
     const owner = projectOwner(repo);
-    if (owner && !listedOrgs.has(owner)) listedOrgs.set(owner, repo);
+    if (owner) ownedRepos.set(owner, [...(ownedRepos.get(owner) ?? []), repo]);
   }
-  return { registry, listedRepos, listedOrgs };
+  allLists = {
+    registry: new Map([...all].filter(([source]) => source !== 'github')),
+    listedRepos,
+    listedOrgs: new Map([...ownedRepos].map(([owner, repos]) => [owner, repos[0]!])),
+    ownedRepos,
+  };
+  return allLists;
+}
+
+/**
+ * The derived lists, less what a catalogue-blind fold must not know: views of the whole lists,
+ * built once (training builds two catalogues per fold, and copying the lists for each was most of
+ * a CLI sync's start-up).
+ */
+function listsFor(exclude?: Exclusion): Lists {
+  const all = unfilteredLists();
+  if (!exclude?.lists) return all;
+  const blind = exclude;
+  const registry = new Map<string, Names>([...all.registry].map(([source, names]) => [source, new NamesWithout(names, (n) => blind.packages.has(n))]));
+  const excludedRepo = (repo: string) => blind.repos.has(repo) || blind.orgs.has(repoOwner(repo));
+  const firstOwned = (owner: string) => all.ownedRepos.get(owner)?.find((repo) => !excludedRepo(repo));
+  return {
+    registry,
+    listedRepos: new NamesWithout(all.listedRepos, excludedRepo),
+    listedOrgs: { get: firstOwned, has: (owner) => firstOwned(owner) !== undefined },
+  };
 }
 
 export function findPackage(catalogue: Catalogue, ecosystem: string, name: string): CatalogueEntry | undefined {

@@ -13,14 +13,22 @@ const stopwords = new Set(
   ),
 );
 
+const wordsOf = (item: Item) => `${item.title}\n${plainText(item.details)}`.toLowerCase().match(/[a-z][a-z0-9+]{1,29}/g) ?? [];
+
 export function features(item: Item): string[] {
   const out = new Set<string>();
-  const text = `${item.title}\n${plainText(item.details)}`.toLowerCase();
-  const words = text.match(/[a-z][a-z0-9+]{1,29}/g) ?? [];
+  const words = wordsOf(item);
   for (const word of words) if (!stopwords.has(word)) out.add(`w:${word}`);
   // Adjacent word pairs say what single words cannot: "untrusted data" is not "data", "model
   // server" is not "server". Pairs with a stopword are left out, as the words are.
   for (let i = 1; i < words.length; i++) if (!stopwords.has(words[i - 1]!) && !stopwords.has(words[i]!)) out.add(`b:${words[i - 1]} ${words[i]}`);
+  for (const feature of otherFeatures(item)) out.add(feature);
+  return [...out];
+}
+
+/** The features beside the text's words and pairs: a few per item. */
+function otherFeatures(item: Item): Set<string> {
+  const out = new Set<string>();
   for (const a of item.affected) {
     out.add(`e:${a.package.ecosystem.toLowerCase()}`);
     for (const token of nameTokens(a.package.name)) if (token.length > 1 && !/^\d+$/.test(token)) out.add(`p:${token}`);
@@ -28,7 +36,7 @@ export function features(item: Item): string[] {
   for (const host of referenceHosts(item)) out.add(`h:${host}`);
   for (const repo of githubRepos(item)) out.add(`o:${repo.split('/')[0]}`);
   for (const cwe of item.cweIds) out.add(`c:${cwe.toLowerCase()}`);
-  return [...out];
+  return out;
 }
 
 export interface TextModel {
@@ -66,23 +74,104 @@ export function trainModel(examples: { features: string[]; relevant: boolean }[]
   return { weights };
 }
 
-/** The model's log-odds for an item, and the features that moved it most (for provenance). */
-export function scoreModel(model: TextModel, itemFeatures: string[]): { logit: number; top: string[] } {
-  let logit = 0;
-  // The five strongest, kept in order as they come: sorting every matched feature (hundreds for a
-  // long advisory, each tie settled by localeCompare) was most of the scoring's time.
-  const top: [string, number][] = [];
-  for (const f of itemFeatures) {
-    const w = model.weights.get(f);
-    if (w === undefined) continue;
-    logit += w;
-    if (top.length === topFeatures && strongerFirst(top[topFeatures - 1]!, [f, w]) <= 0) continue;
+export interface TextScore {
+  logit: number;
+  /** The features that moved it most, strongest first, with their weights. */
+  top: string[];
+}
+
+/**
+ * Sums the weights of an item's features in the order they come (the order fixes the floating-point
+ * sum), keeping the five strongest: sorting every matched feature (hundreds for a long advisory,
+ * each tie settled by localeCompare) was most of the scoring's time.
+ */
+class ScoreSum {
+  logit = 0;
+  private readonly top: [string, number][] = [];
+
+  /** `name` is only called when the feature may be among the strongest. */
+  add(w: number, name: () => string): void {
+    this.logit += w;
+    const top = this.top;
+    if (top.length === topFeatures && Math.abs(top[topFeatures - 1]![1]) > Math.abs(w)) return;
+    const f = name();
+    if (top.length === topFeatures && strongerFirst(top[topFeatures - 1]!, [f, w]) <= 0) return;
     let at = top.length;
     while (at > 0 && strongerFirst(top[at - 1]!, [f, w]) > 0) at--;
     top.splice(at, 0, [f, w]);
     if (top.length > topFeatures) top.pop();
   }
-  return { logit, top: top.map(([f, w]) => `${f}${w >= 0 ? '+' : ''}${w.toFixed(1)}`) };
+
+  result(): TextScore {
+    return { logit: this.logit, top: this.top.map(([f, w]) => `${f}${w >= 0 ? '+' : ''}${w.toFixed(1)}`) };
+  }
+}
+
+/** The model's log-odds for an item's features, and the features that moved it most (for provenance). */
+export function scoreModel(model: TextModel, itemFeatures: string[]): TextScore {
+  const sum = new ScoreSum();
+  for (const f of itemFeatures) {
+    const w = model.weights.get(f);
+    if (w !== undefined) sum.add(w, () => f);
+  }
+  return sum.result();
+}
+
+/** The model's weights of words and of word pairs (first word, then second), found without building feature names. */
+interface WordWeights {
+  words: Map<string, number>;
+  pairs: Map<string, Map<string, number>>;
+}
+const wordWeights = new WeakMap<TextModel, WordWeights>();
+
+function wordWeightsOf(model: TextModel): WordWeights {
+  let found = wordWeights.get(model);
+  if (found) return found;
+  found = { words: new Map(), pairs: new Map() };
+  for (const [f, w] of model.weights) {
+    if (f.startsWith('w:')) found.words.set(f.slice(2), w);
+    else if (f.startsWith('b:')) {
+      const [first, second] = f.slice(2).split(' ') as [string, string];
+      const seconds = found.pairs.get(first) ?? new Map<string, number>();
+      found.pairs.set(first, seconds);
+      seconds.set(second, w);
+    }
+  }
+  wordWeights.set(model, found);
+  return found;
+}
+
+/**
+ * scoreModel(model, features(item)), without building a feature name for every word and pair
+ * of the text (a name per word and per pair was most of the classifier's garbage): each word and
+ * pair is looked up as it is, and only those the model weighs are remembered so they count once.
+ * The same features in the same order, so the same sum (a test compares both).
+ */
+export function scoreText(model: TextModel, item: Item): TextScore {
+  const { words: wordWeight, pairs: pairWeight } = wordWeightsOf(model);
+  const sum = new ScoreSum();
+  const words = wordsOf(item);
+  const seen = new Set<string>();
+  for (const word of words) {
+    if (stopwords.has(word) || seen.has(word)) continue;
+    seen.add(word);
+    const w = wordWeight.get(word);
+    if (w !== undefined) sum.add(w, () => `w:${word}`);
+  }
+  const seenPairs = new Set<string>();
+  for (let i = 1; i < words.length; i++) {
+    const w = pairWeight.get(words[i - 1]!)?.get(words[i]!);
+    if (w === undefined || stopwords.has(words[i - 1]!) || stopwords.has(words[i]!)) continue;
+    const pair = `${words[i - 1]} ${words[i]}`;
+    if (seenPairs.has(pair)) continue;
+    seenPairs.add(pair);
+    sum.add(w, () => `b:${pair}`);
+  }
+  for (const f of otherFeatures(item)) {
+    const w = model.weights.get(f);
+    if (w !== undefined) sum.add(w, () => f);
+  }
+  return sum.result();
 }
 
 const topFeatures = 5;

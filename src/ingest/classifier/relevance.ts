@@ -7,7 +7,7 @@ import type { Item } from '../item.js';
 import { catalogueFiles, defaultCatalogue, type Catalogue, type CatalogueEntry } from './catalogue.js';
 import { crosswalkUrl } from './crosswalk.js';
 import type { Evidence } from './evidence.js';
-import { features } from './model.js';
+import { scoreText } from './model.js';
 import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
 
 /** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
@@ -41,7 +41,7 @@ export class RelevanceJudge {
 
   decide(item: Item, vendors: string[]): RelevanceDecision {
     const { stacker, model } = this.trained;
-    const scored = scoreItem(item, features(item), model, this.catalogue, vendors);
+    const scored = scoreItem(item, scoreText(model, item), this.catalogue, vendors);
     const probability = sigmoid(stackedLogit(stacker, scored));
     const modelScore = sigmoid(stacker.b0 + stacker.b1 * scored.modelLogit);
     const reasons: Evidence[] = [

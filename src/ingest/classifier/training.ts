@@ -7,9 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Item } from '../item.js';
 import { batchEntries, parseEntry } from '../parse.js';
-import { buildCatalogue, catalogueData, findPackage, repoOwner, type Catalogue, type Exclusion } from './catalogue.js';
+import { buildCatalogue, catalogueData, defaultCatalogue, findPackage, repoOwner, type Catalogue, type Exclusion } from './catalogue.js';
 import { collectEvidence, githubRepos, referenceHosts, type ItemEvidence } from './evidence.js';
-import { features, scoreModel, trainModel, type TextModel } from './model.js';
+import { features, scoreModel, trainModel, type TextModel, type TextScore } from './model.js';
 import { packageKey } from './packages.js';
 
 export interface Example {
@@ -81,7 +81,7 @@ export type FoldMode = 'grouped' | 'catalogue-blind';
 
 /** Everything a fold holding out `group` must not know. */
 export function exclusionFor(group: Example[], mode: FoldMode = 'grouped'): Exclusion {
-  const full = buildCatalogue();
+  const full = defaultCatalogue();
   const repos = new Set(group.flatMap((e) => githubRepos(e.item)));
   for (const e of group) {
     for (const a of e.item.affected) {
@@ -115,8 +115,8 @@ export interface Scored extends ItemEvidence {
   modelTop: string[];
 }
 
-export function scoreItem(item: Item, itemFeatures: string[], model: TextModel, catalogue: Catalogue, vendors: string[] = []): Scored {
-  const { logit, top } = scoreModel(model, itemFeatures);
+export function scoreItem(item: Item, text: TextScore, catalogue: Catalogue, vendors: string[] = []): Scored {
+  const { logit, top } = text;
   const found = collectEvidence(item, catalogue, vendors);
   return { ...found, modelLogit: logit, evidenceSum: found.evidence.reduce((s, e) => s + e.weight, 0), modelTop: top };
 }
@@ -184,14 +184,16 @@ export interface OutOfFold extends Scored {
 }
 
 /** Scores every labelled example with a model and catalogue that never saw its group. */
-export function outOfFold(all: Example[] = trainingExamples(), mode: FoldMode = 'grouped'): OutOfFold[] {
+export function outOfFold(all: Example[] = trainingExamples(), mode: FoldMode = 'grouped', models = new Map<number, TextModel>()): OutOfFold[] {
   const out: OutOfFold[] = [];
   packageGroups(all).forEach((group, fold) => {
     const exclusion = exclusionFor(group, mode);
     const held = new Set(group);
-    const model = trainModel(all.filter((e) => teachesModel(e) && !held.has(e)));
+    // A fold's model depends on its held-out group only: both views of a fold share it (`models`).
+    let model = models.get(fold);
+    if (!model) models.set(fold, (model = trainModel(all.filter((e) => teachesModel(e) && !held.has(e)))));
     const catalogue = buildCatalogue(catalogueData(), exclusion);
-    for (const e of group) out.push({ ...scoreItem(e.item, e.features, model, catalogue), example: e, fold, mode });
+    for (const e of group) out.push({ ...scoreItem(e.item, scoreModel(model, e.features), catalogue), example: e, fold, mode });
   });
   return out;
 }
@@ -205,7 +207,8 @@ const asPoint = (o: OutOfFold) => ({ modelLogit: o.modelLogit, evidenceSum: o.ev
  * weight; the service meets both kinds of advisory.
  */
 export function stackerPoints(all: Example[] = trainingExamples()): OutOfFold[] {
-  return [...outOfFold(all, 'grouped'), ...outOfFold(all, 'catalogue-blind')];
+  const models = new Map<number, TextModel>();
+  return [...outOfFold(all, 'grouped', models), ...outOfFold(all, 'catalogue-blind', models)];
 }
 
 /** Each fold's probability from a stacker fitted on the other folds only (both views of them). */
