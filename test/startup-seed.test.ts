@@ -2,7 +2,7 @@
 // it, takes the sample data and its digests (from the cluster `npm install` seeded, or by seeding at
 // start), serves them, and shuts down cleanly on SIGTERM; and both ways leave the same data.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,17 +10,31 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { openConfiguredDatabase } from '../src/db/open.js';
+import { installedTemplates, seedInputsKey, type SeededTemplate } from '../src/db/pglite-template.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { seedSampleData } from '../src/seed.js';
 
-// What `npm start` runs: the compiled server (prestart builds it).
+// What `npm start` and `npm run cli` run: the compiled files (build-setup.ts built them, as prestart does).
 const server = ['dist/start.js'];
+const cliKeysList = ['dist/cli.js', 'keys', 'list'];
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, ['scripts/build.mjs']);
-  // What `npm install` runs (postinstall), so the seeded cluster matches the code under test.
+  // What `npm install` runs (postinstall), so the seeded cluster matches the code under test; not
+  // again when the one install left already does (a clean clone's CI, just installed).
+  if (await seededClusterIsCurrent()) return;
   await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/pglite-template.ts'], { timeout: 120_000 });
 }, 180_000);
+
+/** The install-time seeded cluster was built from this code and data (its key) by this script. */
+async function seededClusterIsCurrent(): Promise<boolean> {
+  try {
+    const { key } = JSON.parse(await readFile(installedTemplates.seededManifest, 'utf8')) as SeededTemplate;
+    const builtAt = (await stat(installedTemplates.seeded)).mtimeMs;
+    return key === (await seedInputsKey()) && builtAt > (await stat('scripts/pglite-template.ts')).mtimeMs;
+  } catch {
+    return false;
+  }
+}
 
 let dataDir: string | undefined;
 afterAll(async () => {
@@ -74,7 +88,7 @@ it('an empty embedded data directory starts from the cluster npm install seeded,
     const second = await run(server, { PORT: '0' });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/^secwire: DATA_DIR \S+ is in use by another secwire process/);
-    const cli = await run(['--import', 'tsx', 'src/cli.ts', 'keys', 'list']);
+    const cli = await run(cliKeysList);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('is in use by another secwire process');
     expect((await fetch(`${base}/health`)).status).toBe(200);
@@ -83,7 +97,7 @@ it('an empty embedded data directory starts from the cluster npm install seeded,
   }
   expect(await exited).toBe(0);
   // A clean shutdown gives the directory back.
-  const after = await run(['--import', 'tsx', 'src/cli.ts', 'keys', 'list']);
+  const after = await run(cliKeysList);
   expect(after).toMatchObject({ code: 0, stdout: 'no keys\n' });
 
   async function run(args: string[], env: Record<string, string> = {}) {

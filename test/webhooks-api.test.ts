@@ -1,22 +1,19 @@
 // Webhook registration and management: bearer keys (configured and CLI-issued), validation,
 // ownership, secrets shown only on creation and rotation.
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { issueKey } from '../src/keys/api-keys.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { runCli } from './helpers/cli.js';
 import { testDatabaseUrl, type TestDatabase } from './helpers/database.js';
 import { bearer, createWebhook, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
 
 /** Computed here, not with the service's own helper. */
 const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
-
-const run = promisify(execFile);
 
 let t: TestApp;
 let otherKey: string;
@@ -366,8 +363,12 @@ describe('keys CLI', () => {
   it('creates, lists and revokes keys; only the hash is stored', { timeout: 360_000 }, async () => {
     // The CLI is its own process, so it needs a database another process can open.
     const dataDir = await mkdtemp(join(tmpdir(), 'secwire-keys-'));
-    const env = { ...process.env, LOG_LEVEL: 'silent', SEED_SAMPLE_DATA: 'false', DATA_DIR: dataDir, DATABASE_URL: t.db.kind === 'postgres' ? (t.db as TestDatabase).url : '' };
-    const cli = (...args: string[]) => run('node_modules/.bin/tsx', ['src/cli.ts', 'keys', ...args], { env, timeout: 120_000 });
+    const env = { LOG_LEVEL: 'silent', SEED_SAMPLE_DATA: 'false', DATA_DIR: dataDir, DATABASE_URL: t.db.kind === 'postgres' ? (t.db as TestDatabase).url! : '' };
+    const cli = async (...args: string[]) => {
+      const result = await runCli(env, ['keys', ...args]);
+      expect(result.code, result.stderr).toBe(0);
+      return result;
+    };
     try {
       const created = await cli('create', '--name', 'ci robot');
       const key = /key: (swk_\S+)/.exec(created.stdout)![1]!;

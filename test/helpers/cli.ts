@@ -1,11 +1,14 @@
 // The operator CLI as a real process, on a database of its own: the embedded one in a scratch
 // directory, or a PostgreSQL scratch database when TEST_DATABASE_URL is set.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './database.js';
 
 const run = promisify(execFile);
+/** package.json's `cli` script after `node` (its flags and dist/cli.js): the CLI as operators run it. */
+const cliArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { cli: string } }).scripts.cli.split(' ').slice(1);
 
 export interface CliResult {
   code: number;
@@ -20,9 +23,9 @@ export async function cliDatabase(dir: string): Promise<{ env: Record<string, st
   return { env: { DATABASE_URL: pg.url! }, pg };
 }
 
-/** Runs `npm run cli -- <args>` (without npm's own output) and answers its exit code and output. */
+/** Runs `npm run cli -- <args>` (without npm's own output; build-setup.ts built dist/) and answers its exit code and output. */
 export function runCli(env: Record<string, string>, args: string[]): Promise<CliResult> {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  return run(process.execPath, [...cliArgs, ...args], {
     env: { ...process.env, LOG_LEVEL: 'error', ...env },
     timeout: 120_000,
   }).then(

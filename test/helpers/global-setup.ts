@@ -1,14 +1,16 @@
 // Migrates one template database per test run with the real migrator; each test file then starts
 // from a copy of it (CREATE DATABASE ... TEMPLATE on PostgreSQL, a data-dir tarball on PGlite),
 // which is much cheaper than running the Wasm schema engine in every file.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
-import { migrate } from '../../src/db/migrator.js';
+import { migrate, migrationsDir } from '../../src/db/migrator.js';
+import { installedTemplates } from '../../src/db/pglite-template.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,7 +46,7 @@ export default async function setup(project: TestProject) {
     return () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
   const dir = await mkdtemp(join(tmpdir(), 'secwire-template-'));
-  const db = await openDatabase({ kind: 'pglite' });
+  const db = await openInstalledCluster() ?? (await openDatabase({ kind: 'pglite' }));
   await migrate(db.adapterFactory);
   const path = join(dir, 'template.tar.gz');
   const dump = await db.pglite!.dumpDataDir('gzip');
@@ -52,4 +54,24 @@ export default async function setup(project: TestProject) {
   await db.close();
   project.provide('testDatabaseTemplate', path);
   return () => rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * The migrated, empty cluster `npm install` made, when every migration it recorded is still the
+ * file it was applied from: initdb in Wasm is about 10 s before any test file can start, and
+ * migrate() then applies only what was added since the install. A migration edited or removed
+ * since then means a fresh cluster, as before, so the edit is tested.
+ */
+async function openInstalledCluster() {
+  if (!existsSync(installedTemplates.empty)) return undefined;
+  const db = await openDatabase({ kind: 'pglite', loadDataDir: new Blob([await readFile(installedTemplates.empty)]) });
+  const applied = await db.prisma.$queryRaw<{ migration_name: string; checksum: string }[]>`SELECT migration_name, checksum FROM "_prisma_migrations"`;
+  const unchanged = await Promise.all(
+    applied.map(({ migration_name, checksum }) =>
+      readFile(join(migrationsDir, migration_name, 'migration.sql')).then((sql) => createHash('sha256').update(sql).digest('hex') === checksum, () => false),
+    ),
+  );
+  if (unchanged.every(Boolean)) return db;
+  await db.close();
+  return undefined;
 }

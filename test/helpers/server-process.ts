@@ -1,5 +1,5 @@
-// The real server (src/main.ts) in a child process, as `npm start` runs it, with its JSON log lines
-// collected so a test can wait for them.
+// The real server (src/main.ts, compiled to dist/) in a child process, as `npm start` runs it, with
+// its JSON log lines collected so a test can wait for them.
 import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface ServerProcess {
@@ -14,8 +14,8 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** `args` are node's (by default the TypeScript source through tsx; a bench passes `npm start`'s). */
-export async function startServerProcess(env: Record<string, string>, args = ['--import', 'tsx', 'src/main.ts']): Promise<ServerProcess> {
+/** `args` are node's (by default the compiled server that build-setup.ts built; a bench passes `npm start`'s). */
+export async function startServerProcess(env: Record<string, string>, args = ['dist/main.js']): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'false', DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
