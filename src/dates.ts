@@ -14,9 +14,10 @@ const isoDate = z.iso.date();
 /** True for a real calendar date written YYYY-MM-DD (no 31 February). */
 export const isCalendarDate = (value: string) => isoDate.safeParse(value).success;
 
-/** A `date` argument: a calendar date, or a 400. */
+/** A `date` argument: a calendar date in the service's range, or a 400 (PostgreSQL has no year 0). */
 export function calendarDate(value: string): string {
   if (!isCalendarDate(value)) throw badRequest('date must be a calendar date written YYYY-MM-DD');
+  if (!inDateRange(new Date(`${value}T00:00:00.000Z`))) throw badRequest(`date must be ${DATE_RANGE_TEXT}`);
   return value;
 }
 

@@ -91,6 +91,10 @@ describe('POST /api/v1/admin/digests', () => {
     const bad = await post('/admin/digests', { date: '2024-13-01' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: { message: 'date must be a calendar date written YYYY-MM-DD', status: 400 } });
+    // Year 0 is a valid ISO date that PostgreSQL cannot store: a 400, not a masked 500.
+    const yearZero = await post('/admin/digests', { date: '0000-01-01' });
+    expect(yearZero.status).toBe(400);
+    expect(await yearZero.json()).toEqual({ error: { message: 'date must be between 1970-01-01 and 9999-12-31', status: 400 } });
     const anonymous = await post('/admin/digests', {}, {});
     expect(anonymous.status).toBe(401);
     // The key comes first: a bad date without it is a 401 too.
