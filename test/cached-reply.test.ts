@@ -2,12 +2,11 @@
 // status, headers and bytes Yoga's own pipeline gives for the same request: a miss and a hit look
 // alike, 304s, HEAD, encodings and CORS included; a hit counts against the rate limit and is refused
 // over it; routes that need a key and no-cache requests never come from it.
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import { createHttpServer } from '../src/http/server.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { listen, send, type SocketAnswer as Answer } from './helpers/socket-answer.js';
+import { earlyServer, listen, send, type SocketAnswer as Answer } from './helpers/socket-answer.js';
 import { adminHeaders, adminKey, clonedAdvisories } from './helpers/samples.js';
 
 /** What must be the same for two answers to one request: all but the date and the budget left (each request spends one). */
@@ -16,21 +15,9 @@ function comparable({ status, headers, body }: Answer) {
   return { status, headers: { ...rest, ratelimit: ratelimit?.replace(/r=\d+;t=\d+/, 'r=?;t=?') }, body: body.toString('base64') };
 }
 
-/** A server that answers hits before Yoga and counts them, and one that hands everything to Yoga. */
+/** A server that answers hits (and reads) before Yoga and counts them, and one that hands everything to Yoga. */
 async function servers(app: App) {
-  let hits = 0;
-  const earlyReply = app.earlyReply;
-  const early = await listen(
-    createHttpServer(
-      Object.assign((req: IncomingMessage, res: ServerResponse) => app(req, res), {
-        earlyReply: async (...args: Parameters<typeof earlyReply>) => {
-          const answered = await earlyReply(...args);
-          if (answered === 'hit') hits++;
-          return answered;
-        },
-      }),
-    ),
-  );
+  const { server: early, hits } = await earlyServer(app);
   const yogaOnly = await listen(createHttpServer((req, res) => app(req, res)));
   const close = () => {
     for (const server of [early, yogaOnly]) {
@@ -38,7 +25,7 @@ async function servers(app: App) {
       server.close();
     }
   };
-  return { early, yogaOnly, hits: () => hits, close };
+  return { early, yogaOnly, hits, close };
 }
 
 async function ingest(t: TestApp, records: unknown): Promise<void> {

@@ -265,7 +265,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
 
   /**
    * A GET route that needs no bearer key, run for a request that reached no Yoga plugin
-   * (src/http/direct-read.ts): undefined for anything else, which Yoga then handles. The route is
+   * (src/http/early-reply.ts): undefined for anything else, which Yoga then handles. The route is
    * matched, its arguments read and checked here as in onRequest below; what Yoga's plugins add
    * around the answer (links, cache, rate limit, request id, CORS) the caller adds.
    */

@@ -195,6 +195,8 @@ export async function syncRecords(
     }
     await flush();
     await storing;
+    // An ANALYZE that failed after the last chunk fails the sync as one before it would.
+    await statistics.settled();
   } finally {
     // Whatever ends the sync, no ANALYZE outlives it.
     await statistics.settled().catch(() => {});

@@ -1,7 +1,9 @@
 // One request over a real socket to a listening server, answered with its status, its headers as
 // sent (names lower-cased) and its bytes: for comparing two servers' answers header by header.
-import { request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { App } from '../../src/app.js';
+import { createHttpServer } from '../../src/http/server.js';
 
 export interface SocketAnswer {
   status: number;
@@ -29,4 +31,24 @@ export function send(server: Server, path: string, headers: Record<string, strin
 export async function listen(server: Server): Promise<Server> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;
+}
+
+/** A listening server for the app that counts what it answered before Yoga: cache hits and direct reads. */
+export async function earlyServer(app: App) {
+  let reads = 0;
+  let hits = 0;
+  const { earlyReply } = app;
+  const server = await listen(
+    createHttpServer(
+      Object.assign((req: IncomingMessage, res: ServerResponse) => app(req, res), {
+        earlyReply: async (...args: Parameters<typeof earlyReply>) => {
+          const answered = await earlyReply(...args);
+          if (answered === 'read') reads++;
+          if (answered === 'hit') hits++;
+          return answered;
+        },
+      }),
+    ),
+  );
+  return { server, reads: () => reads, hits: () => hits };
 }
