@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeReadmeSection } from './readme.js';
+import { npmStartArgs } from './npm-start.js';
 import { emptyPostgres } from './scratch-databases.js';
 
 const { values: options } = parseArgs({
@@ -29,7 +30,7 @@ const { values: options } = parseArgs({
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runners = {
-  'npm start': ['--expose-gc', '--max-semi-space-size=16', 'dist/start.js'],
+  'npm start': npmStartArgs(),
   'compiled, V8 defaults': ['--max-semi-space-size=16', '--enable-source-maps', 'dist/main.js'],
   tsx: ['--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
 };

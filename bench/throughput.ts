@@ -35,6 +35,7 @@ import { compressors, type Encoding } from '../src/http/response-cache.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
 import { summariseProfile } from './cpu-profile.js';
+import { npmStartArgs } from './npm-start.js';
 import { withoutSecondaryIndexes } from './issue-rows.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
 import { writeReadmeSection } from './readme.js';
@@ -217,14 +218,8 @@ interface Server {
   output?: () => string[];
 }
 
-/** node's arguments in `npm start` (the compiled server; built by scripts/build.mjs first). */
-function startArgs(): string[] {
-  const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).slice(1);
-}
-
 async function startReal(env: Record<string, string>, extraFlags: string[] = []): Promise<Server> {
-  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...extraFlags, ...startArgs()]);
+  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...extraFlags, ...npmStartArgs()]);
   return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop(), output: () => server.lines().map((l) => l.msg ?? '') };
 }
 

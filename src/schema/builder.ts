@@ -95,7 +95,8 @@ export function envelopeRef<Data, Meta>(name: string, { description, data, meta 
 /** ISO 8601 UTC with milliseconds and Z, as the spec requires for every timestamp. */
 builder.scalarType('DateTime', {
   description: 'ISO 8601 timestamp in UTC with milliseconds, e.g. 2024-01-22T03:30:26.000Z',
-  serialize: (value) => new Date(value).toISOString(),
+  // Rows read past Prisma (db/driver-read.ts) hold Dates already: a copy per timestamp is garbage.
+  serialize: (value) => (value instanceof Date ? value : new Date(value as string)).toISOString(),
   parseValue: (value) => {
     const date = new Date(String(value));
     if (typeof value !== 'string' || Number.isNaN(date.getTime())) throw new GraphQLError('Invalid DateTime');
