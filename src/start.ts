@@ -7,8 +7,8 @@
 //   and a 16 MB young generation (V8's default grew the heap to 200 MB for 63 MB used).
 // - Against PostgreSQL the server is for many clients: a 32 MB young generation, so a scavenge
 //   comes half as often, and each copies the rows of every request in flight. At 50 concurrent
-//   requests it cut CPU per list request by about a fifth against 16 MB, with a lower RSS under
-//   load; the only Wasm is Prisma's query compiler, whose plans are cached, so V8 compiles it as usual.
+//   requests it cut CPU per package-list request by about a sixth against 16 MB, with a lower RSS
+//   under load; the only Wasm is Prisma's query compiler, whose plans are cached, so V8 compiles it as usual.
 import { setSourceMapsSupport } from 'node:module';
 import { loadConfigOrExit } from './config.js';
 import { reexecWithStartSettings } from './reexec.js';

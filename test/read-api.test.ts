@@ -217,6 +217,23 @@ describe('GET /api/v1/issues', () => {
       expect(body.data.issues.data.map((i: { id: string }) => i.id)).toEqual(ordered(tied).slice(20).map((k) => ids[k]));
     });
 
+    // The page and its total are separate fields, each loaded only when asked (src/schema/issue.ts).
+    it('the total is exact whatever else is asked: meta before data, meta alone, a page past the end', async () => {
+      const tied = served.filter((k) => k.startsWith('tie-'));
+      const totals = async (selection: string, offset = 0) => {
+        const { body } = await get('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' },
+          body: JSON.stringify({ query: `{ issues(search: "tied issue", limit: 3, offset: ${offset}) { ${selection} } }` }),
+        });
+        return body.data.issues;
+      };
+      expect(await totals('meta { total } data { id }')).toEqual({ meta: { total: tied.length }, data: ordered(tied).slice(0, 3).map((k) => ({ id: ids[k] })) });
+      expect(await totals('meta { total }')).toEqual({ meta: { total: tied.length } });
+      expect(await totals('data { id } meta { total }', tied.length)).toEqual({ data: [], meta: { total: tied.length } });
+      expect((await list(`?search=tied&offset=${tied.length}`)).meta).toEqual({ total: tied.length, limit: 20, offset: tied.length });
+    });
+
     it('label: one value, or repeated to accept any of them', async () => {
       expect(await listNames('?label=privacy')).toEqual(['openai']);
       expect(await listNames('?label=research&label=policy')).toEqual(ordered(['research', 'policy']));
