@@ -18,7 +18,7 @@
 // package matches a realistic few hundred issues and not a 64th of the table.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -407,7 +407,11 @@ async function profile(target: Target, dir: string): Promise<void> {
     } finally {
       await real.stop();
     }
-    const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
+    // The last one written: start.ts re-executes the process once, and node writes a profile of
+    // the few milliseconds before that too.
+    const written = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
+    const modified = new Map(await Promise.all(written.map(async (f) => [f, (await stat(join(dir, f))).mtimeMs] as const)));
+    const file = written.sort((a, b) => modified.get(a)! - modified.get(b)!).at(-1);
     if (!file) throw new Error(`no profile written into ${dir}`);
     const summary = summariseProfile(join(dir, file), 25, seconds * 1000);
     console.error(`${workload.name}: ${sample.reqPerSec.toFixed(0)} req/s, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req (profiled)\n${summary}`);
