@@ -212,6 +212,12 @@ describe('inputs the fuzzer found (each was a 500)', () => {
     expect(await rest.json()).toEqual({ error: { message: 'search must not contain NUL characters', status: 400 } });
     const scan = await t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages: ['a\u0000b'] }) });
     expect(await scan.json()).toEqual({ error: { message: 'packages[0] must not contain NUL characters', status: 400 } });
+    // Percent-encoded in a purl (the fuzzer, seed 701817146, on PostgreSQL).
+    for (const purl of ['pkg:pypi/@a%00b', 'pkg:npm/a@1.0%00', 'pkg:npm/%00ns/a']) {
+      const encoded = await t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages: ['x', purl] }) });
+      expect(encoded.status, purl).toBe(400);
+      expect(await encoded.json(), purl).toEqual({ error: { message: 'packages[1] must not contain NUL characters', status: 400 } });
+    }
     const { body } = await t.graphql('query ($v: String) { issues(vendor: $v) { meta { total } } }', { v: '\u0000' });
     expect(body.errors?.[0].message).toBe('vendor must not contain NUL characters');
     expect(body.errors?.[0].extensions.code).toBe('BAD_REQUEST');

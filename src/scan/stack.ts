@@ -62,6 +62,8 @@ export function parsePackageEntry(input: string, label: string): PackageQuery {
     }
   }
   if (!name) throw badRequest(`${label} has no package name`);
+  // A purl's percent-encoding (%00) carries a NUL past the check of the raw entry (checkList).
+  if ([name, version, ecosystem].some((part) => part?.includes('\u0000'))) throw badRequest(`${label} must not contain NUL characters`);
   const keys = ecosystem && ecosystem !== 'pypi' ? [canonicalName(name, ecosystem)] : nameKeys(name);
   return { input, name, ecosystem, version, keys };
 }
