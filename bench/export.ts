@@ -11,7 +11,6 @@
 // at a size where it fits, and what matters there is the growth during the export.
 // PostgreSQL: BENCH_DATABASE_URL, a scratch database created and dropped.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -20,6 +19,7 @@ import { testConfig } from '../src/config.js';
 import { csvColumns } from '../src/rest/csv.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
+import { serverV8Flags } from '../src/reexec.js';
 import { generateIssues } from './issue-rows.js';
 import { connectPostgres, scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
@@ -121,22 +121,17 @@ async function child(kind: 'postgres' | 'pglite', arg: string): Promise<Figures>
   }
 }
 
-/** Node flags of the package's start script (`node <flags> --import tsx src/main.ts`). */
-function startScriptFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start.split(/\s+/).filter((t) => t.startsWith('--max-'));
-}
-const childFlags = process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? startScriptFlags();
+/** The V8 flags `npm start` runs the service with on this database, or BENCH_CHILD_FLAGS (e.g. --max-old-space-size=64). */
+const childFlags = (kind: 'postgres' | 'pglite') => process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? serverV8Flags(kind);
 
 async function parent() {
   const loadStart = loadavg()[0]!.toFixed(1);
   const postgresRows = Number(process.argv[2] ?? 1_000_000);
   const pgliteRows = Number(process.argv[3] ?? 100_000);
-  const run = async (kind: string, arg: string): Promise<Figures> => {
+  const run = async (kind: 'postgres' | 'pglite', arg: string): Promise<Figures> => {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      // The V8 flags `npm start` runs the service with, or BENCH_CHILD_FLAGS (e.g. --max-old-space-size=64).
-      [...childFlags, '--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, arg],
+      [...childFlags(kind), '--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', kind, arg],
       { maxBuffer: 16 * 1024 * 1024, timeout: 3 * 3600_000 },
     );
     process.stderr.write(stderr);
@@ -157,7 +152,7 @@ async function parent() {
   const f1 = (v: number) => v.toFixed(1);
   const rate = (rows: number, seconds: number) => Math.round(rows / seconds).toLocaleString('en');
   console.log(`Machine: ${cpus().length} CPUs, ${cpus()[0]?.model ?? ''}; load average ${loadStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.\n`);
-  console.log(`GET /api/issues/export, body read to the end in-process (child flags: ${childFlags.join(' ') || 'none'}); RSS of the whole process, sampled every 20 ms.`);
+  console.log(`GET /api/issues/export, body read to the end in-process (child flags: ${childFlags('postgres').join(' ') || 'none'} on PostgreSQL, ${childFlags('pglite').join(' ') || 'none'} on PGlite); RSS of the whole process, sampled every 20 ms.`);
   console.log('Baseline: the same keyset pages read with plain SQL on the driver, no CSV.\n');
   console.log('| database | rows exported | CSV size | export rows/s | baseline rows/s | export time / baseline | RSS before the export | peak RSS during it | growth |');
   console.log('|---|---|---|---|---|---|---|---|---|');

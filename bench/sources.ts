@@ -19,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import yazl from 'yazl';
 import { readSampleRecords } from '../src/seed.js';
+import { npmScriptArgs } from '../test/helpers/npm-script.js';
 import { writeReadmeSection } from './readme.js';
 import { connectPostgres, scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
@@ -106,7 +107,7 @@ interface SyncRun {
 
 const root = new URL('../', import.meta.url);
 /** `npm run cli` as package.json spells it: node's flags, then the compiled entry (node itself is this process's Node 24). */
-const [, ...cliWords] = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { cli: string } }).scripts.cli.split(/\s+/);
+const cliWords = npmScriptArgs('cli');
 
 /** The database's marks around a sync: what a sync that publishes nothing leaves as it was. */
 async function marks(sql: BenchDatabase['sql']) {

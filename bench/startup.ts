@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeReadmeSection } from './readme.js';
-import { npmStartArgs } from './npm-start.js';
+import { npmScriptArgs } from '../test/helpers/npm-script.js';
 import { emptyPostgres } from './scratch-databases.js';
 
 const { values: options } = parseArgs({
@@ -30,7 +30,7 @@ const { values: options } = parseArgs({
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runners = {
-  'npm start': npmStartArgs(),
+  'npm start': npmScriptArgs('start'),
   'compiled, V8 defaults': ['--max-semi-space-size=16', '--enable-source-maps', 'dist/main.js'],
   tsx: ['--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
 };

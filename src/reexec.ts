@@ -15,6 +15,22 @@ import { readEnvironment } from './config.js';
 
 const mallocSettings = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' };
 
+/**
+ * V8's settings for the server (start.ts), which differ by database (bench/README.md, start-up and
+ * process memory, and throughput):
+ * - The embedded database is for one machine, where memory counts: V8's baseline Wasm compiler
+ *   only (--liftoff-only), as optimising PostgreSQL's largest Wasm functions as they get hot took
+ *   the server from about 260 MB to over 800 MB for its whole life and delayed its first answer;
+ *   and a 16 MB young generation (V8's default grew the heap to 200 MB for 63 MB used).
+ * - Against PostgreSQL the server is for many clients: a 32 MB young generation, so a scavenge
+ *   comes half as often, and each copies the rows of every request in flight. At 50 concurrent
+ *   requests it cut CPU per package-list request by about a sixth against 16 MB, with a lower RSS
+ *   under load; the only Wasm is Prisma's query compiler, whose plans are cached, so V8 compiles it as usual.
+ */
+export function serverV8Flags(database: 'postgres' | 'pglite'): string[] {
+  return database === 'postgres' ? ['--max-semi-space-size=32'] : ['--liftoff-only', '--max-semi-space-size=16'];
+}
+
 /** Re-executes this process with `flags` added to node's own and the malloc settings, unless it already runs with them. */
 export function reexecWithStartSettings(flags: string[] = []): void {
   const environment = readEnvironment();

@@ -79,9 +79,9 @@ describe('reads before Yoga', () => {
     for (const path of paths) {
       for (const headers of variants) {
         const label = `${path} ${JSON.stringify(headers)}`;
-        const before = (e.reads() + e.hits());
+        const before = e.reads() + e.hits();
         const early = await send(e.server, path, headers);
-        expect((e.reads() + e.hits()), label).toBe(before + 1);
+        expect(e.reads() + e.hits(), label).toBe(before + 1);
         const yoga = await send(yogaOnly, path, headers);
         if (!headers['x-request-id']) expect(early.headers['x-request-id'], label).toMatch(/^[\w-]{36}$/);
         expect(comparable(early, !!headers['x-request-id']), label).toEqual(comparable(yoga, !!headers['x-request-id']));

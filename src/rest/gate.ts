@@ -114,9 +114,15 @@ function decodeSegment(segment: string | undefined): string | undefined {
   }
 }
 
+/** A route that a path names, with the values of its path parameters. */
+interface RouteMatch {
+  compiled: CompiledRoute;
+  params: Record<string, string>;
+}
+
 /** The routes whose path matches, whatever their method, with their decoded parameters. */
-function routesAt(routes: CompiledRoute[], path: string) {
-  const found: { compiled: CompiledRoute; params: Record<string, string> }[] = [];
+function routesAt(routes: CompiledRoute[], path: string): RouteMatch[] {
+  const found: RouteMatch[] = [];
   for (const compiled of routes) {
     const m = compiled.pattern.exec(path);
     if (!m) continue;
@@ -241,9 +247,14 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     return errorAnswer(status, message, headers);
   };
 
-  /** The route's answer as bytes, or its error envelope: what the plugin sends as a Response and the direct read (below) writes itself. */
-  async function run(match: CompiledRoute, request: RouteRequest, viewer: Viewer, params: Record<string, string>, body: Record<string, unknown>, serverContext: object): Promise<RouteAnswer> {
+  /**
+   * The route's answer as bytes, or its error envelope (a bad argument's 400 among them): what the
+   * plugin sends as a Response and the direct read (below) writes itself.
+   */
+  async function run(found: RouteMatch, request: RouteRequest, url: URL, viewer: Viewer, body: Record<string, unknown>, serverContext: object): Promise<RouteAnswer> {
+    const { compiled: match, params } = found;
     try {
+      checkRestArguments(match.field, { params, query: url.searchParams, body });
       const variableValues = variablesOf(routeSchema, match, request.url, params, body);
       const enveloped = yoga.getEnveloped({ ...serverContext, request, viewer });
       const contextValue = await enveloped.contextFactory();
@@ -278,14 +289,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     const { route } = match.compiled;
     return {
       ttlSeconds: route.cacheTtlSeconds,
-      async answer(serverContext) {
-        try {
-          checkRestArguments(match.compiled.field, { params: match.params, query: url.searchParams, body: {} });
-        } catch (err) {
-          return failed([err]);
-        }
-        return run(match.compiled, request, viewerOf(request), match.params, {}, serverContext);
-      },
+      answer: (serverContext) => run(match, request, url, viewerOf(request), {}, serverContext),
     };
   }
 
@@ -329,12 +333,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       if (own) return endResponse(own);
       const args = bodyArguments(request, route, body);
       if (args instanceof Response) return endResponse(args);
-      try {
-        checkRestArguments(match.compiled.field, { params: match.params, query: url.searchParams, body: args });
-      } catch (err) {
-        return endResponse(asResponse(failed([err]), fetchAPI));
-      }
-      const answer = await run(match.compiled, request, viewer, match.params, args, serverContext);
+      const answer = await run(match, request, url, viewer, args, serverContext);
       (serverContext as RestAnswered).restAnswer = answer.data;
       endResponse(asResponse(answer, fetchAPI));
     },

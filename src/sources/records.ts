@@ -201,7 +201,6 @@ export async function syncRecords(
     // Whatever ends the sync, no ANALYZE outlives it.
     await statistics.settled().catch(() => {});
   }
-  await statistics.settled();
   options.onProgress?.(done + counts.skipped, total);
   return { counts, problems };
 }

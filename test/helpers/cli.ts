@@ -1,14 +1,14 @@
 // The operator CLI as a real process, on a database of its own: the embedded one in a scratch
 // directory, or a PostgreSQL scratch database when TEST_DATABASE_URL is set.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './database.js';
+import { npmScriptArgs } from './npm-script.js';
 
 const run = promisify(execFile);
 /** package.json's `cli` script after `node` (its flags and dist/cli.js): the CLI as operators run it. */
-const cliArgs = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { cli: string } }).scripts.cli.split(' ').slice(1);
+const cliArgs = npmScriptArgs('cli');
 
 export interface CliResult {
   code: number;
