@@ -1,79 +1,89 @@
 // npm run eval: grouped cross-validation of the relevance decision, printed and written to
 // eval/README.md (the part between the markers; the prose around it is kept).
+// npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]: the classifier over other
+// advisories instead (eval/corpus.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { evaluate } from '../src/ingest/classifier/evaluate.js';
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { outOfScopeSample } from '../src/ingest/classifier/training.js';
+import { printCorpus } from './corpus.js';
 
-const started = performance.now();
-const e = evaluate();
-const seconds = ((performance.now() - started) / 1000).toFixed(1);
-const pct = (x: number) => x.toFixed(3);
+const { values: args } = parseArgs({ options: { osv: { type: 'string' }, labels: { type: 'string' }, unserved: { type: 'boolean', default: false } } });
+if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
+else writeFolds();
 
-const metricRow = (name: string, m: typeof e.metrics) =>
-  `| ${name} | ${m.n} | ${m.tp} | ${m.fp} | ${m.fn} | ${m.tn} | ${pct(m.recall)} | ${pct(m.precision)} | ${pct(m.f1)} | ${pct(m.brier)} |`;
-const missRows = (misses: typeof e.misses) => [
-  '| id | package | label | p(relevant) | evidence |',
-  '|---|---|---|---|---|',
-  ...misses.map((x) => `| ${x.id} | ${x.package} | ${x.expected ? 'relevant' : 'not relevant'} | ${pct(x.probability)} | ${x.evidence.replace(/\|/g, '\\|')} |`),
-];
-const reliabilityRows = (r: typeof e.reliability) => [
-  '| probability | examples | mean predicted | share relevant |',
-  '|---|---|---|---|',
-  ...r.map((b) => `| ${b.bin} | ${b.n} | ${b.n ? pct(b.predicted) : '-'} | ${b.n ? pct(b.observed) : '-'} |`),
-];
+function writeFolds() {
+  const started = performance.now();
+  const e = evaluate();
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const pct = (x: number) => x.toFixed(3);
 
-const lines = [
-  `Classifier version \`${defaultJudge().version}\`; ${e.groups} package groups, leave-one-group-out; ${seconds} s on this machine (both evaluations).`,
-  '',
-  '| evaluation | examples | TP | FP | FN | TN | recall | precision | F1 | Brier |',
-  '|---|---|---|---|---|---|---|---|---|---|',
-  metricRow('grouped (main)', e.metrics),
-  metricRow('catalogue-blind', e.blind.metrics),
-  '',
-  '### Grouped (main)',
-  '',
-  'Reliability (out-of-fold probabilities):',
-  '',
-  ...reliabilityRows(e.reliability),
-  '',
-  `Misclassified (${e.misses.length}), with the evidence that decided, strongest first:`,
-  '',
-  ...missRows(e.misses),
-  '',
-  `Near misses (${e.nearMisses.length}): right, but relevant below 0.9 or anything between 0.3 and 0.7:`,
-  '',
-  ...missRows(e.nearMisses),
-  '',
-  '### Catalogue-blind',
-  '',
-  'Reliability (out-of-fold probabilities):',
-  '',
-  ...reliabilityRows(e.blind.reliability),
-  '',
-  `Misclassified (${e.blind.misses.length}):`,
-  '',
-  ...missRows(e.blind.misses),
-  '',
-  `Near misses (${e.blind.nearMisses.length}):`,
-  '',
-  ...missRows(e.blind.nearMisses),
-  '',
-  '### The bundled sample',
-  '',
-  'Judged by the service classifier (trained on everything, full catalogue):',
-  '',
-  '| set | records | served | relevant but not served | served but out of scope |',
-  '|---|---|---|---|---|',
-  ...e.sample.map((s) => `| ${s.name} | ${s.total} | ${s.served} | ${s.unserved.join(', ') || '-'} | ${s.wronglyServed.join(', ') || '-'} |`),
-  '',
-  `Out of scope on purpose (stored, never served): ${[...outOfScopeSample].join(', ')}.`,
-];
-const table = lines.join('\n');
-console.log(table);
+  const metricRow = (name: string, m: typeof e.metrics) =>
+    `| ${name} | ${m.n} | ${m.tp} | ${m.fp} | ${m.fn} | ${m.tn} | ${pct(m.recall)} | ${pct(m.precision)} | ${pct(m.f1)} | ${pct(m.brier)} |`;
+  const missRows = (misses: typeof e.misses) => [
+    '| id | package | label | p(relevant) | evidence |',
+    '|---|---|---|---|---|',
+    ...misses.map((x) => `| ${x.id} | ${x.package} | ${x.expected ? 'relevant' : 'not relevant'} | ${pct(x.probability)} | ${x.evidence.replace(/\|/g, '\\|')} |`),
+  ];
+  const reliabilityRows = (r: typeof e.reliability) => [
+    '| probability | examples | mean predicted | share relevant |',
+    '|---|---|---|---|',
+    ...r.map((b) => `| ${b.bin} | ${b.n} | ${b.n ? pct(b.predicted) : '-'} | ${b.n ? pct(b.observed) : '-'} |`),
+  ];
 
-const readme = new URL('./README.md', import.meta.url);
-const text = readFileSync(readme, 'utf8');
-const start = '<!-- eval:start -->';
-const end = '<!-- eval:end -->';
-writeFileSync(readme, `${text.slice(0, text.indexOf(start) + start.length)}\n${table}\n${text.slice(text.indexOf(end))}`);
+  const lines = [
+    `Classifier version \`${defaultJudge().version}\`; ${e.groups} package groups, leave-one-group-out; ${seconds} s on this machine (both evaluations).`,
+    '',
+    '| evaluation | examples | TP | FP | FN | TN | recall | precision | F1 | Brier |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    metricRow('grouped (main)', e.metrics),
+    metricRow('catalogue-blind', e.blind.metrics),
+    '',
+    '### Grouped (main)',
+    '',
+    'Reliability (out-of-fold probabilities):',
+    '',
+    ...reliabilityRows(e.reliability),
+    '',
+    `Misclassified (${e.misses.length}), with the evidence that decided, strongest first:`,
+    '',
+    ...missRows(e.misses),
+    '',
+    `Near misses (${e.nearMisses.length}): right, but relevant below 0.9 or anything between 0.3 and 0.7:`,
+    '',
+    ...missRows(e.nearMisses),
+    '',
+    '### Catalogue-blind',
+    '',
+    'Reliability (out-of-fold probabilities):',
+    '',
+    ...reliabilityRows(e.blind.reliability),
+    '',
+    `Misclassified (${e.blind.misses.length}):`,
+    '',
+    ...missRows(e.blind.misses),
+    '',
+    `Near misses (${e.blind.nearMisses.length}):`,
+    '',
+    ...missRows(e.blind.nearMisses),
+    '',
+    '### The bundled sample',
+    '',
+    'Judged by the service classifier (trained on everything, full catalogue):',
+    '',
+    '| set | records | served | relevant but not served | served but out of scope |',
+    '|---|---|---|---|---|',
+    ...e.sample.map((s) => `| ${s.name} | ${s.total} | ${s.served} | ${s.unserved.join(', ') || '-'} | ${s.wronglyServed.join(', ') || '-'} |`),
+    '',
+    `Out of scope on purpose (stored, never served): ${[...outOfScopeSample].join(', ')}.`,
+  ];
+  const table = lines.join('\n');
+  console.log(table);
+
+  const readme = new URL('./README.md', import.meta.url);
+  const text = readFileSync(readme, 'utf8');
+  const start = '<!-- eval:start -->';
+  const end = '<!-- eval:end -->';
+  writeFileSync(readme, `${text.slice(0, text.indexOf(start) + start.length)}\n${table}\n${text.slice(text.indexOf(end))}`);
+}

@@ -60,7 +60,8 @@ export function metrics(results: { relevant: boolean; p: number }[]): Metrics {
   return { n: results.length, tp, fp, fn, tn, recall, precision, f1: (2 * precision * recall) / (precision + recall || 1), brier: brier / (results.length || 1) };
 }
 
-const describe = (evidence: Evidence[]) =>
+/** The four strongest pieces of evidence, as the misses tables show them. */
+export const describeEvidence = (evidence: Evidence[]) =>
   [...evidence]
     .sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight))
     .slice(0, 4)
@@ -80,7 +81,7 @@ function crossValidate(predictions: { o: OutOfFold; p: number }[]): CrossValidat
     package: [...new Set(o.example.item.affected.map((a) => a.package.name))].join(', '),
     expected: o.example.relevant,
     probability: p,
-    evidence: describe([...o.evidence, { kind: 'model', detail: o.modelTop.join(' '), weight: o.modelLogit }]),
+    evidence: describeEvidence([...o.evidence, { kind: 'model', detail: o.modelTop.join(' '), weight: o.modelLogit }]),
   });
   const wrong = (x: (typeof predictions)[number]) => x.p >= 0.5 !== x.o.example.relevant;
   const thin = (x: (typeof predictions)[number]) => !wrong(x) && ((x.o.example.relevant && x.p < 0.9) || (x.p > 0.3 && x.p < 0.7));
