@@ -88,11 +88,11 @@ describe('relevance classifier, grouped by package', () => {
 
 // Advisories written for this test about packages in none of the project's data: general software
 // in the field's words (the traps real advisories fell into), and AI software known by its words.
-const advisory = (ecosystem: string, name: string, summary: string, details: string, references: string[] = []) => {
+const advisory = (ecosystem: string, name: string, summary: string, details: string, references: string[] = [], published = '2026-01-01T00:00:00Z') => {
   const parsed = parseEntry({
     id: `TEST-${name.replace(/[^A-Za-z0-9-]/g, '-')}`,
-    modified: '2026-01-01T00:00:00Z',
-    published: '2026-01-01T00:00:00Z',
+    modified: published,
+    published,
     summary,
     details,
     affected: [{ package: { ecosystem, name } }],
@@ -146,5 +146,17 @@ describe('relevance of software in none of the data', () => {
   ])('%s %s is served', (ecosystem, name, summary, details) => {
     const decision = advisory(ecosystem, name, summary, details);
     expect(decision.relevant, JSON.stringify(decision.reasons)).toBe(true);
+  });
+
+  it('a huntr.com report speaks for AI/ML software only from August 2023, when huntr took it up', () => {
+    const report = ['https://huntr.com/bounties/1899ffb2-ce1e-4dc0-af96-972612190f6e'];
+    const bug = ['Go', 'github.com/acme-oss/notes', 'Stored XSS using two files', 'Uploading two files with crafted names makes the preview page run script.'] as const;
+    const before = advisory(...bug, report, '2023-01-05T00:00:00Z');
+    const after = advisory(...bug, report, '2023-09-05T00:00:00Z');
+    const host = (d: typeof before) => d.reasons.find((r) => r.kind === 'reference-host')?.detail;
+    expect(host(before)).toBe('huntr.dev');
+    expect(host(after)).toBe('huntr.com');
+    expect(before.relevant, JSON.stringify(before.reasons)).toBe(false);
+    expect(before.probability).toBeLessThan(after.probability);
   });
 });

@@ -65,13 +65,19 @@ export function githubRepos(item: Item, lowerCase = true): string[] {
   return lowerCase ? found.lower : found.asWritten;
 }
 
+// huntr's bug bounty has been about AI/ML software (and the libraries it builds on) since August
+// 2023. Before, as huntr.dev and then briefly huntr.com, it took all open source (a notes app's
+// stored XSS in January 2023), so a huntr.com link on an older advisory says what huntr.dev says.
+const huntrAiOnlySince = Date.UTC(2023, 7, 1);
+
 export function referenceHosts(item: Item): string[] {
   let found = hostsFound.get(item);
   if (!found) {
     const hosts = new Set<string>();
     for (const url of item.references) {
       try {
-        hosts.add(new URL(url).hostname.toLowerCase().replace(/^www\./, ''));
+        const host = new URL(url).hostname.toLowerCase().replace(/^www\./, '');
+        hosts.add(host === 'huntr.com' && item.publishedAt.getTime() < huntrAiOnlySince ? 'huntr.dev' : host);
       } catch {
         /* not a URL: nothing to learn from it */
       }
