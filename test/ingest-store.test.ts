@@ -260,6 +260,66 @@ describe('relevance and publishing', () => {
     expect(await ingest([{ ...c, modified: '2025-01-01T00:00:00Z', withdrawn: '2025-01-01T00:00:00Z' }])).toMatchObject({ updated: 1 });
     expect(await counts()).toEqual({ 'CVE-2023-36188': 0, 'CVE-2023-46229': 0, 'CVE-2023-25823': 1 });
   });
+
+  it('an issue that comes back into the feed is found by word again, and one that moves by its new words', async () => {
+    // The words index is kept for served rows only, by the database, when a row is written.
+    const a = loadAdvisory('GHSA-57fc-8q82-gfp3'); // langchain, "arbitrary code execution"
+    const found = async (words: string) => {
+      const { body } = await t.graphql(`query($s: String) { issues(search: $s, limit: 100) { data { cveId } } }`, { s: words });
+      return (body.data.issues.data as { cveId: string }[]).map((i) => i.cveId);
+    };
+    await ingest([{ ...a, withdrawn: a.modified }]);
+    expect(await found('langchain executing')).toEqual([]);
+    await ingest([{ ...a, modified: '2025-01-01T00:00:00Z' }]);
+    expect(await found('langchain executing')).toEqual(['CVE-2023-36188']);
+    await ingest([{ ...a, modified: '2025-01-02T00:00:00Z', summary: 'Quasar overflow in the loader' }]);
+    expect(await found('quasars')).toEqual(['CVE-2023-36188']);
+  });
+
+  it('keeps every served count exact through random batches of moves, withdrawals, returns and new aliases', async () => {
+    // Counts move by deltas, not recounts: after each batch, compare every served issue's count
+    // with one worked out here from all stored issues.
+    const records = loadAdvisories().slice(0, 10);
+    const packages = ['langchain', 'gradio', 'nltk', 'requests'];
+    let seed = 20261125;
+    const random = (n: number) => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0), (seed >>> 16) % n);
+    let minute = 0;
+    const version = (record: Record<string, any>, change: Record<string, unknown>) => {
+      minute += 1;
+      return { ...record, ...change, modified: new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString() };
+    };
+    const current = records.map((r) => ({ ...r }));
+    const check = async (step: number) => {
+      const rows = await t.db.prisma.issue.findMany({ select: { naturalKey: true, identifiers: true, packageNames: true, relevant: true, withdrawn: true, crossRefCount: true } });
+      const servedRows = rows.filter((r) => r.relevant && !r.withdrawn);
+      const shares = (a: (typeof rows)[number], b: (typeof rows)[number]) =>
+        a.identifiers.some((k) => b.identifiers.includes(k)) || a.packageNames.some((k) => b.packageNames.includes(k));
+      const expected = Object.fromEntries(servedRows.map((r) => [r.naturalKey, servedRows.filter((o) => o !== r && shares(r, o)).length]));
+      expect(Object.fromEntries(servedRows.map((r) => [r.naturalKey, r.crossRefCount])), `after batch ${step}`).toEqual(expected);
+      return servedRows.length;
+    };
+
+    await ingest(current);
+    await check(0);
+    const servedSizes = new Set<number>();
+    for (let step = 1; step <= 12; step++) {
+      const batch: Record<string, any>[] = [];
+      for (let n = 1 + random(3); n > 0; n--) {
+        const i = random(current.length);
+        const r = current[i]!;
+        const kind = random(4);
+        if (kind === 0) current[i] = version(r, { affected: [{ ...r.affected[0], package: { ecosystem: 'PyPI', name: packages[random(packages.length)] } }] });
+        else if (kind === 1) current[i] = version(r, { withdrawn: '2025-01-01T00:00:00Z' });
+        else if (kind === 2) current[i] = version(r, { withdrawn: undefined });
+        else current[i] = version(r, { aliases: [...(r.aliases ?? []), `PYSEC-2025-${step}${n}`] });
+        batch.push(current[i]!);
+      }
+      await ingest(batch);
+      servedSizes.add(await check(step));
+    }
+    // The walk did move issues in and out of the feed.
+    expect(servedSizes.size).toBeGreaterThan(1);
+  });
 });
 
 describe('admin key', () => {
