@@ -345,7 +345,7 @@ async function updateCrossRefs(tx: Prisma.TransactionClient, issues: { id: strin
     WITH sides AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(sides)}::jsonb) AS x(id uuid, sign int, identifiers text[], "packageNames" text[])
     ),
-    holders AS MATERIALIZED (${holders(Prisma.sql`sides`)}),
+    holders AS (${holders(Prisma.sql`sides`)}),
     side_keys AS (${keysOf(Prisma.sql`sides`)}),
     pairs AS (
       SELECT DISTINCT h.id AS neighbour, s.id, s.sign FROM side_keys s JOIN holders h ON h.kind = s.kind AND h.v = s.v
@@ -360,7 +360,7 @@ async function updateCrossRefs(tx: Prisma.TransactionClient, issues: { id: strin
     WITH targets AS (
       SELECT id, 1 AS sign, identifiers, "packageNames" FROM "Issue" WHERE id = ANY(${counted}::uuid[])
     ),
-    holders AS MATERIALIZED (${holders(Prisma.sql`targets`)}),
+    holders AS (${holders(Prisma.sql`targets`)}),
     target_keys AS (${keysOf(Prisma.sql`targets`)}),
     fresh AS (
       SELECT t.id, count(DISTINCT h.id) FILTER (WHERE h.id <> t.id)::int AS n
