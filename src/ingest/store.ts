@@ -318,7 +318,7 @@ function sameKeys(a: CrossRefKeys | null, b: CrossRefKeys | null): boolean {
  * served issue's count moves by the changed issues it now shares a key with, less those it shared
  * one with before. Counting afresh every neighbour instead cost a join over all of theirs: a
  * reclassify of 10,000 issues of the sample's packages recounted about 8,000 issues per batch of
- * 500 and took 119.8 s on PostgreSQL, 55.3 s this way (bench/README.md, "Reclassify"). An unserved
+ * 500 and took 119.8 s on PostgreSQL, 45.3 s this way (bench/README.md, "Reclassify"). An unserved
  * issue's count is never read; it is counted when it becomes served.
  */
 async function updateCrossRefs(tx: Prisma.TransactionClient, issues: { id: string; before: CrossRefKeys | null; after: CrossRefKeys | null }[]): Promise<void> {
@@ -326,48 +326,40 @@ async function updateCrossRefs(tx: Prisma.TransactionClient, issues: { id: strin
   const sides = moved.flatMap(({ id, before, after }) => [...(before ? [{ id, sign: -1, ...before }] : []), ...(after ? [{ id, sign: 1, ...after }] : [])]);
   if (sides.length === 0) return;
   const counted = moved.filter((i) => i.after).map((i) => i.id);
-  // Each key is its own index probe (see existingIssues for why not one `&&` with every key).
-  // OFFSET 0 keeps each probe a subquery run per key: flattened into a join, the planner may
-  // instead scan every served row and test it against every key. The served test stays outside the
-  // probe: inside it, it matches the served partial indexes' predicate, and the planner ANDs each
-  // GIN probe with a bitmap of one of those whole indexes (0.3 ms per probe at 2,500 served rows,
-  // growing with them).
-  const holders = (keys: Prisma.Sql) => Prisma.sql`
-      SELECT 'i' AS kind, k.v, o.id FROM (SELECT DISTINCT unnest(identifiers) AS v FROM ${keys}) AS k
-        CROSS JOIN LATERAL (SELECT id, ${servedColumnsSql} FROM "Issue" WHERE identifiers @> ARRAY[k.v] OFFSET 0) AS o WHERE ${servedIssueSql}
-      UNION ALL
-      SELECT 'p', k.v, o.id FROM (SELECT DISTINCT unnest("packageNames") AS v FROM ${keys}) AS k
-        CROSS JOIN LATERAL (SELECT id, ${servedColumnsSql} FROM "Issue" WHERE "packageNames" @> ARRAY[k.v] OFFSET 0) AS o WHERE ${servedIssueSql}`;
-  const keysOf = (rows: Prisma.Sql) => Prisma.sql`
-      SELECT id, sign, 'i' AS kind, unnest(identifiers) AS v FROM ${rows}
-      UNION ALL SELECT id, sign, 'p', unnest("packageNames") FROM ${rows}`;
+  // One statement, so each key is probed once: the served holders of the changed issues' keys
+  // give both the neighbours' deltas and the fresh counts of the issues served now. Each key is
+  // its own index probe (see existingIssues for why not one `&&` with every key). OFFSET 0 keeps
+  // each probe a subquery run per key: flattened into a join, the planner may instead scan every
+  // served row and test it against every key. The served test stays outside the probe: inside it,
+  // it matches the served partial indexes' predicate, and the planner ANDs each GIN probe with a
+  // bitmap of one of those whole indexes (0.3 ms per probe at 2,500 served rows, growing with them).
   await tx.$executeRaw`
     WITH sides AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(sides)}::jsonb) AS x(id uuid, sign int, identifiers text[], "packageNames" text[])
     ),
-    holders AS (${holders(Prisma.sql`sides`)}),
-    side_keys AS (${keysOf(Prisma.sql`sides`)}),
+    holders AS (
+      SELECT 'i' AS kind, k.v, o.id FROM (SELECT DISTINCT unnest(identifiers) AS v FROM sides) AS k
+        CROSS JOIN LATERAL (SELECT id, ${servedColumnsSql} FROM "Issue" WHERE identifiers @> ARRAY[k.v] OFFSET 0) AS o WHERE ${servedIssueSql}
+      UNION ALL
+      SELECT 'p', k.v, o.id FROM (SELECT DISTINCT unnest("packageNames") AS v FROM sides) AS k
+        CROSS JOIN LATERAL (SELECT id, ${servedColumnsSql} FROM "Issue" WHERE "packageNames" @> ARRAY[k.v] OFFSET 0) AS o WHERE ${servedIssueSql}
+    ),
+    side_keys AS (
+      SELECT id, sign, 'i' AS kind, unnest(identifiers) AS v FROM sides
+      UNION ALL SELECT id, sign, 'p', unnest("packageNames") FROM sides
+    ),
     pairs AS (
       SELECT DISTINCT h.id AS neighbour, s.id, s.sign FROM side_keys s JOIN holders h ON h.kind = s.kind AND h.v = s.v
       WHERE h.id <> ALL(${counted}::uuid[])
     ),
-    deltas AS (SELECT neighbour, sum(sign)::int AS d FROM pairs GROUP BY neighbour)
-    UPDATE "Issue" AS i SET "crossRefCount" = i."crossRefCount" + deltas.d
-    FROM deltas
-    WHERE i.id = deltas.neighbour AND deltas.d <> 0`;
-  if (counted.length === 0) return;
-  await tx.$executeRaw`
-    WITH targets AS (
-      SELECT id, 1 AS sign, identifiers, "packageNames" FROM "Issue" WHERE id = ANY(${counted}::uuid[])
-    ),
-    holders AS (${holders(Prisma.sql`targets`)}),
-    target_keys AS (${keysOf(Prisma.sql`targets`)}),
-    fresh AS (
-      SELECT t.id, count(DISTINCT h.id) FILTER (WHERE h.id <> t.id)::int AS n
-      FROM targets t LEFT JOIN target_keys tk ON tk.id = t.id LEFT JOIN holders h ON h.kind = tk.kind AND h.v = tk.v
-      GROUP BY t.id
+    counts AS (
+      SELECT neighbour AS id, NULL::int AS fresh, sum(sign)::int AS delta FROM pairs GROUP BY neighbour
+      UNION ALL
+      SELECT s.id, count(DISTINCT h.id) FILTER (WHERE h.id <> s.id)::int, NULL
+      FROM side_keys s LEFT JOIN holders h ON h.kind = s.kind AND h.v = s.v
+      WHERE s.sign = 1 GROUP BY s.id
     )
-    UPDATE "Issue" AS i SET "crossRefCount" = fresh.n
-    FROM fresh
-    WHERE i.id = fresh.id AND i."crossRefCount" <> fresh.n`;
+    UPDATE "Issue" AS i SET "crossRefCount" = coalesce(c.fresh, i."crossRefCount" + c.delta)
+    FROM counts AS c
+    WHERE i.id = c.id AND i."crossRefCount" <> coalesce(c.fresh, i."crossRefCount" + c.delta)`;
 }
