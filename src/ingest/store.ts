@@ -307,7 +307,11 @@ const crossRefKeys = (issue: CrossRefKeys): CrossRefKeys => ({ identifiers: [...
 
 function sameKeys(a: CrossRefKeys | null, b: CrossRefKeys | null): boolean {
   if (!a || !b) return a === b;
-  const same = (x: string[], y: string[]) => x.length === y.length && new Set([...x, ...y]).size === new Set(x).size;
+  const same = (x: string[], y: string[]) => {
+    const xs = new Set(x);
+    const ys = new Set(y);
+    return xs.size === ys.size && [...ys].every((v) => xs.has(v));
+  };
   return same(a.identifiers, b.identifiers) && same(a.packageNames, b.packageNames);
 }
 
