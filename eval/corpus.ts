@@ -7,9 +7,8 @@ import { judgeCorpus, labelsFrom, type CorpusReport } from '../src/ingest/classi
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { listOsvDir } from '../src/sources/osv-dir.js';
 import { openOsvZip } from '../src/sources/osv-zip.js';
+import { cell, metricRow, metricsHeader, missRows } from './markdown.js';
 
-const pct = (x: number) => x.toFixed(3);
-const cell = (s: string) => s.replace(/\|/g, '\\|');
 
 export function corpusMarkdown(path: string, report: CorpusReport, unserved: boolean): string {
   const served = report.packages.filter((p) => p.served > 0);
@@ -33,15 +32,12 @@ export function corpusMarkdown(path: string, report: CorpusReport, unserved: boo
       '',
       `Against the labels (${m.n} labelled records; ${unlabelled} records had no label):`,
       '',
-      '| examples | TP | FP | FN | TN | recall | precision | F1 | Brier |',
-      '|---|---|---|---|---|---|---|---|---|',
-      `| ${m.n} | ${m.tp} | ${m.fp} | ${m.fn} | ${m.tn} | ${pct(m.recall)} | ${pct(m.precision)} | ${pct(m.f1)} | ${pct(m.brier)} |`,
+      ...metricsHeader,
+      metricRow('against the labels', m),
       '',
       `Misclassified (${misses.length}), with the evidence that decided, strongest first:`,
       '',
-      '| id | package | label | p(relevant) | evidence |',
-      '|---|---|---|---|---|',
-      ...misses.map((x) => `| ${x.id} | ${cell(x.package)} | ${x.expected ? 'relevant' : 'not relevant'} | ${pct(x.probability)} | ${cell(x.evidence)} |`),
+      ...missRows(misses),
     );
   }
   return lines.join('\n');

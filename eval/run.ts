@@ -8,6 +8,7 @@ import { evaluate } from '../src/ingest/classifier/evaluate.js';
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { outOfScopeSample } from '../src/ingest/classifier/training.js';
 import { printCorpus } from './corpus.js';
+import { metricRow, metricsHeader, missRows, pct } from './markdown.js';
 
 const { values: args } = parseArgs({ options: { osv: { type: 'string' }, labels: { type: 'string' }, unserved: { type: 'boolean', default: false } } });
 if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
@@ -17,15 +18,6 @@ function writeFolds() {
   const started = performance.now();
   const e = evaluate();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const pct = (x: number) => x.toFixed(3);
-
-  const metricRow = (name: string, m: typeof e.metrics) =>
-    `| ${name} | ${m.n} | ${m.tp} | ${m.fp} | ${m.fn} | ${m.tn} | ${pct(m.recall)} | ${pct(m.precision)} | ${pct(m.f1)} | ${pct(m.brier)} |`;
-  const missRows = (misses: typeof e.misses) => [
-    '| id | package | label | p(relevant) | evidence |',
-    '|---|---|---|---|---|',
-    ...misses.map((x) => `| ${x.id} | ${x.package} | ${x.expected ? 'relevant' : 'not relevant'} | ${pct(x.probability)} | ${x.evidence.replace(/\|/g, '\\|')} |`),
-  ];
   const reliabilityRows = (r: typeof e.reliability) => [
     '| probability | examples | mean predicted | share relevant |',
     '|---|---|---|---|',
@@ -35,8 +27,7 @@ function writeFolds() {
   const lines = [
     `Classifier version \`${defaultJudge().version}\`; ${e.groups} package groups, leave-one-group-out; ${seconds} s on this machine (both evaluations).`,
     '',
-    '| evaluation | examples | TP | FP | FN | TN | recall | precision | F1 | Brier |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    ...metricsHeader,
     metricRow('grouped (main)', e.metrics),
     metricRow('catalogue-blind', e.blind.metrics),
     '',
