@@ -132,7 +132,7 @@ async function runSync(open: () => Promise<BenchDatabase>, zip: string, env: Rec
   const sources = JSON.stringify([{ name: 'bench', kind: 'osv-zip', location: zip }]);
   const run = spawnSync(process.execPath, ['--import', new URL('peak-rss.mjs', import.meta.url).href, ...cliWords, 'sync', 'bench'], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'error', ...env, SOURCES: sources },
+    env: { ...process.env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', ...env, SOURCES: sources },
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   });

@@ -7,7 +7,8 @@
 #     python3 scripts/registry-catalogue.py --lists README.md [general:README.md ...] [whole:README.md ...]
 import re, sys
 
-vocabulary = re.compile(r"\b(llms?|large language models?|language models?|machine[- ]learning|deep[- ]learning|neural[- ]net(work)?s?|artificial intelligence|generative ai|gen ?ai|ai|ml|nlp|natural language processing|transformer models?|embeddings?|vector (databases?|search|stores?)|chatbots?|chat ?gpt|gpt-?[345]o?|openai|langchain|llama ?index|mlops|federated learning|computer vision|reinforcement learning|text-to-speech|speech recognition|stable diffusion|diffusion models?|hugging ?face|rag|retrieval[- ]augmented|ai agents?|agentic|model context protocol|mcp server|inference (server|engine)|model serving|pytorch|tensorflow|keras|onnx|jupyter\w*)\b", re.I)
+# One pattern for the snapshot lists here and the service's own registry lookups (src/registry).
+vocabulary = re.compile(open('data/catalogue/registry-vocabulary.txt').read().strip(), re.I)
 
 # General-purpose software that a list names for an AI use it serves (data stores with vector
 # search, data orchestrators, a tweet-text utility under an NLP heading, an editor as MCP client,

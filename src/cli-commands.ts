@@ -42,6 +42,23 @@ async function withPipeline(config: Config, run: (pipeline: SyncDeps) => Promise
   });
 }
 
+/**
+ * The registry lookups (REGISTRY_LOOKUP) after an ingest or sync, or on their own: about the
+ * packages of these issues, or of every unserved one.
+ */
+async function lookUp(config: Config, pipeline: SyncDeps, issueIds?: string[]): Promise<void> {
+  if (!config.registryLookup) return;
+  const { lookUpRegistries } = await import('./registry/lookup.js');
+  const bar = progressBar('registry lookups [{bar}] {percentage}% | {value}/{total} packages');
+  const started = performance.now();
+  bar.start(0, 0);
+  const r = await lookUpRegistries(pipeline, config.registryLookup, { issueIds, relay: false, onProgress: (done, total) => (bar.setTotal(total), bar.update(done)) }).finally(() => bar.stop());
+  console.log(
+    `registry lookups: asked ${r.asked} (found ${r.found}, missing ${r.missing}, failed ${r.failed}), summaries changed ${r.changed}, ` +
+      `newly served ${r.reclassified?.newlyServed ?? 0}, no longer served ${r.reclassified?.unserved ?? 0} in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+  );
+}
+
 const commands: Record<string, { help: string; run: Command }> = {
   migrate: {
     help: 'apply pending migrations to the configured database',
@@ -72,6 +89,7 @@ const commands: Record<string, { help: string; run: Command }> = {
         );
         for (const r of result.rejected) console.log(`  rejected ${input.origins[r.index]}: ${r.message}`);
         incomplete ||= result.rejected.length > 0;
+        await lookUp(config, pipeline, result.ids);
       });
       // Exit status 2: the load went through, but some records or files were not ingested.
       if (incomplete) process.exit(2);
@@ -98,6 +116,7 @@ const commands: Record<string, { help: string; run: Command }> = {
           console.log(`${source.name} (${source.kind}): ${outcome.status} in ${outcome.seconds.toFixed(2)} s: ${detail}`);
           failed ||= outcome.status === 'failed';
         }
+        await lookUp(config, pipeline);
       });
       if (failed) process.exit(2);
     },
@@ -120,6 +139,13 @@ const commands: Record<string, { help: string; run: Command }> = {
         );
         if (result.failed > 0) process.exitCode = 2;
       });
+    },
+  },
+  lookup: {
+    help: 'lookup: ask PyPI and npm what the packages of unserved issues are, where no list knows them (REGISTRY_LOOKUP)',
+    run: async (_args, config) => {
+      if (!config.registryLookup) throw new Error('registry lookups are off (REGISTRY_LOOKUP=false)');
+      await withPipeline(config, (pipeline) => lookUp(config, pipeline));
     },
   },
   digest: {

@@ -28,6 +28,8 @@ const wholeNumber = (fallback: number, message: string, max = Number.MAX_SAFE_IN
       .refine((n) => n <= max, message),
   );
 
+const httpUrl = (fallback: string) => z.preprocess(unsetIfEmpty, z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).default(fallback));
+
 const optionalString = z
   .string()
   .optional()
@@ -62,6 +64,9 @@ const environment = z.object({
   SOURCES: optionalString,
   SOURCES_FILE: optionalString,
   SOURCES_ALLOW_PRIVATE: bool(false),
+  REGISTRY_LOOKUP: bool(true),
+  PYPI_URL: httpUrl('https://pypi.org'),
+  NPM_REGISTRY_URL: httpUrl('https://registry.npmjs.org'),
 });
 
 // The typed Config (its type is this transform's output; sources are parsed on their own).
@@ -99,6 +104,11 @@ const schema = environment.transform((e) => ({
   taxiiSettleSeconds: e.TAXII_SETTLE_SECONDS,
   /** Test/dev escape hatch: fetch source URLs that resolve to private or loopback addresses. */
   sourcesAllowPrivate: e.SOURCES_ALLOW_PRIVATE,
+  /**
+   * Look up the registry summary of PyPI and npm packages no catalogue list names, after ingests
+   * and syncs (src/registry), from these registries.
+   */
+  registryLookup: e.REGISTRY_LOOKUP ? { pypiUrl: e.PYPI_URL, npmUrl: e.NPM_REGISTRY_URL } : undefined,
 }));
 
 export type Config = z.output<typeof schema> & {
@@ -156,9 +166,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 /**
  * Config for tests and tools: defaults, overridden field by field. The rate limit is off unless a
  * test asks for it: in-process requests all count as one client, and a suite sends more than 60.
+ * Registry lookups are off unless a test points them at its own server: no test leaves the machine.
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', TAXII_SETTLE_SECONDS: '0' }), ...overrides };
+  return { ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', TAXII_SETTLE_SECONDS: '0', REGISTRY_LOOKUP: 'false' }), ...overrides };
 }
 
 /** The process environment, read here and nowhere else. */

@@ -5,6 +5,7 @@ import type { PrismaClient } from './generated/prisma/client.js';
 import type { Viewer } from './keys/viewer.js';
 import type { Logger } from './log.js';
 import type { IssuePubSub, NewIssuesSource } from './pubsub.js';
+import type { RegistryLookups } from './registry/runner.js';
 
 /** Long-lived services shared by every request. */
 export interface Services {
@@ -14,6 +15,8 @@ export interface Services {
   pubsub: IssuePubSub;
   /** Aborted when the process starts shutting down: long work (an ingest) stops at its next step. */
   stopping?: AbortSignal;
+  /** Present when REGISTRY_LOOKUP is on: ingests ask it about the packages they stored. */
+  registryLookups?: RegistryLookups;
 }
 
 /** What every resolver receives. */

@@ -13,6 +13,7 @@ import { startIdleCollection, type Collect } from './idle-collection.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
 import { logTemplateSeed, seedInChild, seedSampleData } from './seed.js';
+import { startRegistryLookups } from './registry/runner.js';
 import { createWebhookDispatcher } from './schema/issue-stream.js';
 import { createDeliveryWorker } from './webhooks/worker.js';
 
@@ -49,7 +50,8 @@ else if (config.seedSampleData && config.databaseUrl) await seedInChild(db, { ur
 else if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log, { keyPrefix: `${config.redisKeyPrefix}ratelimit:` });
 const shuttingDown = new AbortController();
-const services = { config, db, log, pubsub, stopping: shuttingDown.signal };
+const registryLookups = config.registryLookup ? startRegistryLookups({ prisma: db.prisma, pubsub, log }, config.registryLookup) : undefined;
+const services = { config, db, log, pubsub, stopping: shuttingDown.signal, registryLookups };
 const app = createApp({ ...services, rateLimitStore });
 
 // Listen before starting background work: a taken port ends the process before it sends anything.
@@ -92,7 +94,10 @@ const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
 // The sync (its readers, and the ingest pipeline with the classifier) is loaded only when there is something to sync.
 const sources = config.sources.length
-  ? (await import('./sources/schedule.js')).startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, { allowPrivate: config.sourcesAllowPrivate })
+  ? (await import('./sources/schedule.js')).startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, {
+      allowPrivate: config.sourcesAllowPrivate,
+      onChanged: () => registryLookups?.request(),
+    })
   : { stop: async () => {} };
 // `npm start` passes --expose-gc for this; started without it, V8 keeps its own sizing.
 const collect = (globalThis as { gc?: Collect }).gc;
@@ -106,7 +111,7 @@ async function stop(signal: string) {
   shuttingDown.abort();
   idleCollection?.stop();
   await drain(server, 15_000);
-  await Promise.all([relay.stop(), digests.stop(), sources.stop()]);
+  await Promise.all([relay.stop(), digests.stop(), sources.stop(), registryLookups?.stop()]);
   await dispatcher.stop();
   await worker.stop();
   await closePubSub();

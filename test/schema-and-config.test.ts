@@ -73,6 +73,13 @@ describe('configuration', () => {
     }
   });
 
+  it('looks up registry summaries from the public registries unless told otherwise', () => {
+    expect(parseConfig({}).registryLookup).toEqual({ pypiUrl: 'https://pypi.org', npmUrl: 'https://registry.npmjs.org' });
+    expect(parseConfig({ PYPI_URL: '', NPM_REGISTRY_URL: 'http://127.0.0.1:4873' }).registryLookup).toEqual({ pypiUrl: 'https://pypi.org', npmUrl: 'http://127.0.0.1:4873' });
+    expect(parseConfig({ REGISTRY_LOOKUP: 'false' }).registryLookup).toBeUndefined();
+    expect(() => parseConfig({ PYPI_URL: 'ftp://mirror.example/pypi' })).toThrow(/^PYPI_URL: must be an http\(s\) URL$/);
+  });
+
   it('never repeats the value of a URL or key it refuses (it may hold a password)', () => {
     try {
       parseConfig({ DATABASE_URL: 'mysql://app:hunter2@db/prod', REDIS_URL: 'http://:hunter2@cache' });

@@ -7,6 +7,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
 import type { IssuePubSub } from '../pubsub.js';
+import { aiSummaries } from '../registry/profiles.js';
 import { extractFacts, type Classifier } from './classifier/index.js';
 import { RuleClassifier } from './classifier/rules.js';
 import { parseBatch, type ParsedBatch, type Rejection } from './parse.js';
@@ -103,12 +104,18 @@ export async function ingestParsed(deps: IngestDeps, parsed: ParsedBatch, option
     const prepared: PreparedItem[] = [];
     const chunk = parsed.items.slice(start, start + chunkSize);
     if (options.stopping?.aborted) throw stoppedError(result, chunk[0]!.index);
+    let lookedUp;
+    try {
+      lookedUp = await aiSummaries(deps.prisma, chunk.map((c) => c.item));
+    } catch (err) {
+      throw partialIngestError(err, result, chunk[0]!.index, deps.log);
+    }
     for (const [n, { index, item }] of chunk.entries()) {
       // Classifying is CPU work: let a store running meanwhile (storeAfter) take its turns.
       if (n % 16 === 15) await setImmediate();
       try {
         const facts = extractFacts(item);
-        const classification = await classifier.classify(item, facts);
+        const classification = await classifier.classify(item, facts, lookedUp);
         prepared.push({ row: issueRow(item, facts, classification, classifier), source: item.source });
       } catch (err) {
         deps.log.error('classification failed', { index, sourceId: item.sourceId, err });

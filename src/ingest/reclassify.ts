@@ -29,6 +29,11 @@ export interface ReclassifyOptions {
   onProgress?: (done: number, total: number) => void;
   /** Publish the events now (default); the CLI leaves them to the running server's relay. */
   relay?: boolean;
+  /**
+   * Judge these issues again whatever version classified them: what the classifier knows of their
+   * packages changed (a registry lookup), not the classifier.
+   */
+  ids?: string[];
 }
 
 const servedNow = (row: { relevant: boolean; withdrawn: boolean }) => row.relevant && !row.withdrawn;
@@ -36,9 +41,9 @@ const servedNow = (row: { relevant: boolean; withdrawn: boolean }) => row.releva
 export async function reclassify(deps: IngestDeps, options: ReclassifyOptions = {}): Promise<ReclassifyResult> {
   const classifier = options.classifier ?? defaultClassifier();
   const batchSize = options.batchSize ?? 500;
-  const stale: Prisma.IssueWhereInput = {
-    OR: [{ classifierPromptVersion: { not: classifier.promptVersion } }, { classifierModel: { not: classifier.model } }],
-  };
+  const stale: Prisma.IssueWhereInput = options.ids
+    ? { id: { in: options.ids } }
+    : { OR: [{ classifierPromptVersion: { not: classifier.promptVersion } }, { classifierModel: { not: classifier.model } }] };
   const total = await deps.prisma.issue.count({ where: stale });
   const result: ReclassifyResult = { version: classifier.promptVersion, examined: 0, updated: 0, newlyServed: 0, unserved: 0, failed: 0 };
   let after: string | undefined;

@@ -159,6 +159,8 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
             row.contentHash === match.contentHash &&
             row.classifierModel === match.classifierModel &&
             row.classifierPromptVersion === match.classifierPromptVersion &&
+            // The same classifier decides otherwise when what a registry said of a package changed.
+            row.relevant === match.relevant &&
             identifiers.length === match.identifiers.length;
           if (!same) {
             // Keep the old key when another issue already holds the new one (aliases not yet merged).

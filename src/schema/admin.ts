@@ -56,7 +56,9 @@ builder.mutationField('ingestItems', (t) =>
       // The pipeline (the classifier's tables and model) is loaded by the first ingest: a server
       // that only serves never holds it (bench/README.md, process memory).
       const { ingest } = await import('../ingest/ingest.js');
-      return { data: await ingest(ctx, items, { stopping: ctx.stopping }) };
+      const result = await ingest(ctx, items, { stopping: ctx.stopping });
+      ctx.registryLookups?.request(result.ids);
+      return { data: result };
     },
   }),
 );

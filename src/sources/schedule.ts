@@ -4,13 +4,17 @@
 import type { SourceDefinition } from './definition.js';
 import { syncSource, type SyncDeps } from './sync.js';
 
-export function startSourceSchedule(deps: SyncDeps, sources: SourceDefinition[], options: { allowPrivate: boolean }): { stop(): Promise<void> } {
+/** `onChanged`: called after a sync that created or updated issues. */
+export function startSourceSchedule(deps: SyncDeps, sources: SourceDefinition[], options: { allowPrivate: boolean; onChanged?: () => void }): { stop(): Promise<void> } {
   const stopping = new AbortController();
   const running = new Map<string, Promise<unknown>>();
   const timers: NodeJS.Timeout[] = [];
   const tick = (source: SourceDefinition) => {
     if (running.has(source.name) || stopping.signal.aborted) return;
     const run = syncSource(deps, source, { allowPrivate: options.allowPrivate, relay: true, signal: stopping.signal })
+      .then((outcome) => {
+        if (outcome.counts.created + outcome.counts.updated > 0) options.onChanged?.();
+      })
       .catch((err) => deps.log.error('source sync failed unexpectedly', { source: source.name, err }))
       .finally(() => running.delete(source.name));
     running.set(source.name, run);

@@ -34,10 +34,11 @@ export interface Exclusion {
   orgs: Set<string>;
   hosts: Set<string>;
   /**
-   * Catalogue-blind: the mechanically derived lists lose these names, repositories and owners too,
-   * so only the advisory's own text, names and references can speak.
+   * `all` (catalogue-blind): the mechanically derived lists lose these names, repositories and
+   * owners too, so only the advisory's own text, names and references can speak. `curated`: only
+   * the curated lists lose them; the registry summaries still speak, as a lookup would tell.
    */
-  lists?: boolean;
+  lists?: 'all' | 'curated';
 }
 
 export interface Catalogue {
@@ -53,12 +54,19 @@ export interface Catalogue {
   listedRepos: Names;
   /** Owners named after a listed repository ("flyteorg" for flyteorg/flyte): a project's own organisation, with that repository. */
   listedOrgs: Pick<Map<string, string>, 'get' | 'has'>;
+  /**
+   * Summaries the service looked up itself (src/registry) that speak of AI/ML, by
+   * packageLookupKey: the registry lists' test applied to a package they do not name.
+   */
+  lookedUp?: ReadonlyMap<string, string>;
 }
 
 export const catalogueUrl = new URL('../../../data/catalogue/ai-software.json', import.meta.url);
 
 const registryFiles = { pypi: 'registry-pypi.txt', npm: 'registry-npm.txt', github: 'registry-github.txt' };
-export const catalogueFiles = [catalogueUrl, ...Object.values(registryFiles).map((f) => new URL(f, catalogueUrl))];
+/** The registry lists' inclusion test, which the service's own lookups apply too (src/registry). */
+export const registryVocabularyUrl = new URL('registry-vocabulary.txt', catalogueUrl);
+export const catalogueFiles = [catalogueUrl, registryVocabularyUrl, ...Object.values(registryFiles).map((f) => new URL(f, catalogueUrl))];
 
 let registry: Map<string, Names> | undefined;
 /** Derived from public registry data and curated lists alone, so the main evaluation keeps it in every fold. */
@@ -173,7 +181,8 @@ function listsFor(exclude?: Exclusion): Lists {
   const all = unfilteredLists();
   if (!exclude?.lists) return all;
   const blind = exclude;
-  const registry = new Map<string, Names>([...all.registry].map(([source, names]) => [source, new NamesWithout(names, (n) => blind.packages.has(n))]));
+  const registry =
+    blind.lists === 'all' ? new Map<string, Names>([...all.registry].map(([source, names]) => [source, new NamesWithout(names, (n) => blind.packages.has(n))])) : all.registry;
   const excludedRepo = (repo: string) => blind.repos.has(repo) || blind.orgs.has(repoOwner(repo));
   const firstOwned = (owner: string) => all.ownedRepos.get(owner)?.find((repo) => !excludedRepo(repo));
   return {
@@ -187,10 +196,13 @@ export function findPackage(catalogue: Catalogue, ecosystem: string, name: strin
   return catalogue.packages.get(packageLookupKey(ecosystem, name)) ?? catalogue.packages.get(`*:${packageKey('pypi', name)}`);
 }
 
-/** Whether the package's own registry summary speaks of AI/ML. */
+/** Whether the package's own registry summary speaks of AI/ML, by the snapshot lists. */
 export function inRegistryList(catalogue: Catalogue, ecosystem: string, name: string): boolean {
   return catalogue.registry.get(ecosystemKey(ecosystem))?.has(packageKey(ecosystem, name)) ?? false;
 }
+
+/** The summary a lookup found for a package, when it speaks of AI/ML. */
+export const lookedUpSummary = (catalogue: Catalogue, ecosystem: string, name: string) => catalogue.lookedUp?.get(packageLookupKey(ecosystem, name));
 
 let full: Catalogue | undefined;
 /** The whole catalogue, as the service uses it. */

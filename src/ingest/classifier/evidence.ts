@@ -3,7 +3,7 @@
 // vocabulary in the title and details, ATLAS techniques and AI-first vendors. The learned model
 // adds its score beside these (relevance.ts).
 import type { Item } from '../item.js';
-import { findPackage, inRegistryList, repoOwner, type Catalogue, type CatalogueEntry } from './catalogue.js';
+import { findPackage, inRegistryList, lookedUpSummary, repoOwner, type Catalogue, type CatalogueEntry } from './catalogue.js';
 import { aiNameTokens, aiTerms, evidenceWeights, vendorAliases } from './tables.js';
 import { plainText } from './text.js';
 
@@ -127,6 +127,10 @@ export function collectEvidence(item: Item, catalogue: Catalogue, vendors: strin
       evidence.push({ kind: 'catalogue-package', detail: `${pkg.ecosystem}:${pkg.name} (${entry.vendor}; ${entry.group})`, weight: w.cataloguePackage });
     } else if (inRegistryList(catalogue, pkg.ecosystem, pkg.name)) {
       evidence.push({ kind: 'registry-summary', detail: `${pkg.ecosystem}:${pkg.name}`, weight: w.registrySummary });
+    } else {
+      // The same evidence from a summary the service looked up, since no list had the package.
+      const summary = lookedUpSummary(catalogue, pkg.ecosystem, pkg.name);
+      if (summary) evidence.push({ kind: 'registry-summary', detail: `${pkg.ecosystem}:${pkg.name} (looked up: ${summary.slice(0, 120)})`, weight: w.registrySummary });
     }
   }
   const repos = githubRepos(item);

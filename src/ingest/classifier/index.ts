@@ -49,7 +49,11 @@ export interface Classifier {
   readonly model: string;
   /** Goes to Issue.classifierPromptVersion; a new version reclassifies on re-ingest. */
   readonly promptVersion: string;
-  classify(item: Item, facts: Facts): Promise<Classification>;
+  /**
+   * `lookedUp`: what registries said of the item's packages where no list knows them, as
+   * src/registry stored it (summaries that speak of AI/ML, by packageLookupKey).
+   */
+  classify(item: Item, facts: Facts, lookedUp?: ReadonlyMap<string, string>): Promise<Classification>;
 }
 
 function packagesSource(item: Item): string | null {

@@ -11,7 +11,7 @@ import { scoreText } from './model.js';
 import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
 
 /** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
-const rulesVersion = '2.4.1';
+const rulesVersion = '2.5.0';
 
 export interface Provenance {
   /** classifierPromptVersion of the classifier that decided. */
@@ -39,9 +39,11 @@ export class RelevanceJudge {
     readonly version: string,
   ) {}
 
-  decide(item: Item, vendors: string[]): RelevanceDecision {
+  /** `lookedUp`: registry summaries found for the item's packages (Catalogue.lookedUp). */
+  decide(item: Item, vendors: string[], lookedUp?: ReadonlyMap<string, string>): RelevanceDecision {
     const { stacker, model } = this.trained;
-    const scored = scoreItem(item, scoreText(model, item), this.catalogue, vendors);
+    const catalogue = lookedUp?.size ? { ...this.catalogue, lookedUp } : this.catalogue;
+    const scored = scoreItem(item, scoreText(model, item), catalogue, vendors);
     const probability = sigmoid(stackedLogit(stacker, scored));
     const modelScore = sigmoid(stacker.b0 + stacker.b1 * scored.modelLogit);
     const reasons: Evidence[] = [

@@ -96,9 +96,9 @@ export class RuleClassifier implements Classifier {
     this.promptVersion = judge.version;
   }
 
-  async classify(item: Item, facts: Facts): Promise<Classification> {
+  async classify(item: Item, facts: Facts, lookedUp?: ReadonlyMap<string, string>): Promise<Classification> {
     const text = [item.title, plainText(item.details), item.vendorHints.join(' ')].join('\n');
-    const relevance = this.judge.decide(item, facts.vendors.normalised);
+    const relevance = this.judge.decide(item, facts.vendors.normalised, lookedUp);
     const issueType = inferType(item, facts, text);
     const attacks = attackTypesOf(item, text);
     const codeExec = codeExecution.cwes.some((c) => item.cweIds.includes(c)) || codeExecution.text.test(text);

@@ -75,9 +75,11 @@ export function packageGroups(all: Example[]): Example[][] {
 
 /**
  * How much a fold may know of the held-out packages: `grouped` keeps the mechanically derived
- * lists (registry summaries, curated AI/ML lists), `catalogue-blind` drops their entries too.
+ * lists (registry summaries, curated AI/ML lists), `catalogue-blind` drops their entries too, and
+ * `registry-lookup` drops the curated lists' but keeps the registry summaries', as the service
+ * knows a package no list names once it has looked up its registry summary (src/registry).
  */
-export type FoldMode = 'grouped' | 'catalogue-blind';
+export type FoldMode = 'grouped' | 'registry-lookup' | 'catalogue-blind';
 
 /** Everything a fold holding out `group` must not know. */
 export function exclusionFor(group: Example[], mode: FoldMode = 'grouped'): Exclusion {
@@ -94,7 +96,7 @@ export function exclusionFor(group: Example[], mode: FoldMode = 'grouped'): Excl
     repos,
     orgs: new Set([...repos].map(repoOwner)),
     hosts: new Set(group.flatMap((e) => referenceHosts(e.item))),
-    lists: mode === 'catalogue-blind',
+    lists: mode === 'grouped' ? undefined : mode === 'catalogue-blind' ? 'all' : 'curated',
   };
 }
 
@@ -211,12 +213,15 @@ export function stackerPoints(all: Example[] = trainingExamples()): OutOfFold[] 
   return [...outOfFold(all, 'grouped', models), ...outOfFold(all, 'catalogue-blind', models)];
 }
 
-/** Each fold's probability from a stacker fitted on the other folds only (both views of them). */
-export function crossValidatedProbabilities(points: OutOfFold[]): { o: OutOfFold; p: number }[] {
+/**
+ * Each fold's probability from a stacker fitted on the other folds only (both views of them).
+ * `alsoScored`: more views of the same folds, scored by those stackers without teaching them.
+ */
+export function crossValidatedProbabilities(points: OutOfFold[], alsoScored: OutOfFold[] = []): { o: OutOfFold; p: number }[] {
   const folds = [...new Set(points.map((o) => o.fold))];
   return folds.flatMap((fold) => {
     const stacker = fitStacker(points.filter((o) => o.fold !== fold).map(asPoint));
-    return points.filter((o) => o.fold === fold).map((o) => ({ o, p: sigmoid(stackedLogit(stacker, o)) }));
+    return [...points, ...alsoScored].filter((o) => o.fold === fold).map((o) => ({ o, p: sigmoid(stackedLogit(stacker, o)) }));
   });
 }
 

@@ -1,0 +1,140 @@
+// Registry lookups: the service learns what an unknown PyPI or npm package is from its registry
+// summary, as the snapshot lists (data/catalogue/registry-*.txt) know the packages that existed
+// when they were built. eval/README.md measures this knowledge ("registry lookup"): with it, the
+// classifier finds AI/ML software no list or catalogue names, when its summary says so.
+//
+// One run asks about every package of an unserved issue that no list names and no stored profile
+// answers yet (or answered over a month ago), stores each answer, then judges again the issues of
+// the packages whose answer changed, through reclassify, so a newly served one is published once.
+import pLimit from 'p-limit';
+import { Prisma } from '../generated/prisma/client.js';
+import { defaultCatalogue, findPackage, inRegistryList } from '../ingest/classifier/catalogue.js';
+import { packageKey } from '../ingest/classifier/packages.js';
+import { reclassify, type ReclassifyResult } from '../ingest/reclassify.js';
+import type { IngestDeps } from '../ingest/ingest.js';
+import { aiVocabulary, fetchSummary, LookupFailed, lookupEcosystems, type LookupEcosystem, type RegistryUrls, type Summary } from './summaries.js';
+
+const refreshAfterMs = 30 * 24 * 3600 * 1000;
+
+export interface LookupOptions {
+  /** Requests in flight at once, over both registries. */
+  concurrency?: number;
+  timeoutMs?: number;
+  onProgress?: (done: number, total: number) => void;
+  /** Publish the events of newly served issues now (default); the CLI leaves them to the server's relay. */
+  relay?: boolean;
+  /** Once aborted, no further request starts and nothing is stored: the next run asks again. */
+  signal?: AbortSignal;
+  /** Ask only about these issues' packages (what an ingest just stored); default all unserved issues'. */
+  issueIds?: string[];
+}
+
+export interface LookupResult {
+  asked: number;
+  found: number;
+  missing: number;
+  /** Not answered (network, 5xx): asked again on the next run. */
+  failed: number;
+  /** Packages whose summary now speaks of AI/ML and did not before, or the other way round. */
+  changed: number;
+  /** The issues of those packages, judged again; null when no answer changed. */
+  reclassified: ReclassifyResult | null;
+}
+
+interface Answer {
+  ecosystem: LookupEcosystem;
+  name: string;
+  status: 'found' | 'missing' | 'failed';
+  summary: string | null;
+  aiSummary: boolean;
+}
+
+/**
+ * PyPI and npm packages of unserved issues that no list names and no profile answers yet, and
+ * every profile over a month old (its package may be served because of it).
+ */
+async function packagesToAsk(deps: IngestDeps, now: Date, issueIds?: string[]): Promise<{ ecosystem: LookupEcosystem; name: string }[]> {
+  const only = issueIds ? Prisma.sql`AND "id" = ANY(${issueIds}::uuid[])` : Prisma.empty;
+  const refs = await deps.prisma.$queryRaw<{ ecosystem: string; name: string }[]>`
+    SELECT DISTINCT lower(split_part(ref, ':', 1)) AS ecosystem, substr(ref, strpos(ref, ':') + 1) AS name
+    FROM "Issue", unnest("affectedPackageRefs") AS ref
+    WHERE NOT "relevant" AND NOT "withdrawn" AND lower(split_part(ref, ':', 1)) = ANY(${[...lookupEcosystems]}::text[]) ${only}`;
+  const profiles = await deps.prisma.packageProfile.findMany({ select: { ecosystem: true, name: true, checkedAt: true } });
+  const answered = new Set(profiles.map((p) => `${p.ecosystem}:${p.name}`));
+  const ask = new Map<string, { ecosystem: LookupEcosystem; name: string }>();
+  for (const p of profiles) {
+    if (p.checkedAt.getTime() <= now.getTime() - refreshAfterMs) ask.set(`${p.ecosystem}:${p.name}`, { ecosystem: p.ecosystem as LookupEcosystem, name: p.name });
+  }
+  const catalogue = defaultCatalogue();
+  for (const { ecosystem, name } of refs) {
+    const key = `${ecosystem}:${packageKey(ecosystem, name)}`;
+    if (answered.has(key) || findPackage(catalogue, ecosystem, name) || inRegistryList(catalogue, ecosystem, name)) continue;
+    ask.set(key, { ecosystem: ecosystem as LookupEcosystem, name: packageKey(ecosystem, name) });
+  }
+  return [...ask.values()].sort((a, b) => a.ecosystem.localeCompare(b.ecosystem) || a.name.localeCompare(b.name));
+}
+
+export async function lookUpRegistries(deps: IngestDeps, urls: RegistryUrls, options: LookupOptions = {}): Promise<LookupResult> {
+  const now = new Date();
+  const toAsk = await packagesToAsk(deps, now, options.issueIds);
+  const limit = pLimit(options.concurrency ?? 8);
+  let done = 0;
+  options.onProgress?.(0, toAsk.length);
+  const failures = new Map<string, number>();
+  const answers = await Promise.all(
+    toAsk.map(({ ecosystem, name }) =>
+      limit(async (): Promise<Answer> => {
+        let summary: Summary | undefined;
+        try {
+          if (!options.signal?.aborted) summary = await fetchSummary(urls, ecosystem, name, options.timeoutMs, options.signal);
+        } catch (err) {
+          if (!(err instanceof LookupFailed)) throw err;
+          failures.set(err.message, (failures.get(err.message) ?? 0) + 1);
+        }
+        options.onProgress?.(++done, toAsk.length);
+        if (!summary) return { ecosystem, name, status: 'failed', summary: null, aiSummary: false };
+        if (summary.status === 'missing') return { ecosystem, name, status: 'missing', summary: null, aiSummary: false };
+        return { ecosystem, name, status: 'found', summary: summary.summary, aiSummary: aiVocabulary.test(summary.summary ?? '') };
+      }),
+    ),
+  );
+  // One line for all of them: a registry out of reach fails every package the same way.
+  if (failures.size > 0) deps.log.warn('registry lookups failed; asked again on the next run', Object.fromEntries(failures));
+  if (options.signal?.aborted) return { asked: 0, found: 0, missing: 0, failed: answers.length, changed: 0, reclassified: null };
+  const changed = await storeAnswers(deps, answers, now);
+  const result: LookupResult = {
+    asked: answers.length,
+    found: answers.filter((a) => a.status === 'found').length,
+    missing: answers.filter((a) => a.status === 'missing').length,
+    failed: answers.filter((a) => a.status === 'failed').length,
+    changed: changed.length,
+    reclassified: null,
+  };
+  if (changed.length > 0) {
+    const issues = await deps.prisma.issue.findMany({ where: { packageNames: { hasSome: changed } }, select: { id: true } });
+    result.reclassified = await reclassify(deps, { ids: issues.map((i) => i.id), relay: options.relay });
+  }
+  return result;
+}
+
+/**
+ * Stores the answers; a failed one stores nothing (an earlier answer stands; the package is asked
+ * again next run). Answers the names whose
+ * aiSummary changed: only their issues can be judged differently.
+ */
+async function storeAnswers(deps: IngestDeps, answers: Answer[], now: Date): Promise<string[]> {
+  const stored = answers.filter((a) => a.status !== 'failed');
+  if (stored.length === 0) return [];
+  const before = await deps.prisma.packageProfile.findMany({
+    where: { OR: lookupEcosystems.map((ecosystem) => ({ ecosystem, name: { in: stored.filter((a) => a.ecosystem === ecosystem).map((a) => a.name) } })) },
+    select: { ecosystem: true, name: true, aiSummary: true },
+  });
+  const wasAi = new Map(before.map((p) => [`${p.ecosystem}:${p.name}`, p.aiSummary]));
+  await deps.prisma.$executeRaw`
+    INSERT INTO "PackageProfile" AS p ("ecosystem", "name", "status", "summary", "aiSummary", "checkedAt")
+    SELECT x."ecosystem", x."name", x."status", x."summary", x."aiSummary", ${now}
+      FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS x("ecosystem" text, "name" text, "status" text, "summary" text, "aiSummary" boolean)
+    ON CONFLICT ("ecosystem", "name") DO UPDATE SET
+      "status" = excluded."status", "summary" = excluded."summary", "aiSummary" = excluded."aiSummary", "checkedAt" = excluded."checkedAt"`;
+  return stored.filter((a) => (wasAi.get(`${a.ecosystem}:${a.name}`) ?? false) !== a.aiSummary).map((a) => a.name);
+}
