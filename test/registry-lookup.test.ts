@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ingest } from '../src/ingest/ingest.js';
 import { lookUpRegistries } from '../src/registry/lookup.js';
 import { startRegistryLookups, type RegistryLookups } from '../src/registry/runner.js';
 import { createLogger } from '../src/log.js';
@@ -30,6 +31,8 @@ const asked: string[] = [];
 
 function answer(req: IncomingMessage, res: ServerResponse) {
   asked.push(req.url ?? '');
+  // A registry that never answers this one: only a stop ends the request.
+  if (req.url === '/pypi/stuckpkg/json') return;
   const found = registry.get(req.url ?? '') ?? { status: 404 };
   res.writeHead(found.status, { 'content-type': 'application/json' }).end(found.body === undefined ? '' : JSON.stringify(found.body));
 }
@@ -140,6 +143,19 @@ describe('registry lookups', () => {
     const result = await lookUpRegistries(deps, urls);
     expect(result).toMatchObject({ changed: 1, reclassified: { newlyServed: 0, unserved: 1 } });
     expect((await served()).map((i) => i.affectedPackageRefs[0])).toEqual(['npm:@wombat/crew']);
+  });
+
+  it('stop at once when the server stops, storing nothing of the step cut short', async () => {
+    const deps = { prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent') };
+    const runner = startRegistryLookups(deps, urls);
+    // Stored directly, not through the route, so only this runner asks.
+    const { ids } = await ingest(deps, [advisory('GHSA-u7u7-u7u7-u7u7', 'PyPI', 'stuckpkg', 'Path traversal in the cache')]);
+    runner.request(ids);
+    await vi.waitFor(() => expect(asked).toContain('/pypi/stuckpkg/json'), { timeout: 20_000, interval: 20 });
+    await runner.stop();
+    expect(await t.db.prisma.packageProfile.count({ where: { name: 'stuckpkg' } })).toBe(0);
+    runner.request(ids); // stopped: asks nothing more
+    expect(asked.filter((a) => a === '/pypi/stuckpkg/json')).toHaveLength(1);
   });
 
   it('run after a CLI ingest, with a summary line, and on their own with `lookup`', async () => {

@@ -4,8 +4,9 @@
 // classifier finds AI/ML software no list or catalogue names, when its summary says so.
 //
 // One run asks about every package of an unserved issue that no list names and no stored profile
-// answers yet (or answered over a month ago), stores each answer, then judges again the issues of
-// the packages whose answer changed, through reclassify, so a newly served one is published once.
+// answers yet (or answered over a month ago), 200 at a time: it stores each step's answers, then
+// judges again the issues of the packages whose answer changed, through reclassify, so a newly
+// served one is published once.
 import pLimit from 'p-limit';
 import { Prisma } from '../generated/prisma/client.js';
 import { defaultCatalogue, findPackage, inRegistryList } from '../ingest/classifier/catalogue.js';
@@ -74,53 +75,66 @@ async function packagesToAsk(deps: IngestDeps, now: Date, issueIds?: string[]): 
   return [...ask.values()].sort((a, b) => a.ecosystem.localeCompare(b.ecosystem) || a.name.localeCompare(b.name));
 }
 
+/** Packages asked, stored and judged again per step: a run cut short keeps what its steps did. */
+const step = 200;
+
 export async function lookUpRegistries(deps: IngestDeps, urls: RegistryUrls, options: LookupOptions = {}): Promise<LookupResult> {
   const now = new Date();
   const toAsk = await packagesToAsk(deps, now, options.issueIds);
   const limit = pLimit(options.concurrency ?? 8);
-  let done = 0;
-  options.onProgress?.(0, toAsk.length);
+  const result: LookupResult = { asked: 0, found: 0, missing: 0, failed: 0, changed: 0, reclassified: null };
   const failures = new Map<string, number>();
-  const answers = await Promise.all(
-    toAsk.map(({ ecosystem, name }) =>
-      limit(async (): Promise<Answer> => {
-        let summary: Summary | undefined;
-        try {
-          if (!options.signal?.aborted) summary = await fetchSummary(urls, ecosystem, name, options.timeoutMs, options.signal);
-        } catch (err) {
-          if (!(err instanceof LookupFailed)) throw err;
-          failures.set(err.message, (failures.get(err.message) ?? 0) + 1);
-        }
-        options.onProgress?.(++done, toAsk.length);
-        if (!summary) return { ecosystem, name, status: 'failed', summary: null, aiSummary: false };
-        if (summary.status === 'missing') return { ecosystem, name, status: 'missing', summary: null, aiSummary: false };
-        return { ecosystem, name, status: 'found', summary: summary.summary, aiSummary: aiVocabulary.test(summary.summary ?? '') };
-      }),
-    ),
-  );
+  options.onProgress?.(0, toAsk.length);
+  for (let start = 0; start < toAsk.length && !options.signal?.aborted; start += step) {
+    const answers = await Promise.all(
+      toAsk.slice(start, start + step).map(({ ecosystem, name }) =>
+        limit(async (): Promise<Answer> => {
+          let summary: Summary | undefined;
+          try {
+            if (!options.signal?.aborted) summary = await fetchSummary(urls, ecosystem, name, options.timeoutMs, options.signal);
+          } catch (err) {
+            if (!(err instanceof LookupFailed)) throw err;
+            failures.set(err.message, (failures.get(err.message) ?? 0) + 1);
+          }
+          if (!summary) return { ecosystem, name, status: 'failed', summary: null, aiSummary: false };
+          if (summary.status === 'missing') return { ecosystem, name, status: 'missing', summary: null, aiSummary: false };
+          return { ecosystem, name, status: 'found', summary: summary.summary, aiSummary: aiVocabulary.test(summary.summary ?? '') };
+        }),
+      ),
+    );
+    // Answers cut short by a stop are not answers: the next run asks again.
+    if (options.signal?.aborted) break;
+    const changed = await storeAnswers(deps, answers, now);
+    result.asked += answers.length;
+    for (const a of answers) result[a.status] += 1;
+    result.changed += changed.length;
+    if (changed.length > 0) {
+      const issues = await deps.prisma.issue.findMany({ where: { packageNames: { hasSome: changed } }, select: { id: true } });
+      result.reclassified = addUp(result.reclassified, await reclassify(deps, { ids: issues.map((i) => i.id), relay: options.relay }));
+    }
+    options.onProgress?.(result.asked, toAsk.length);
+  }
   // One line for all of them: a registry out of reach fails every package the same way.
   if (failures.size > 0) deps.log.warn('registry lookups failed; asked again on the next run', Object.fromEntries(failures));
-  if (options.signal?.aborted) return { asked: 0, found: 0, missing: 0, failed: answers.length, changed: 0, reclassified: null };
-  const changed = await storeAnswers(deps, answers, now);
-  const result: LookupResult = {
-    asked: answers.length,
-    found: answers.filter((a) => a.status === 'found').length,
-    missing: answers.filter((a) => a.status === 'missing').length,
-    failed: answers.filter((a) => a.status === 'failed').length,
-    changed: changed.length,
-    reclassified: null,
-  };
-  if (changed.length > 0) {
-    const issues = await deps.prisma.issue.findMany({ where: { packageNames: { hasSome: changed } }, select: { id: true } });
-    result.reclassified = await reclassify(deps, { ids: issues.map((i) => i.id), relay: options.relay });
-  }
   return result;
+}
+
+function addUp(a: ReclassifyResult | null, b: ReclassifyResult): ReclassifyResult {
+  if (!a) return b;
+  return {
+    version: b.version,
+    examined: a.examined + b.examined,
+    updated: a.updated + b.updated,
+    newlyServed: a.newlyServed + b.newlyServed,
+    unserved: a.unserved + b.unserved,
+    failed: a.failed + b.failed,
+  };
 }
 
 /**
  * Stores the answers; a failed one stores nothing (an earlier answer stands; the package is asked
- * again next run). Answers the names whose
- * aiSummary changed: only their issues can be judged differently.
+ * again next run). Answers the names whose aiSummary changed: only their issues can be judged
+ * differently.
  */
 async function storeAnswers(deps: IngestDeps, answers: Answer[], now: Date): Promise<string[]> {
   const stored = answers.filter((a) => a.status !== 'failed');
