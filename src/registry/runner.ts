@@ -7,7 +7,7 @@ import type { RegistryUrls } from './summaries.js';
 export interface RegistryLookups {
   /** Ask about these issues' packages, or (no ids: after a sync) every unserved issue's. */
   request(issueIds?: string[]): void;
-  /** Stops asking (answers of the run cut short are not stored) and waits for the run to end. */
+  /** Stops asking (the answers of the step cut short are not stored) and waits for the run to end. */
   stop(): Promise<void>;
 }
 
