@@ -13,6 +13,7 @@ import { defaultCatalogue, findPackage, inRegistryList } from '../ingest/classif
 import { packageKey } from '../ingest/classifier/packages.js';
 import { reclassify, type ReclassifyResult } from '../ingest/reclassify.js';
 import type { IngestDeps } from '../ingest/ingest.js';
+import { storedProfiles } from './profiles.js';
 import { aiVocabulary, fetchSummary, LookupFailed, lookupEcosystems, type LookupEcosystem, type RegistryUrls, type Summary } from './summaries.js';
 
 const refreshAfterMs = 30 * 24 * 3600 * 1000;
@@ -60,19 +61,16 @@ async function packagesToAsk(deps: IngestDeps, now: Date, issueIds?: string[]): 
     SELECT DISTINCT lower(split_part(ref, ':', 1)) AS ecosystem, substr(ref, strpos(ref, ':') + 1) AS name
     FROM "Issue", unnest("affectedPackageRefs") AS ref
     WHERE NOT "relevant" AND NOT "withdrawn" AND lower(split_part(ref, ':', 1)) = ANY(${[...lookupEcosystems]}::text[]) ${only}`;
-  const profiles = await deps.prisma.packageProfile.findMany({ select: { ecosystem: true, name: true, checkedAt: true } });
-  const answered = new Set(profiles.map((p) => `${p.ecosystem}:${p.name}`));
-  const ask = new Map<string, { ecosystem: LookupEcosystem; name: string }>();
-  for (const p of profiles) {
-    if (p.checkedAt.getTime() <= now.getTime() - refreshAfterMs) ask.set(`${p.ecosystem}:${p.name}`, { ecosystem: p.ecosystem as LookupEcosystem, name: p.name });
-  }
   const catalogue = defaultCatalogue();
+  const unknown = new Map<string, { ecosystem: LookupEcosystem; name: string }>();
   for (const { ecosystem, name } of refs) {
-    const key = `${ecosystem}:${packageKey(ecosystem, name)}`;
-    if (answered.has(key) || findPackage(catalogue, ecosystem, name) || inRegistryList(catalogue, ecosystem, name)) continue;
-    ask.set(key, { ecosystem: ecosystem as LookupEcosystem, name: packageKey(ecosystem, name) });
+    if (findPackage(catalogue, ecosystem, name) || inRegistryList(catalogue, ecosystem, name)) continue;
+    unknown.set(`${ecosystem}:${packageKey(ecosystem, name)}`, { ecosystem: ecosystem as LookupEcosystem, name: packageKey(ecosystem, name) });
   }
-  return [...ask.values()].sort((a, b) => a.ecosystem.localeCompare(b.ecosystem) || a.name.localeCompare(b.name));
+  for (const p of await storedProfiles(deps.prisma, [...unknown.values()])) unknown.delete(`${p.ecosystem}:${p.name}`);
+  const stale = await deps.prisma.packageProfile.findMany({ where: { checkedAt: { lte: new Date(now.getTime() - refreshAfterMs) } }, select: { ecosystem: true, name: true } });
+  const ask = [...unknown.values(), ...stale.map((p) => ({ ecosystem: p.ecosystem as LookupEcosystem, name: p.name }))];
+  return ask.sort((a, b) => a.ecosystem.localeCompare(b.ecosystem) || a.name.localeCompare(b.name));
 }
 
 /** Packages asked, stored and judged again per step: a run cut short keeps what its steps did. */
@@ -139,10 +137,7 @@ function addUp(a: ReclassifyResult | null, b: ReclassifyResult): ReclassifyResul
 async function storeAnswers(deps: IngestDeps, answers: Answer[], now: Date): Promise<string[]> {
   const stored = answers.filter((a) => a.status !== 'failed');
   if (stored.length === 0) return [];
-  const before = await deps.prisma.packageProfile.findMany({
-    where: { OR: lookupEcosystems.map((ecosystem) => ({ ecosystem, name: { in: stored.filter((a) => a.ecosystem === ecosystem).map((a) => a.name) } })) },
-    select: { ecosystem: true, name: true, aiSummary: true },
-  });
+  const before = await storedProfiles(deps.prisma, stored);
   const wasAi = new Map(before.map((p) => [`${p.ecosystem}:${p.name}`, p.aiSummary]));
   await deps.prisma.$executeRaw`
     INSERT INTO "PackageProfile" AS p ("ecosystem", "name", "status", "summary", "aiSummary", "checkedAt")

@@ -2,26 +2,35 @@
 // each instance and each re-ingest decides with what any instance looked up.
 import type { Item } from '../ingest/item.js';
 import { packageLookupKey } from '../ingest/classifier/catalogue.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { packageKey } from '../ingest/classifier/packages.js';
+import type { PackageProfile, PrismaClient } from '../generated/prisma/client.js';
 import { lookupEcosystems } from './summaries.js';
+
+/** A package as profiles key it: lower-case ecosystem, the name as the classifier compares it. */
+export interface ProfileKey {
+  ecosystem: string;
+  name: string;
+}
 
 const askable = new Set<string>(lookupEcosystems);
 
-/** The items' PyPI and npm packages, by packageLookupKey ("pypi:llama-index"). */
-export function lookupKeys(items: Item[]): string[] {
-  const keys = new Set<string>();
-  for (const item of items) {
-    for (const { package: pkg } of item.affected) if (askable.has(pkg.ecosystem.toLowerCase())) keys.add(packageLookupKey(pkg.ecosystem, pkg.name));
-  }
-  return [...keys];
+/** The stored profiles of these packages, found by primary key. */
+export async function storedProfiles(prisma: PrismaClient, keys: ProfileKey[]): Promise<PackageProfile[]> {
+  if (keys.length === 0) return [];
+  return prisma.$queryRaw<PackageProfile[]>`
+    SELECT p.* FROM "PackageProfile" AS p
+    JOIN unnest(${keys.map((k) => k.ecosystem)}::text[], ${keys.map((k) => k.name)}::text[]) AS k("ecosystem", "name") USING ("ecosystem", "name")`;
 }
 
-/** The stored summaries of these items' packages that speak of AI/ML, by packageLookupKey. */
+/** The stored summaries of these items' PyPI and npm packages that speak of AI/ML, by packageLookupKey. */
 export async function aiSummaries(prisma: PrismaClient, items: Item[]): Promise<Map<string, string>> {
-  const keys = lookupKeys(items);
-  if (keys.length === 0) return new Map();
-  const rows = await prisma.$queryRaw<{ key: string; summary: string }[]>`
-    SELECT "ecosystem" || ':' || "name" AS key, "summary" FROM "PackageProfile"
-    WHERE "aiSummary" AND "ecosystem" || ':' || "name" = ANY(${keys}::text[])`;
-  return new Map(rows.map((r) => [r.key, r.summary]));
+  const keys = new Map<string, ProfileKey>();
+  for (const item of items) {
+    for (const { package: pkg } of item.affected) {
+      const ecosystem = pkg.ecosystem.toLowerCase();
+      if (askable.has(ecosystem)) keys.set(packageLookupKey(ecosystem, pkg.name), { ecosystem, name: packageKey(ecosystem, pkg.name) });
+    }
+  }
+  const profiles = await storedProfiles(prisma, [...keys.values()]);
+  return new Map(profiles.filter((p) => p.aiSummary).map((p) => [`${p.ecosystem}:${p.name}`, p.summary ?? '']));
 }

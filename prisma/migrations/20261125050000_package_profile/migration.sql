@@ -9,6 +9,3 @@ CREATE TABLE "PackageProfile" (
 
     CONSTRAINT "PackageProfile_pkey" PRIMARY KEY ("ecosystem","name")
 );
-
--- CreateIndex
-CREATE INDEX "PackageProfile_aiSummary_idx" ON "PackageProfile"("aiSummary");
