@@ -25,6 +25,19 @@ export interface SourceRecord {
 
 export type { IssueType, Severity };
 
+/** The labels an issue may carry (the seed's set); each issue type implies its own (rules.ts). */
+export const issueLabels = ['security', 'research', 'industry', 'policy', 'privacy', 'safety'] as const;
+export type IssueLabel = (typeof issueLabels)[number];
+
+/**
+ * What a source's definition says of all its entries (an arXiv listing is research): defaults the
+ * classifier weighs below the item's own fields (src/sources/definition.ts).
+ */
+export interface SourceHints {
+  issueType?: IssueType;
+  labels?: IssueLabel[];
+}
+
 /** A record after parsing, in one shape whatever its format. */
 export interface Item {
   format: 'osv' | 'native';
@@ -42,6 +55,8 @@ export interface Item {
   disclosedAt: Date | null;
   withdrawn: boolean;
   typeHint?: IssueType;
+  /** Defaults from the source that listed the item (a feed's definition), if it gave any. */
+  sourceHints?: SourceHints;
   /** Severity the source itself assigned (GitHub's review, a native hint). */
   statedSeverity?: Severity;
   cveIds: string[];
