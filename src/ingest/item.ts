@@ -1,6 +1,7 @@
 // The shape every input format is normalised to before classification, and the `source` column
 // that keeps the raw record (documented in README.md, "Ingestion").
 import type { IssueType, Severity } from '../generated/prisma/enums.js';
+import type { IssueLabel } from '../sources/definition.js';
 
 /** An OSV `affected[]` entry, kept intact: scan checks versions against its ranges. */
 export interface OsvAffected {
@@ -24,10 +25,6 @@ export interface SourceRecord {
 }
 
 export type { IssueType, Severity };
-
-/** The labels an issue may carry (the seed's set); each issue type implies its own (rules.ts). */
-export const issueLabels = ['security', 'research', 'industry', 'policy', 'privacy', 'safety'] as const;
-export type IssueLabel = (typeof issueLabels)[number];
 
 /**
  * What a source's definition says of all its entries (an arXiv listing is research): defaults the

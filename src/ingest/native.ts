@@ -6,7 +6,8 @@ import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
 import { isAtlasTechnique } from './classifier/atlas.js';
 import { isValidCvssVector } from './classifier/cvss.js';
-import { canonicalUrl, issueLabels, type Item, type OsvAffected } from './item.js';
+import { issueLabels } from '../sources/definition.js';
+import { canonicalUrl, type Item, type OsvAffected } from './item.js';
 
 const inRange = <T extends z.ZodType<string>>(schema: T) => schema.refine((value) => inDateRange(new Date(value)), `must be ${DATE_RANGE_TEXT}`);
 const dateOrTimestamp = inRange(

@@ -2,7 +2,10 @@
 // src/config.ts): a name, a kind, an https URL or a local path, and how often to sync it.
 import { z } from 'zod';
 import { IssueType } from '../generated/prisma/enums.js';
-import { issueLabels } from '../ingest/item.js';
+
+/** The labels an issue may carry (the seed's set); each issue type implies its own (classifier/rules.ts). */
+export const issueLabels = ['security', 'research', 'industry', 'policy', 'privacy', 'safety'] as const;
+export type IssueLabel = (typeof issueLabels)[number];
 
 export const sourceKinds = ['osv-zip', 'osv-dir', 'kev', 'epss', 'feed'] as const;
 
