@@ -48,16 +48,17 @@ export function createHttpServer(app: RequestListener & { earlyReply?: EarlyRepl
         if (draining.has(server)) setImmediate(() => server.closeIdleConnections());
       });
       if (draining.has(server)) closeAfter(res);
+      // With a listener node leaves the socket to it: only one with bytes stuck on their way out is
+      // cut. (Between requests node's own keep-alive time-out applies, without this listener.)
+      res.setTimeout(writeStallTimeout, () => {
+        if (res.socket && res.socket.writableLength > 0) res.socket.destroy();
+      });
       if (!earlyReply) return app(req, res);
       void earlyReply(req, res).then((answered) => answered || app(req, res));
     },
   );
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnect);
-  // With a listener node leaves the socket to it: only one with bytes stuck on their way out is cut.
-  server.setTimeout(writeStallTimeout, (socket) => {
-    if (socket.writableLength > 0) socket.destroy();
-  });
   inFlight.set(server, new Set());
   return server;
 }
