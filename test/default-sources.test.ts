@@ -32,6 +32,8 @@ it('are the shipped list of public upstreams unless SOURCES or SOURCES_FILE is s
     '/crates.io/all.zip',
   ]);
   expect(config.sources.every((s) => s.location.startsWith('https://'))).toBe(true);
+  // The curation hints: arXiv listings are research, whatever an entry's words suggest.
+  expect(config.sources.filter((s) => s.name.startsWith('arxiv-')).map((s) => s.issueType)).toEqual(['research', 'research']);
   expect(parseConfig({ SOURCES: '[]' })).toMatchObject({ sources: [], sourcesFrom: 'SOURCES' });
   expect(parseConfig({ SOURCES: ' ' }).sourcesFrom).toBe('default');
   expect(testConfig().sources).toEqual([]);
