@@ -9,6 +9,7 @@ import yazl from 'yazl';
 import { parseConfig, type ConfigError } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import type { SourceDefinition } from '../src/sources/definition.js';
+import { retryMinutes } from '../src/sources/schedule.js';
 import { syncSource, type SyncOptions } from '../src/sources/sync.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { testDatabaseUrl } from './helpers/database.js';
@@ -273,6 +274,25 @@ describe('interrupted and failing syncs', () => {
     const result = await sync(source('private', 'kev', '/kev.json'), { allowPrivate: false });
     expect(result).toMatchObject({ status: 'failed', error: expect.stringMatching(/non-public address/) });
     expect(files.log.filter((r) => r.path === '/kev.json' && r.status === 200)).toHaveLength(1);
+  });
+
+  it('follows a redirect (EPSS\'s current file is one), checked like the first URL', async () => {
+    files.redirect('/epss-current.csv.gz', '/epss.csv.gz');
+    const result = await sync(source('epss-current', 'epss', '/epss-current.csv.gz'));
+    expect(result.status).toBe('synced');
+    files.redirect('/loop', '/loop');
+    expect(await sync(source('loop', 'kev', '/loop'))).toMatchObject({ status: 'failed', error: 'source redirected more than 5 times' });
+  });
+
+  it('a failure the schedule has already reported logs at debug only, and its fetch retries too', async () => {
+    const quiet = recordingLog();
+    const failing = source('gone', 'kev', '/gone.json');
+    await syncSource({ ...deps(), log: quiet }, failing, options({ repeatedFailure: () => false }));
+    await syncSource({ ...deps(), log: quiet }, failing, options({ repeatedFailure: (message) => message === 'source answered HTTP 404' }));
+    expect(quiet.entries.filter((e) => e.msg === 'source sync failed').map((e) => e.level)).toEqual(['error', 'debug']);
+    expect(retryMinutes(1, 60)).toBe(1);
+    expect([2, 3, 4, 7, 8].map((n) => retryMinutes(n, 60))).toEqual([2, 4, 8, 60, 60]);
+    expect(retryMinutes(3, 3)).toBe(3);
   });
 
   it('reports a source that answers an HTTP error, and keeps its state row', async () => {

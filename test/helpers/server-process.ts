@@ -17,7 +17,7 @@ export interface ServerProcess {
 /** `args` are node's (by default the compiled server that build-setup.ts built; a bench passes `npm start`'s). */
 export async function startServerProcess(env: Record<string, string>, args = ['dist/main.js']): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'false', DATABASE_URL: '', REGISTRY_LOOKUP: 'false', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'false', DATABASE_URL: '', REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
