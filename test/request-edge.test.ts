@@ -56,7 +56,8 @@ async function hangDatabase(): Promise<() => Promise<void>> {
 }
 
 describe('a hanging database', () => {
-  it('leaves /health, /ready and the routes that need no data answering', async () => {
+  // Longer than the default: the first openapi.json is built from the schema, slow on a loaded machine.
+  it('leaves /health, /ready and the routes that need no data answering', { timeout: 90_000 }, async () => {
     const release = await hangDatabase();
     try {
       // Each answers while the database is still held: none of them waits for it.
@@ -113,7 +114,7 @@ describe('a client that stops reading', () => {
     socket.destroy();
   });
 
-  it('GraphiQL is sent compressed to a client that accepts it', async () => {
+  it('GraphiQL is sent compressed to a client that accepts it', { timeout: 90_000 }, async () => {
     const res = await fetch(`${base}/graphql`, { headers: { accept: 'text/html', 'accept-encoding': 'br' } });
     // fetch decodes it; the raw length is what crossed the wire.
     expect(res.headers.get('content-encoding')).toBe('br');
