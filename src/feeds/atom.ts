@@ -40,8 +40,8 @@ function feedOf(title: string, selfUrl: string, siteUrl: string, updated: Date):
   });
 }
 
-export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
-  const feed = feedOf('secwire: AI-security issues', selfUrl, `${origin}/api/v1/issues`, newest(issues.map((i) => i.updatedAt)));
+export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }, title = 'secwire: AI-security issues'): string {
+  const feed = feedOf(title, selfUrl, `${origin}/api/v1/issues`, newest(issues.map((i) => i.updatedAt)));
   for (const issue of issues) {
     feed.addItem({
       id: `urn:uuid:${issue.id}`,
