@@ -391,7 +391,11 @@ describe('GET /api/v1/stats', () => {
   it('answers {data: Statistics}', async () => {
     const { status, body } = await get('/api/v1/stats');
     expect(status).toBe(200);
-    expect(body).toEqual({ data: { totalIssues: served.length, totalDigests: 0, last24h: 0, last7d: 0 } });
+    // The spec's four keys, then the freshness fields (no source has synced here).
+    const latest = await t.db.prisma.issue.aggregate({ where: { relevant: true, processed: true, withdrawn: false }, _max: { modifiedAt: true } });
+    expect(body).toEqual({
+      data: { totalIssues: served.length, totalDigests: 0, last24h: 0, last7d: 0, lastNewDataAt: latest._max.modifiedAt!.toISOString(), newDataSources: [] },
+    });
   });
 });
 
