@@ -126,7 +126,7 @@ describe('a watched stack', () => {
     expect(page.status).toBe(200);
     expect(page.body.meta).toEqual({ total: expected.meta.total, limit: 5, offset: 2 });
     expect(page.body.data.map((m: { id: string }) => m.id)).toEqual(expected.data.slice(2, 7).map((m) => m.id));
-  });
+  }, 180_000);
 
   it('notifies a newly affected stack once when an upstream update widens a range, and nothing for the past on a change', async () => {
     const advisory = loadAdvisory(widened);
@@ -161,7 +161,7 @@ describe('a watched stack', () => {
     await deliveries.dispatcher.refresh();
     expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: watcher } })).toBe(before);
     expect((await get(`/api/v1/webhooks/${watcher}/findings`)).body.meta.total).toBe((await scan(['gradio@3.40.0'])).meta.total);
-  });
+  }, 120_000);
 
   it('registers a stack from a real SBOM, answers its findings as CycloneDX VEX and serves them as an Atom feed', async () => {
     const sbom = JSON.parse(readFileSync(new URL('fixtures/sbom/python-ai-stack.cdx-1.6.json', import.meta.url), 'utf8'));

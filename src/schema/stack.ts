@@ -2,7 +2,7 @@
 // affects a webhook's stack now (as a page of scan matches, or as CycloneDX VEX), and its Atom
 // feed token (the feed itself is a plain route, src/stacks/feed.ts).
 import { parsePage } from '../issues/filters.js';
-import { restBasePath } from '../rest/routes.js';
+import { issuePath, stackFeedPath } from '../stacks/feed.js';
 import { vexDocument } from '../sbom/vex.js';
 import { scanStack } from '../scan/scan.js';
 import { issueFeedToken, revokeFeedToken, stackOf, storedComponents } from '../stacks/watched.js';
@@ -70,7 +70,7 @@ builder.queryField('webhookFindingsVex', (t) =>
       return vexDocument(
         result,
         components.map((c) => ({ ref: c.ref, purl: c.entry, name: c.name, ...(c.version ? { version: c.version } : {}) })),
-        { issueUrl: (id) => `${origin}${restBasePath}/issues/${id}` },
+        { issueUrl: (id) => `${origin}${issuePath(id)}` },
       );
     },
   }),
@@ -96,7 +96,7 @@ builder.mutationField('issueStackFeed', (t) =>
     resolve: async (_root, args, ctx) => {
       const { webhook } = await stackOfWebhook(ctx.prisma, String(args.webhookId), ctx.webhookOwner);
       const token = await issueFeedToken(ctx.prisma, webhook.id);
-      return { data: { token, path: `${restBasePath}/stacks/${token}.atom` } };
+      return { data: { token, path: stackFeedPath(token) } };
     },
   }),
 );
