@@ -35,5 +35,6 @@ if (name && !(name in benchmarks)) {
 for (const bench of name ? [name] : Object.keys(benchmarks)) {
   console.log(`== ${bench}: ${benchmarks[bench]}`);
   const script = fileURLToPath(new URL(`./${bench}.ts`, import.meta.url));
-  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit' });
+  // The default sources stay off (no bench leaves the machine) unless the caller names its own.
+  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit', env: { SOURCES: '[]', ...process.env } });
 }

@@ -56,7 +56,7 @@ async function measure([command, ...args]: string[], env: Record<string, string>
   const started = performance.now();
   const child = spawn(command!, args, {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0', REGISTRY_LOOKUP: 'false', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0', REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';

@@ -96,6 +96,18 @@ await dispatcher.start();
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
+// Start-up never waits for a source: the first syncs run in the background, and until they bring
+// something the feed is what the database holds (the bundled sample on a first start).
+if (config.sources.length) {
+  log.info('sources configured', {
+    from: config.sourcesFrom === 'default' ? 'the default list (data/sources/default-sources.json; SOURCES=[] turns it off)' : config.sourcesFrom,
+    sources: config.sources.map((s) => s.name),
+  });
+} else {
+  log.info(config.seedSampleData ? 'no sources configured: the feed is the bundled sample data (and what is ingested by hand)' : 'no sources configured: the feed is what is ingested by hand', {
+    sources: [],
+  });
+}
 // The sync (its readers, and the ingest pipeline with the classifier) is loaded only when there is something to sync.
 const sources = config.sources.length
   ? (await import('./sources/schedule.js')).startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, {

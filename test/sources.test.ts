@@ -9,6 +9,7 @@ import yazl from 'yazl';
 import { parseConfig, type ConfigError } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import type { SourceDefinition } from '../src/sources/definition.js';
+import { retryMinutes } from '../src/sources/schedule.js';
 import { syncSource, type SyncOptions } from '../src/sources/sync.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { testDatabaseUrl } from './helpers/database.js';
@@ -275,6 +276,25 @@ describe('interrupted and failing syncs', () => {
     expect(files.log.filter((r) => r.path === '/kev.json' && r.status === 200)).toHaveLength(1);
   });
 
+  it('follows a redirect (EPSS\'s current file is one), checked like the first URL', async () => {
+    files.redirect('/epss-current.csv.gz', '/epss.csv.gz');
+    const result = await sync(source('epss-current', 'epss', '/epss-current.csv.gz'));
+    expect(result.status).toBe('synced');
+    files.redirect('/loop', '/loop');
+    expect(await sync(source('loop', 'kev', '/loop'))).toMatchObject({ status: 'failed', error: 'source redirected more than 5 times' });
+  });
+
+  it('a failure the schedule has already reported logs at debug only, and its fetch retries too', async () => {
+    const quiet = recordingLog();
+    const failing = source('gone', 'kev', '/gone.json');
+    await syncSource({ ...deps(), log: quiet }, failing, options({ repeatedFailure: () => false }));
+    await syncSource({ ...deps(), log: quiet }, failing, options({ repeatedFailure: (message) => message === 'source answered HTTP 404' }));
+    expect(quiet.entries.filter((e) => e.msg === 'source sync failed').map((e) => e.level)).toEqual(['error', 'debug']);
+    expect(retryMinutes(1, 60)).toBe(1);
+    expect([2, 3, 4, 7, 8].map((n) => retryMinutes(n, 60))).toEqual([2, 4, 8, 60, 60]);
+    expect(retryMinutes(3, 3)).toBe(3);
+  });
+
   it('reports a source that answers an HTTP error, and keeps its state row', async () => {
     const result = await sync(source('missing', 'kev', '/missing.json'));
     expect(result).toMatchObject({ status: 'failed', error: 'source answered HTTP 404' });
@@ -296,6 +316,19 @@ describe('feeds', () => {
     // Not about AI: stored, never served.
     expect(await issueBy('Main Street')).toBeUndefined();
     expect(await t.db.prisma.issue.count({ where: { sourceUrl: 'https://news.example/2025/06/main-street', relevant: false } })).toBe(1);
+  });
+
+  it("carry the source's hints: an arXiv listing's entries are research with its labels", async () => {
+    const entry = `<item><title>Jailbreak prompts against LLM guardrails under the new AI guidance</title>
+      <link>https://arxiv.example/abs/2506.00001</link><pubDate>Thu, 12 Jun 2025 08:00:00 GMT</pubDate>
+      <description>We evaluate jailbreak attacks on large language model guardrails named in regulatory guidance.</description></item>`;
+    files.set('/listing.rss', Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>listing</title><link>https://arxiv.example/</link><description>d</description>${entry}</channel></rss>`));
+    const hinted: SourceDefinition = { ...source('arxiv', 'feed', '/listing.rss'), issueType: 'research', labels: ['security', 'policy'] };
+    expect((await sync(hinted)).counts).toMatchObject({ received: 1, created: 1 });
+    const issue = await issueBy('guardrails');
+    // The text alone reads as regulatory; the source says research. "policy" names another type, so it is left out.
+    expect(issue).toMatchObject({ issueType: 'research' });
+    expect([...issue.labels].sort()).toEqual(['research', 'safety', 'security']);
   });
 });
 
@@ -363,6 +396,8 @@ describe('source configuration', () => {
           { name: 'web', kind: 'kev', location: 'http://a.example/kev.json' },
           { name: 'dir', kind: 'osv-dir', location: 'https://a.example/tree' },
           { name: 'x', kind: 'nvd', location: '/tmp/x' },
+          { name: 'hint', kind: 'kev', location: '/tmp/kev.json', issueType: 'research' },
+          { name: 'label', kind: 'feed', location: '/tmp/f.xml', labels: ['gossip'] },
         ]),
       }),
     ).toEqual([
@@ -370,6 +405,8 @@ describe('source configuration', () => {
       'SOURCES: 1.location: must be an https:// URL or a local path',
       'SOURCES: 2.location: an osv-dir location must be a local directory',
       'SOURCES: 3.kind: Invalid option: expected one of "osv-zip"|"osv-dir"|"kev"|"epss"|"feed"',
+      'SOURCES: 4.kind: issueType and labels are hints for a feed source only',
+      'SOURCES: 5.labels.0: Invalid option: expected one of "security"|"research"|"industry"|"policy"|"privacy"|"safety"',
     ]);
     expect(problems({ SOURCES_FILE: '/nonexistent/sources.json' })).toEqual(['SOURCES_FILE: cannot read /nonexistent/sources.json (ENOENT)']);
     const config = parseConfig({ SOURCES: JSON.stringify([{ name: 'kev', kind: 'kev', location: 'data/kev/known_exploited_vulnerabilities.json' }]) });

@@ -4,6 +4,7 @@
 import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { IngestDeps } from '../ingest/ingest.js';
+import type { SourceHints } from '../ingest/item.js';
 import type { SourceDefinition } from './definition.js';
 import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
 import { readFeed } from './feed.js';
@@ -28,6 +29,11 @@ export interface SyncOptions {
   ca?: string;
   /** Records per ingest transaction. */
   chunkSize?: number;
+  /**
+   * The server's schedule: each fetch retry logs at debug, and a failure logs at error only when
+   * it is not a repeat of the source's last one (an unreachable source is one line, not one per try).
+   */
+  repeatedFailure?: (message: string) => boolean;
 }
 
 export interface SyncOutcome {
@@ -97,8 +103,13 @@ async function processFile(deps: SyncDeps, source: SourceDefinition, path: strin
   let listing: Listing;
   if (source.kind === 'osv-zip') listing = await openOsvZip(path);
   else if (source.kind === 'osv-dir') listing = await listOsvDir(path);
-  else listing = await readFeed(path);
+  else listing = await readFeed(path, feedHints(source));
   return syncListing(deps, source, listing, options);
+}
+
+function feedHints({ issueType, labels }: SourceDefinition): SourceHints | undefined {
+  if (issueType === undefined && labels === undefined) return undefined;
+  return { ...(issueType ? { issueType } : {}), ...(labels ? { labels } : {}) };
 }
 
 async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Listing, options: SyncOptions): Promise<SyncCounts> {
@@ -139,7 +150,8 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
         allowPrivate: options.allowPrivate,
         validators,
         ca: options.ca,
-        onRetry: (attempt: number, err: Error) => log.warn('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
+        onRetry: (attempt: number, err: Error) =>
+          log[options.repeatedFailure ? 'debug' : 'warn']('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
       };
       // Read before the export, so a record modified while the export downloads is newer than
       // the `since` this sync leaves behind.
@@ -181,7 +193,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
       const interrupted = err instanceof Error && err.name === 'AbortError';
       const message = err instanceof SourceError ? err.message : interrupted ? 'sync interrupted' : 'unexpected error';
       if (!(err instanceof SourceError) && !interrupted) log.error('source sync failed unexpectedly', { source: source.name, err });
-      log.error('source sync failed', { source: source.name, kind: source.kind, error: message });
+      log[options.repeatedFailure?.(message) ? 'debug' : 'error']('source sync failed', { source: source.name, kind: source.kind, error: message });
       await prisma.sourceState
         .update({ where: { name: source.name }, data: { lastError: message, lastErrorAt: new Date() } })
         .catch((stateErr) => log.error('source state not written', { source: source.name, err: stateErr }));

@@ -24,7 +24,7 @@ export async function cliDatabase(dir: string): Promise<{ env: Record<string, st
 /** Runs `npm run cli -- <args>` (bin/secwire cli, without npm's own output; build-setup.ts built dist/) and answers its exit code and output. */
 export function runCli(env: Record<string, string>, args: string[]): Promise<CliResult> {
   return run(launcher, ['cli', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', ...env },
+    env: { ...process.env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },
     timeout: 120_000,
   }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),

@@ -7,6 +7,7 @@
 export const databaseIndependent = [
   'test/architecture.test.ts',
   'test/classifier-eval.test.ts',
+  'test/default-sources.test.ts',
   'test/fresh-clone.test.ts',
   'test/idle-collection.test.ts',
   'test/name-list.test.ts',
