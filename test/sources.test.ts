@@ -332,6 +332,20 @@ describe('feeds', () => {
   });
 });
 
+describe('freshness', () => {
+  it('stats say when the feed last received new data and from which sources', async () => {
+    const { data } = await (await t.fetch('/api/v1/stats')).json();
+    const names = data.newDataSources.map((s: { name: string }) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['osv', 'kev', 'epss']));
+    const times = data.newDataSources.map((s: { lastNewDataAt: string }) => s.lastNewDataAt);
+    expect(times).toEqual([...times].sort().reverse());
+    const latest = await t.db.prisma.issue.aggregate({ where: { relevant: true, processed: true, withdrawn: false }, _max: { modifiedAt: true } });
+    expect(data.lastNewDataAt).toBe(latest._max.modifiedAt!.toISOString());
+    const gql = await t.graphql('{ stats { data { lastNewDataAt newDataSources { name lastNewDataAt } } } }');
+    expect(gql.body.data.stats.data).toEqual({ lastNewDataAt: data.lastNewDataAt, newDataSources: data.newDataSources });
+  });
+});
+
 describe('source status', () => {
   it('shows each configured source on GET /ready and the admin route (REST and GraphQL)', async () => {
     const configured = [source('kev', 'kev', '/kev.json'), source('missing', 'kev', '/missing.json'), source('never', 'feed', '/never.xml')];

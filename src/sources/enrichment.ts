@@ -26,7 +26,7 @@ export async function applyEnrichment(tx: Prisma.TransactionClient, cveIds: stri
       "exploitMaturity" = CASE WHEN e."kevDateAdded" IS NOT NULL THEN 'active' ELSE i."exploitMaturity" END,
       "epssScore" = coalesce(e."epssScore", i."epssScore"),
       "epssCheckedAt" = coalesce(e."epssCheckedAt", i."epssCheckedAt"),
-      "modifiedAt" = ${modifiedAt}, "updatedAt" = ${modifiedAt}
+      "modifiedAt" = ${modifiedAt}, "updatedAt" = ${modifiedAt}, "changedHereAt" = ${modifiedAt}
     FROM "CveEnrichment" AS e
     WHERE i."cveId" = e."cveId" AND e."cveId" = ANY(${cveIds}::text[])
       AND (i."kevDateAdded" IS DISTINCT FROM coalesce(e."kevDateAdded", i."kevDateAdded")

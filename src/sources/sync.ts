@@ -184,6 +184,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
           lastErrorAt: null,
           cursor: nextCursor as Prisma.InputJsonValue,
           ...(changed ? { counts: counts as unknown as Prisma.InputJsonValue } : {}),
+          ...(counts.created + counts.updated > 0 ? { lastNewDataAt: new Date() } : {}),
         },
       });
       const status = changed ? 'synced' : 'unchanged';
