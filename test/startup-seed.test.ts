@@ -87,7 +87,7 @@ it('an empty embedded data directory starts from the cluster npm install seeded,
     // PGlite serves one process: a second server or the CLI on the same DATA_DIR is refused.
     const second = await run(server, { PORT: '0' });
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/^secwire: DATA_DIR \S+ is in use by another secwire process/);
+    expect(second.stderr).toMatch(/^secwire: cannot start: DATA_DIR \S+ is in use by another secwire process/);
     const cli = await run(cliKeysList);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('is in use by another secwire process');

@@ -45,9 +45,9 @@ function feedOf(title: string, selfUrl: string, siteUrl: string, updated: Date):
   });
 }
 
-export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
+export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }, title = 'secwire: AI-security issues'): string {
   const updated = issues.map(contentChangedAt);
-  const feed = feedOf('secwire: AI-security issues', selfUrl, `${origin}/api/v1/issues`, newest(updated));
+  const feed = feedOf(title, selfUrl, `${origin}/api/v1/issues`, newest(updated));
   for (const [index, issue] of issues.entries()) {
     feed.addItem({
       id: `urn:uuid:${issue.id}`,

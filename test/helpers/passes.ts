@@ -14,6 +14,7 @@ export const databaseIndependent = [
   'test/passes.test.ts',
   'test/pglite-checkpoints.test.ts',
   'test/pglite-template.test.ts',
+  'test/process.test.ts',
   'test/scan-matching.test.ts',
   'test/schema-and-config.test.ts',
   'test/startup-seed.test.ts',
