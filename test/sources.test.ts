@@ -18,7 +18,10 @@ import { loadAdvisories } from './helpers/samples.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/sources/${name}`, import.meta.url));
 const langflow = JSON.parse(fixture('GHSA-rvqx-wpfh-mfx7.json').toString()) as Record<string, any>;
-const kevFile = readFileSync(new URL('../data/kev/known_exploited_vulnerabilities.json', import.meta.url));
+const kevCatalog = JSON.parse(readFileSync(new URL('../data/kev/known_exploited_vulnerabilities.json', import.meta.url), 'utf8'));
+// Listed here, after the sample's litellm advisory (GitHub: moderate) is stored.
+kevCatalog.vulnerabilities.push({ ...kevCatalog.vulnerabilities[0], cveID: 'CVE-2024-4888', dateAdded: '2025-09-01' });
+const kevFile = Buffer.from(JSON.stringify(kevCatalog));
 
 async function zipOf(records: Record<string, unknown>[]): Promise<Buffer> {
   const zip = new yazl.ZipFile();
@@ -74,8 +77,11 @@ describe('osv-zip, kev and epss', () => {
   it('fill kevDateAdded, exploitMaturity, epssScore and epssCheckedAt on the matching served issues, shown by the REST list', async () => {
     const zip = await sync(source('osv', 'osv-zip', '/osv/all.zip'));
     expect(zip).toMatchObject({ status: 'synced', counts: { received: advisories.length, created: advisories.length, rejected: 0 } });
+    expect(await issueBy('CVE-2024-4888')).toMatchObject({ severity: 'medium', exploitMaturity: 'unknown', kevDateAdded: null });
     const kev = await sync(source('kev', 'kev', '/kev.json'));
-    expect(kev).toMatchObject({ status: 'synced', counts: { received: 1404, updated: 1 } });
+    expect(kev).toMatchObject({ status: 'synced', counts: { received: 1405, updated: 2 } });
+    // Known-exploited is at least high, though KEV learned of it after the ingest.
+    expect(await issueBy('CVE-2024-4888')).toMatchObject({ severity: 'high', exploitMaturity: 'active', kevDateAdded: '2025-09-01' });
     const epss = await sync(source('epss', 'epss', '/epss.csv.gz'));
     expect(epss.status).toBe('synced');
     expect(epss.counts.updated).toBeGreaterThan(60);
@@ -316,7 +322,7 @@ describe('source status', () => {
       expect((await admin.fetch('/api/v1/admin/sources')).status).toBe(401);
       const rest = await (await admin.fetch('/api/v1/admin/sources', { headers: { authorization: 'Bearer status-admin-key' } })).json();
       expect(rest.data.map((s: { name: string }) => s.name)).toEqual(['kev', 'missing', 'never']);
-      expect(rest.data[0]).toMatchObject({ location: files.url('/kev.json'), intervalMinutes: 60, counts: { received: 1404, updated: 1 } });
+      expect(rest.data[0]).toMatchObject({ location: files.url('/kev.json'), intervalMinutes: 60, counts: { received: 1405, updated: 2 } });
       const gql = await admin.graphql('{ sources { data { name lastError counts { received } } } }', {}, { authorization: 'Bearer status-admin-key' });
       expect(gql.body.data.sources.data[1]).toEqual({ name: 'missing', lastError: 'source answered HTTP 404', counts: null });
     } finally {
