@@ -303,6 +303,19 @@ describe('feeds', () => {
     expect(await issueBy('Main Street')).toBeUndefined();
     expect(await t.db.prisma.issue.count({ where: { sourceUrl: 'https://news.example/2025/06/main-street', relevant: false } })).toBe(1);
   });
+
+  it("carry the source's hints: an arXiv listing's entries are research with its labels", async () => {
+    const entry = `<item><title>Jailbreak prompts against LLM guardrails under the new AI guidance</title>
+      <link>https://arxiv.example/abs/2506.00001</link><pubDate>Thu, 12 Jun 2025 08:00:00 GMT</pubDate>
+      <description>We evaluate jailbreak attacks on large language model guardrails named in regulatory guidance.</description></item>`;
+    files.set('/listing.rss', Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>listing</title><link>https://arxiv.example/</link><description>d</description>${entry}</channel></rss>`));
+    const hinted: SourceDefinition = { ...source('arxiv', 'feed', '/listing.rss'), issueType: 'research', labels: ['security', 'policy'] };
+    expect((await sync(hinted)).counts).toMatchObject({ received: 1, created: 1 });
+    const issue = await issueBy('guardrails');
+    // The text alone reads as regulatory; the source says research. "policy" names another type, so it is left out.
+    expect(issue).toMatchObject({ issueType: 'research' });
+    expect([...issue.labels].sort()).toEqual(['research', 'safety', 'security']);
+  });
 });
 
 describe('source status', () => {
@@ -369,6 +382,8 @@ describe('source configuration', () => {
           { name: 'web', kind: 'kev', location: 'http://a.example/kev.json' },
           { name: 'dir', kind: 'osv-dir', location: 'https://a.example/tree' },
           { name: 'x', kind: 'nvd', location: '/tmp/x' },
+          { name: 'hint', kind: 'kev', location: '/tmp/kev.json', issueType: 'research' },
+          { name: 'label', kind: 'feed', location: '/tmp/f.xml', labels: ['gossip'] },
         ]),
       }),
     ).toEqual([
@@ -376,6 +391,8 @@ describe('source configuration', () => {
       'SOURCES: 1.location: must be an https:// URL or a local path',
       'SOURCES: 2.location: an osv-dir location must be a local directory',
       'SOURCES: 3.kind: Invalid option: expected one of "osv-zip"|"osv-dir"|"kev"|"epss"|"feed"',
+      'SOURCES: 4.kind: issueType and labels are hints for a feed source only',
+      'SOURCES: 5.labels.0: Invalid option: expected one of "security"|"research"|"industry"|"policy"|"privacy"|"safety"',
     ]);
     expect(problems({ SOURCES_FILE: '/nonexistent/sources.json' })).toEqual(['SOURCES_FILE: cannot read /nonexistent/sources.json (ENOENT)']);
     const config = parseConfig({ SOURCES: JSON.stringify([{ name: 'kev', kind: 'kev', location: 'data/kev/known_exploited_vulnerabilities.json' }]) });

@@ -1,6 +1,7 @@
 // The shape every input format is normalised to before classification, and the `source` column
 // that keeps the raw record (documented in README.md, "Ingestion").
 import type { IssueType, Severity } from '../generated/prisma/enums.js';
+import type { IssueLabel } from '../sources/definition.js';
 
 /** An OSV `affected[]` entry, kept intact: scan checks versions against its ranges. */
 export interface OsvAffected {
@@ -25,6 +26,15 @@ export interface SourceRecord {
 
 export type { IssueType, Severity };
 
+/**
+ * What a source's definition says of all its entries (an arXiv listing is research): defaults the
+ * classifier weighs below the item's own fields (src/sources/definition.ts).
+ */
+export interface SourceHints {
+  issueType?: IssueType;
+  labels?: IssueLabel[];
+}
+
 /** A record after parsing, in one shape whatever its format. */
 export interface Item {
   format: 'osv' | 'native';
@@ -42,6 +52,8 @@ export interface Item {
   disclosedAt: Date | null;
   withdrawn: boolean;
   typeHint?: IssueType;
+  /** Defaults from the source that listed the item (a feed's definition), if it gave any. */
+  sourceHints?: SourceHints;
   /** Severity the source itself assigned (GitHub's review, a native hint). */
   statedSeverity?: Severity;
   cveIds: string[];

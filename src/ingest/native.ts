@@ -6,6 +6,7 @@ import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
 import { isAtlasTechnique } from './classifier/atlas.js';
 import { isValidCvssVector } from './classifier/cvss.js';
+import { issueLabels } from '../sources/definition.js';
 import { canonicalUrl, type Item, type OsvAffected } from './item.js';
 
 const inRange = <T extends z.ZodType<string>>(schema: T) => schema.refine((value) => inDateRange(new Date(value)), `must be ${DATE_RANGE_TEXT}`);
@@ -47,6 +48,13 @@ export const nativeItem = z.strictObject({
   disclosedAt: dateOrTimestamp.optional(),
   references: z.array(httpUrl).max(50).optional(),
   withdrawn: z.boolean().optional(),
+  /** Defaults the source gives all its entries (a feed source's issueType and labels). */
+  sourceHints: z
+    .strictObject({
+      issueType: z.enum(IssueType).optional(),
+      labels: z.array(z.enum(issueLabels)).max(issueLabels.length).optional(),
+    })
+    .optional(),
 });
 
 export type NativeItem = z.infer<typeof nativeItem>;
@@ -75,6 +83,7 @@ export function nativeToItem(record: NativeItem): Item {
     disclosedAt: record.disclosedAt ? new Date(record.disclosedAt) : null,
     withdrawn: record.withdrawn ?? false,
     typeHint: record.type,
+    ...(record.sourceHints ? { sourceHints: record.sourceHints } : {}),
     statedSeverity: record.severity,
     cveIds: record.cve ? [record.cve] : [],
     otherIds: [...new Set(ids.filter((id) => id !== record.cve))],

@@ -1,6 +1,11 @@
 // What an operator lists as sources (SOURCES or the file SOURCES_FILE names, read by
 // src/config.ts): a name, a kind, an https URL or a local path, and how often to sync it.
 import { z } from 'zod';
+import { IssueType } from '../generated/prisma/enums.js';
+
+/** The labels an issue may carry (the seed's set); each issue type implies its own (classifier/rules.ts). */
+export const issueLabels = ['security', 'research', 'industry', 'policy', 'privacy', 'safety'] as const;
+export type IssueLabel = (typeof issueLabels)[number];
 
 export const sourceKinds = ['osv-zip', 'osv-dir', 'kev', 'epss', 'feed'] as const;
 
@@ -20,8 +25,18 @@ export const sourceDefinition = z
     location,
     /** Minutes between syncs when the server runs them. */
     intervalMinutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+    /**
+     * feed only: the issue type of every entry (an arXiv listing is research, a regulator's feed
+     * regulatory) and labels every entry carries, when the entry itself says nothing else.
+     */
+    issueType: z.enum(IssueType).optional(),
+    labels: z.array(z.enum(issueLabels)).max(issueLabels.length).optional(),
   })
-  .refine((s) => s.kind !== 'osv-dir' || !/^https:\/\//i.test(s.location), { message: 'an osv-dir location must be a local directory', path: ['location'] });
+  .refine((s) => s.kind !== 'osv-dir' || !/^https:\/\//i.test(s.location), { message: 'an osv-dir location must be a local directory', path: ['location'] })
+  .refine((s) => s.kind === 'feed' || (s.issueType === undefined && s.labels === undefined), {
+    message: 'issueType and labels are hints for a feed source only',
+    path: ['kind'],
+  });
 
 export type SourceDefinition = z.infer<typeof sourceDefinition>;
 

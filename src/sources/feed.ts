@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { parseFeed } from 'feedsmith';
 import { plainText, truncate } from '../ingest/classifier/text.js';
 import { SourceError } from './fetch.js';
+import type { SourceHints } from '../ingest/item.js';
 import type { SourceRecordEntry } from './records.js';
 
 type Text = string | { value?: string } | undefined;
@@ -27,16 +28,19 @@ interface Entry {
 }
 
 /** A native item for one entry, or undefined when it has no title, link or date to stand on. */
-function nativeItemOf(entry: Entry): Record<string, unknown> | undefined {
+function nativeItemOf(entry: Entry, hints: SourceHints | undefined): Record<string, unknown> | undefined {
   const title = withoutTags(textOf(entry.title));
   const link = entry.link ?? entry.links?.find((l) => !l.rel || l.rel === 'alternate')?.href;
   const date = new Date(entry.pubDate ?? entry.published ?? entry.updated ?? '');
   if (!title || !link || Number.isNaN(date.getTime())) return undefined;
   const summary = truncate(withoutTags(textOf(entry.description) || textOf(entry.summary) || textOf(entry.content)), 5000);
-  return { title: truncate(title, 500), url: link, publishedAt: date.toISOString(), ...(summary ? { summary } : {}) };
+  // The hints go into the record itself: a reclassify judges the stored record again, and a
+  // changed hint changes every entry's fingerprint, so the next sync reads them again.
+  return { title: truncate(title, 500), url: link, publishedAt: date.toISOString(), ...(summary ? { summary } : {}), ...(hints ? { sourceHints: hints } : {}) };
 }
 
-export async function readFeed(path: string): Promise<{ total: number; entries: AsyncIterable<SourceRecordEntry> }> {
+/** `hints`: the source definition's defaults for its entries (issueType, labels). */
+export async function readFeed(path: string, hints?: SourceHints): Promise<{ total: number; entries: AsyncIterable<SourceRecordEntry> }> {
   let parsed: ReturnType<typeof parseFeed>;
   // Loaded on the first feed read: its parsers are 3 MB of heap that a server without feed
   // sources would hold for nothing.
@@ -49,7 +53,7 @@ export async function readFeed(path: string): Promise<{ total: number; entries: 
   const feed = parsed.feed as { items?: Entry[]; entries?: Entry[] };
   const entries = feed.items ?? feed.entries ?? [];
   const records: SourceRecordEntry[] = entries.map((entry, index) => {
-    const item = nativeItemOf(entry);
+    const item = nativeItemOf(entry, hints);
     const key = textOf(entry.guid) || entry.id || entry.link || `#${index}`;
     return {
       key,

@@ -4,6 +4,7 @@
 import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { IngestDeps } from '../ingest/ingest.js';
+import type { SourceHints } from '../ingest/item.js';
 import { reclassify } from '../ingest/reclassify.js';
 import type { SourceDefinition } from './definition.js';
 import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
@@ -100,8 +101,13 @@ async function processFile(deps: SyncDeps, source: SourceDefinition, path: strin
   let listing: Listing;
   if (source.kind === 'osv-zip') listing = await openOsvZip(path);
   else if (source.kind === 'osv-dir') listing = await listOsvDir(path);
-  else listing = await readFeed(path);
+  else listing = await readFeed(path, feedHints(source));
   return syncListing(deps, source, listing, options);
+}
+
+function feedHints({ issueType, labels }: SourceDefinition): SourceHints | undefined {
+  if (issueType === undefined && labels === undefined) return undefined;
+  return { ...(issueType ? { issueType } : {}), ...(labels ? { labels } : {}) };
 }
 
 async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Listing, options: SyncOptions): Promise<SyncCounts> {

@@ -33,7 +33,10 @@ const typeRules: { type: IssueType; text: RegExp }[] = [
 
 function inferType(item: Item, facts: Facts, text: string): IssueType {
   if (item.typeHint) return item.typeHint;
-  if (facts.cveId || item.affected.length > 0) return 'vulnerability';
+  if (item.affected.length > 0) return 'vulnerability';
+  // A source's default (an arXiv listing is research) before a CVE its text names.
+  if (item.sourceHints?.issueType) return item.sourceHints.issueType;
+  if (facts.cveId) return 'vulnerability';
   return typeRules.find((r) => r.text.test(text))?.type ?? 'news';
 }
 
@@ -86,6 +89,9 @@ function researchCategoryOf(item: Item, issueType: IssueType): string | null {
   return null;
 }
 
+/** Labels that name an issue type: an issue carries them only with that type. */
+const kindLabels: Partial<Record<string, IssueType>> = { research: 'research', policy: 'regulatory', industry: 'news' };
+
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 export class RuleClassifier implements Classifier {
@@ -130,6 +136,8 @@ export class RuleClassifier implements Classifier {
     if (issueType === 'news') labels.add('industry');
     if (attackTypes.includes('pii_leakage') || textSignals.privacy.test(text)) labels.add('privacy');
     if (attackTypes.includes('jailbreak') || safety) labels.add('safety');
+    // A source's labels, except a kind's label that another issue type contradicts.
+    for (const label of item.sourceHints?.labels ?? []) if (!(label in kindLabels) || kindLabels[label] === issueType) labels.add(label);
 
     const signals = new Set<string>(attackTypes);
     if (codeExec) signals.add('code_execution');
