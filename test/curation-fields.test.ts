@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractFacts } from '../src/ingest/classifier/index.js';
 import { RuleClassifier } from '../src/ingest/classifier/rules.js';
+import { summarise, summaryOf } from '../src/ingest/classifier/text.js';
 import { parseEntry } from '../src/ingest/parse.js';
 import { loadAdvisory } from './helpers/samples.js';
 
@@ -54,5 +55,51 @@ describe('exploitMaturity only from evidence', () => {
     ['the source\'s own flag', news('LLM app flaw', 'A flaw in an LLM app.', { knownExploited: true }), 'active'],
   ])('%s', async (_name, record, maturity) => {
     expect((await classify(record)).c.exploitMaturity).toBe(maturity);
+  });
+});
+
+describe('summaries', () => {
+  // Each first sentence holds a full stop that ends nothing; the summary must be that sentence
+  // whole, from the text's first character, with every figure as written.
+  it.each([
+    ['a version followed by a full stop', 'The flaw is fixed in protobuf 4.25. Earlier releases stay exposed.'],
+    ['a three-part version', 'Versions before 0.0.21 of the LLM gateway let anyone read its keys. Upgrade now.'],
+    ['e.g.', 'Agents that call tools, e.g. a shell, run whatever the model asks. Restrict them.'],
+    ['a domain name', 'A breach at ID.me exposed selfies used for face matching. The company said little.'],
+    ['a file name', 'A heap overflow in dlpack.cc lets a crafted tensor corrupt memory. Upgrade TensorFlow.'],
+    ['an amount', 'Scammers cloned a director\'s voice and took $3.4 million in payments. Police arrested two.'],
+    ['an initialism', 'The U.S. Commerce Department asked AI labs to report red-team results. The rule starts in 2025.'],
+  ])('%s', (_name, text) => {
+    const first = text.slice(0, text.lastIndexOf('. ', text.length - 3) + 1);
+    expect(summarise(text, first.length + 5)).toBe(first);
+    expect(summarise(text, text.length - 1)).toBe(first);
+  });
+
+  it('leave out GitHub\'s template prompts', async () => {
+    const { c } = await classify(loadAdvisory('GHSA-c7vm-f5p4-8fqh'));
+    expect(c.summary).not.toMatch(/What kind of vulnerability|Who is impacted/);
+    expect(c.summary).toMatch(/Open redirect vulnerability - a maliciously crafted link/);
+  });
+
+  it('start with the source\'s first sentence, whole, for a feed entry longer than a summary', async () => {
+    const long = `${'Researchers showed that a prompt injection in version 0.0.21 of the agent leaks e.g. API keys. '.repeat(20)}`;
+    const parsed = parseEntry(news('Agent leaks keys', long));
+    if (!('item' in parsed)) throw new Error(parsed.message);
+    const summary = summaryOf(parsed.item);
+    expect(long.startsWith(summary)).toBe(true);
+    expect(summary.endsWith('keys.')).toBe(true);
+  });
+});
+
+describe('headlines', () => {
+  it('keep what the title says and add the CVE ("Local file inclusion in gradio")', async () => {
+    const { c } = await classify(loadAdvisory('GHSA-6v6g-j5fq-hpvw'));
+    expect(c.headline).toBe('Local file inclusion in gradio (CVE-2024-4941)');
+  });
+
+  it('name the package when the title does not, and the weakness only when the title names no problem', async () => {
+    const gradio = loadAdvisory('GHSA-3x5j-9vwr-8rr5');
+    expect((await classify(gradio)).c.headline).toBe('gradio: Update share links to use FRP instead of SSH tunneling (CVE-2023-25823)');
+    expect((await classify({ ...gradio, summary: 'gradio vulnerability' })).c.headline).toBe('gradio: Use of Hard-coded Credentials (CVE-2023-25823)');
   });
 });
