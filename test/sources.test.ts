@@ -304,6 +304,21 @@ describe('feeds', () => {
     expect(await t.db.prisma.issue.count({ where: { sourceUrl: 'https://news.example/2025/06/main-street', relevant: false } })).toBe(1);
   });
 
+  it('attach an entry linking an advisory page to the advisory, and keep a news article about its CVE apart, cross-referenced', async () => {
+    const before = await issueBy('CVE-2024-4888');
+    const entries = [
+      ['Arbitrary file deletion in litellm (CVE-2024-4888)', 'https://github.com/advisories/GHSA-3xr8-qfvj-9p9j'],
+      ['LiteLLM flaw CVE-2024-4888 lets users delete files on AI gateways', 'https://news.example/2024/06/litellm-file-deletion'],
+    ].map(([title, link]) => `<item><title>${title}</title><link>${link}</link><pubDate>Thu, 06 Jun 2024 08:00:00 GMT</pubDate><description>${title}.</description></item>`);
+    files.set('/advisories.rss', Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>a</title><link>https://news.example/</link><description>d</description>${entries.join('')}</channel></rss>`));
+    expect((await sync(source('advisories', 'feed', '/advisories.rss'))).counts).toMatchObject({ received: 2, created: 1, updated: 1 });
+    const issues = (await (await t.fetch('/api/v1/issues?search=CVE-2024-4888')).json()).data;
+    expect(issues).toHaveLength(2);
+    const article = issues.find((i: { sourceUrl: string }) => i.sourceUrl.startsWith('https://news.example/'));
+    expect(article).toMatchObject({ cveId: 'CVE-2024-4888', issueType: 'news', crossRefCount: 1 });
+    expect(await issueBy('GHSA-3xr8-qfvj-9p9j')).toMatchObject({ id: before.id, crossRefCount: before.crossRefCount + 1 });
+  });
+
   it("carry the source's hints: an arXiv listing's entries are research with its labels", async () => {
     const entry = `<item><title>Jailbreak prompts against LLM guardrails under the new AI guidance</title>
       <link>https://arxiv.example/abs/2506.00001</link><pubDate>Thu, 12 Jun 2025 08:00:00 GMT</pubDate>

@@ -63,6 +63,9 @@ async function existingIssues(tx: Prisma.TransactionClient, ids: string[]): Prom
   return rows.map(({ format, sourceId, modified, ...row }) => ({ ...row, source: { format, id: sourceId, modified } }));
 }
 
+/** Articles are keyed by their URL; records by an id (CVE, GHSA, OSV id). */
+const isArticleKey = (naturalKey: string) => /^https?:\/\//i.test(naturalKey);
+
 /** Existing issues by each of their identifiers and by natural key, kept current as the batch adds issues. */
 class KnownIssues {
   private readonly byIdentifier = new Map<string, Existing[]>();
@@ -85,11 +88,17 @@ class KnownIssues {
     }
   }
 
-  /** The issue a row is: the one with its natural key among those sharing an identifier, else the first of those. */
+  /**
+   * The issue a row is: the one with its natural key among those sharing an identifier, else the
+   * first of those. An article (keyed by its URL, see row.ts) is only ever itself: it shares the
+   * CVE of the advisory it is about, and neither takes the other over.
+   */
   match(row: { naturalKey: string; identifiers: string[] }): Existing | undefined {
     const matches = new Set<Existing>();
     for (const id of row.identifiers) this.byIdentifier.get(id)?.forEach((k) => matches.add(k));
-    return [...matches].find((k) => k.naturalKey === row.naturalKey) ?? [...matches][0];
+    const same = [...matches].find((k) => k.naturalKey === row.naturalKey);
+    if (same || isArticleKey(row.naturalKey)) return same;
+    return [...matches].find((k) => !isArticleKey(k.naturalKey));
   }
 
   /** Whether an issue other than `issue` holds this natural key. */

@@ -36,7 +36,8 @@ function inferType(item: Item, facts: Facts, text: string): IssueType {
   if (item.affected.length > 0) return 'vulnerability';
   // A source's default (an arXiv listing is research) before a CVE its text names.
   if (item.sourceHints?.issueType) return item.sourceHints.issueType;
-  if (facts.cveId) return 'vulnerability';
+  // An article naming a CVE is news (or research...) about it, not its record.
+  if (facts.cveId && !item.article) return 'vulnerability';
   return typeRules.find((r) => r.text.test(text))?.type ?? 'news';
 }
 

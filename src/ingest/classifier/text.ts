@@ -39,19 +39,17 @@ function convertMarkdown(markdown: string): string {
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 const endsInAbbreviation = /(?:\b(?:[A-Z]\.){2,}|\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Gen|Gov|Sen|Rep|Inc|Corp|Ltd|Co|No|Nos|Fig|Figs|Vol|vs|cf|al|approx|ca|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)\s*$/;
 
-/** The text's sentences, each with its trailing space, in order. */
-export function sentencesOf(text: string): string[] {
-  const out: string[] = [];
+/** The text's sentences, each with its trailing space, in order; only as far as the caller reads. */
+export function* sentencesOf(text: string): Generator<string> {
   let pending = '';
   for (const { segment } of sentenceSegmenter.segment(text)) {
     pending += segment;
     if (!endsInAbbreviation.test(pending)) {
-      out.push(pending);
+      yield pending;
       pending = '';
     }
   }
-  if (pending) out.push(pending);
-  return out;
+  if (pending) yield pending;
 }
 
 /** The first whole sentences of the text, up to `max` characters. */
