@@ -19,12 +19,22 @@ const benchmarks: Record<string, string> = {
 };
 
 const [name, ...args] = process.argv.slice(2);
+const usage = [
+  'usage: npm run bench -- [name] [args...]   (all benchmarks when no name is given; figures go to bench/README.md)',
+  '',
+  ...Object.entries(benchmarks).map(([n, what]) => `  ${n.padEnd(16)} ${what}`),
+].join('\n');
+if (name === '--help' || name === '-h' || name === 'help') {
+  console.log(usage);
+  process.exit(0);
+}
 if (name && !(name in benchmarks)) {
-  console.error(`unknown benchmark ${name}; known: ${Object.keys(benchmarks).join(', ')}`);
+  console.error(`unknown benchmark ${name}\n\n${usage}`);
   process.exit(1);
 }
 for (const bench of name ? [name] : Object.keys(benchmarks)) {
   console.log(`== ${bench}: ${benchmarks[bench]}`);
   const script = fileURLToPath(new URL(`./${bench}.ts`, import.meta.url));
-  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit' });
+  // The default sources stay off (no bench leaves the machine) unless the caller names its own.
+  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit', env: { SOURCES: '[]', ...process.env } });
 }

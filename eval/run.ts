@@ -1,5 +1,6 @@
-// npm run eval: grouped cross-validation of the relevance decision, printed and written to
-// eval/README.md (the part between the markers; the prose around it is kept).
+// npm run eval: grouped cross-validation of the relevance decision, printed as Markdown.
+// npm run eval -- --write: also written to eval/README.md (the part between the markers; the
+// prose around it is kept), to commit with the classifier change it measures.
 // npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]: the classifier over other
 // advisories instead (eval/corpus.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,34 @@ import { printCorpus } from './corpus.js';
 import { severityFloor, severityLines } from './severity.js';
 import { metricRow, metricsHeader, missRows, pct } from './markdown.js';
 
-const { values: args } = parseArgs({ options: { osv: { type: 'string' }, labels: { type: 'string' }, unserved: { type: 'boolean', default: false } } });
+const usage = `usage: npm run eval [-- --write]
+       npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]
+
+  (no options)  grouped cross-validation of the relevance decision, printed as Markdown
+  --write       also write the figures into eval/README.md (between its eval markers)
+  --osv         judge the OSV records of a directory or zip instead (eval/corpus.ts)
+  --labels      a CSV of id,relevant labels for --osv
+  --unserved    with --osv, list the records the classifier would not serve`;
+const { values: args } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        osv: { type: 'string' },
+        labels: { type: 'string' },
+        unserved: { type: 'boolean', default: false },
+        write: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${usage}`);
+    process.exit(1);
+  }
+})();
+if (args.help) {
+  console.log(usage);
+  process.exit(0);
+}
 if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
 else await writeFolds();
 
@@ -82,6 +110,7 @@ async function writeFolds() {
   ];
   const table = lines.join('\n');
   console.log(table);
+  if (!args.write) return;
 
   const readme = new URL('./README.md', import.meta.url);
   const text = readFileSync(readme, 'utf8');

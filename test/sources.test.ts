@@ -9,6 +9,7 @@ import yazl from 'yazl';
 import { parseConfig, type ConfigError } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import type { SourceDefinition } from '../src/sources/definition.js';
+import { retryMinutes } from '../src/sources/schedule.js';
 import { syncSource, type SyncOptions } from '../src/sources/sync.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { testDatabaseUrl } from './helpers/database.js';
@@ -281,6 +282,25 @@ describe('interrupted and failing syncs', () => {
     expect(files.log.filter((r) => r.path === '/kev.json' && r.status === 200)).toHaveLength(1);
   });
 
+  it('follows a redirect (EPSS\'s current file is one), checked like the first URL', async () => {
+    files.redirect('/epss-current.csv.gz', '/epss.csv.gz');
+    const result = await sync(source('epss-current', 'epss', '/epss-current.csv.gz'));
+    expect(result.status).toBe('synced');
+    files.redirect('/loop', '/loop');
+    expect(await sync(source('loop', 'kev', '/loop'))).toMatchObject({ status: 'failed', error: 'source redirected more than 5 times' });
+  });
+
+  it('a failure the schedule has already reported logs at debug only, and its fetch retries too', async () => {
+    const quiet = recordingLog();
+    const failing = source('gone', 'kev', '/gone.json');
+    await syncSource({ ...deps(), log: quiet }, failing, options({ repeatedFailure: () => false }));
+    await syncSource({ ...deps(), log: quiet }, failing, options({ repeatedFailure: (message) => message === 'source answered HTTP 404' }));
+    expect(quiet.entries.filter((e) => e.msg === 'source sync failed').map((e) => e.level)).toEqual(['error', 'debug']);
+    expect(retryMinutes(1, 60)).toBe(1);
+    expect([2, 3, 4, 7, 8].map((n) => retryMinutes(n, 60))).toEqual([2, 4, 8, 60, 60]);
+    expect(retryMinutes(3, 3)).toBe(3);
+  });
+
   it('reports a source that answers an HTTP error, and keeps its state row', async () => {
     const result = await sync(source('missing', 'kev', '/missing.json'));
     expect(result).toMatchObject({ status: 'failed', error: 'source answered HTTP 404' });
@@ -330,6 +350,20 @@ describe('feeds', () => {
     // The text alone reads as regulatory; the source says research. "policy" names another type, so it is left out.
     expect(issue).toMatchObject({ issueType: 'research' });
     expect([...issue.labels].sort()).toEqual(['research', 'safety', 'security']);
+  });
+});
+
+describe('freshness', () => {
+  it('stats say when the feed last received new data and from which sources', async () => {
+    const { data } = await (await t.fetch('/api/v1/stats')).json();
+    const names = data.newDataSources.map((s: { name: string }) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['osv', 'kev', 'epss']));
+    const times = data.newDataSources.map((s: { lastNewDataAt: string }) => s.lastNewDataAt);
+    expect(times).toEqual([...times].sort().reverse());
+    const latest = await t.db.prisma.issue.aggregate({ where: { relevant: true, processed: true, withdrawn: false }, _max: { modifiedAt: true } });
+    expect(data.lastNewDataAt).toBe(latest._max.modifiedAt!.toISOString());
+    const gql = await t.graphql('{ stats { data { lastNewDataAt newDataSources { name lastNewDataAt } } } }');
+    expect(gql.body.data.stats.data).toEqual({ lastNewDataAt: data.lastNewDataAt, newDataSources: data.newDataSources });
   });
 });
 

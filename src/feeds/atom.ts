@@ -3,6 +3,7 @@
 // elements, where an issue title such as "<script>" must stay text.
 import { Feed } from 'feed';
 import type { Digest, Prisma } from '../generated/prisma/client.js';
+import { contentChangedAt } from '../issues/content-changed.js';
 import { LICENSE_URL } from '../stix/bundle.js';
 
 export const ATOM_MEDIA_TYPE = 'application/atom+xml; charset=utf-8';
@@ -15,7 +16,8 @@ export const atomIssueSelect = {
   summary: true,
   sourceUrl: true,
   publishedAt: true,
-  updatedAt: true,
+  source: true,
+  changedHereAt: true,
   severity: true,
   issueType: true,
   labels: true,
@@ -41,13 +43,14 @@ function feedOf(title: string, selfUrl: string, siteUrl: string, updated: Date):
 }
 
 export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
-  const feed = feedOf('secwire: AI-security issues', selfUrl, `${origin}/api/v1/issues`, newest(issues.map((i) => i.updatedAt)));
-  for (const issue of issues) {
+  const updated = issues.map(contentChangedAt);
+  const feed = feedOf('secwire: AI-security issues', selfUrl, `${origin}/api/v1/issues`, newest(updated));
+  for (const [index, issue] of issues.entries()) {
     feed.addItem({
       id: `urn:uuid:${issue.id}`,
       title: escapeHtml(issue.headline ?? issue.title),
       link: issue.sourceUrl,
-      date: issue.updatedAt,
+      date: updated[index]!,
       published: issue.publishedAt,
       description: issue.summary ? escapeHtml(issue.summary) : undefined,
       category: [`severity:${issue.severity}`, `issueType:${issue.issueType}`, ...issue.labels].map((term) => ({ term, name: term })),

@@ -181,7 +181,9 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           if (!same) {
             // Keep the old key when another issue already holds the new one (aliases not yet merged).
             const keyTaken = known.keyHeldByOther(row.naturalKey, match);
-            change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey, modifiedAt };
+            // The same record judged again is our change; a new record is the upstream's.
+            const changedHereAt = row.contentHash === match.contentHash ? modifiedAt : null;
+            change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey, modifiedAt, changedHereAt };
           }
         } else if (identifiers.length > match.identifiers.length) {
           change = { identifiers, modifiedAt };

@@ -45,7 +45,7 @@ export async function applyEnrichment(tx: Prisma.TransactionClient, cveIds: stri
     UPDATE "Issue" AS i SET
       "epssScore" = coalesce(e."epssScore", i."epssScore"),
       "epssCheckedAt" = coalesce(e."epssCheckedAt", i."epssCheckedAt"),
-      "modifiedAt" = ${modifiedAt}, "updatedAt" = ${modifiedAt}
+      "modifiedAt" = ${modifiedAt}, "updatedAt" = ${modifiedAt}, "changedHereAt" = ${modifiedAt}
     FROM "CveEnrichment" AS e
     WHERE i."cveId" = e."cveId" AND e."cveId" = ANY(${cveIds}::text[])
       AND (i."epssScore" IS DISTINCT FROM coalesce(e."epssScore", i."epssScore")

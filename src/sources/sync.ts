@@ -30,6 +30,11 @@ export interface SyncOptions {
   ca?: string;
   /** Records per ingest transaction. */
   chunkSize?: number;
+  /**
+   * The server's schedule: each fetch retry logs at debug, and a failure logs at error only when
+   * it is not a repeat of the source's last one (an unreachable source is one line, not one per try).
+   */
+  repeatedFailure?: (message: string) => boolean;
 }
 
 export interface SyncOutcome {
@@ -148,7 +153,8 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
         allowPrivate: options.allowPrivate,
         validators,
         ca: options.ca,
-        onRetry: (attempt: number, err: Error) => log.warn('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
+        onRetry: (attempt: number, err: Error) =>
+          log[options.repeatedFailure ? 'debug' : 'warn']('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
       };
       // Read before the export, so a record modified while the export downloads is newer than
       // the `since` this sync leaves behind.
@@ -181,6 +187,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
           lastErrorAt: null,
           cursor: nextCursor as Prisma.InputJsonValue,
           ...(changed ? { counts: counts as unknown as Prisma.InputJsonValue } : {}),
+          ...(counts.created + counts.updated > 0 ? { lastNewDataAt: new Date() } : {}),
         },
       });
       const status = changed ? 'synced' : 'unchanged';
@@ -190,7 +197,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
       const interrupted = err instanceof Error && err.name === 'AbortError';
       const message = err instanceof SourceError ? err.message : interrupted ? 'sync interrupted' : 'unexpected error';
       if (!(err instanceof SourceError) && !interrupted) log.error('source sync failed unexpectedly', { source: source.name, err });
-      log.error('source sync failed', { source: source.name, kind: source.kind, error: message });
+      log[options.repeatedFailure?.(message) ? 'debug' : 'error']('source sync failed', { source: source.name, kind: source.kind, error: message });
       await prisma.sourceState
         .update({ where: { name: source.name }, data: { lastError: message, lastErrorAt: new Date() } })
         .catch((stateErr) => log.error('source state not written', { source: source.name, err: stateErr }));
