@@ -5,6 +5,7 @@ import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { IngestDeps } from '../ingest/ingest.js';
 import type { SourceHints } from '../ingest/item.js';
+import { reclassify } from '../ingest/reclassify.js';
 import type { SourceDefinition } from './definition.js';
 import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
 import { readFeed } from './feed.js';
@@ -87,7 +88,9 @@ async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: Sy
   const chunk = 5000;
   for (let start = 0; start < rows.length; start += chunk) {
     const stored = await storeEnrichment(deps.prisma, rows.slice(start, start + chunk));
-    counts.updated += stored.updatedIssues;
+    // KEV is a judgement input: its issues are classified again, which decides their severity.
+    const rejudged = stored.rejudge.length ? await reclassify(deps, { ids: stored.rejudge, relay: options.relay ?? false }) : undefined;
+    counts.updated += stored.updatedIssues + (rejudged?.updated ?? 0);
     options.onProgress?.(Math.min(start + chunk, rows.length), rows.length);
     options.signal?.throwIfAborted();
   }
