@@ -1,7 +1,10 @@
 // Atom 1.0 documents (RFC 4287) of issues and of daily digests, written by the `feed` library.
 // Every text it is given is escaped first: it puts titles and summaries into type="html"
-// elements, where an issue title such as "<script>" must stay text.
+// elements, where an issue title such as "<script>" must stay text. A digest's Markdown is
+// rendered to HTML by markdown-it, which escapes any HTML in the text and refuses javascript: and
+// similar link targets, so a reader shows wrapped paragraphs and clickable links.
 import { Feed } from 'feed';
+import MarkdownIt from 'markdown-it';
 import type { Digest, Prisma } from '../generated/prisma/client.js';
 import { contentChangedAt } from '../issues/content-changed.js';
 import { LICENSE_URL } from '../stix/bundle.js';
@@ -59,6 +62,11 @@ export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: 
   return feed.atom1();
 }
 
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+
+/** A digest's Markdown as the HTML of its Atom entry. */
+export const digestHtml = (content: string) => markdown.render(content);
+
 export function digestsAtom(digests: Digest[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
   const feed = feedOf('secwire: daily digests', selfUrl, `${origin}/api/v1/digests`, newest(digests.map((d) => d.generatedAt)));
   for (const digest of digests) {
@@ -67,8 +75,7 @@ export function digestsAtom(digests: Digest[], { selfUrl, origin }: { selfUrl: s
       title: `secwire daily digest: ${digest.date} (${digest.issueCount} ${digest.issueCount === 1 ? 'issue' : 'issues'})`,
       link: `${origin}/api/v1/digests/${digest.date}`,
       date: digest.generatedAt,
-      // The digest is Markdown: shown as preformatted text rather than rendered.
-      content: `<pre>${escapeHtml(digest.content)}</pre>`,
+      content: digestHtml(digest.content),
     });
   }
   return feed.atom1();
