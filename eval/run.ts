@@ -9,6 +9,7 @@ import { evaluate } from '../src/ingest/classifier/evaluate.js';
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { outOfScopeSample } from '../src/ingest/classifier/training.js';
 import { printCorpus } from './corpus.js';
+import { severityFloor, severityLines } from './severity.js';
 import { metricRow, metricsHeader, missRows, pct } from './markdown.js';
 
 const usage = `usage: npm run eval [-- --write]
@@ -40,12 +41,14 @@ if (args.help) {
   process.exit(0);
 }
 if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
-else writeFolds();
+else await writeFolds();
 
-function writeFolds() {
+async function writeFolds() {
   const started = performance.now();
   const e = evaluate();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const severity = await severityLines();
+  if (severity.agreement < severityFloor) process.exitCode = 1;
   const reliabilityRows = (r: typeof e.reliability) => [
     '| probability | examples | mean predicted | share relevant |',
     '|---|---|---|---|',
@@ -102,6 +105,8 @@ function writeFolds() {
     ...e.sample.map((s) => `| ${s.name} | ${s.total} | ${s.served} | ${s.unserved.join(', ') || '-'} | ${s.wronglyServed.join(', ') || '-'} |`),
     '',
     `Out of scope on purpose (stored, never served): ${[...outOfScopeSample].join(', ')}.`,
+    '',
+    ...severity.lines,
   ];
   const table = lines.join('\n');
   console.log(table);

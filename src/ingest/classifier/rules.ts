@@ -7,6 +7,7 @@ import type { Classification, Classifier, Facts } from './index.js';
 import { noRemediation, remediation } from './packages.js';
 import { crosswalk } from './crosswalk.js';
 import { defaultJudge, type RelevanceJudge } from './relevance.js';
+import { exploitMaturityOf, isKnownExploited } from './exploitation.js';
 import { decideSeverity } from './severity.js';
 import {
   attackRules,
@@ -35,7 +36,8 @@ function inferType(item: Item, facts: Facts, text: string): IssueType {
   if (item.affected.length > 0) return 'vulnerability';
   // A source's default (an arXiv listing is research) before a CVE its text names.
   if (item.sourceHints?.issueType) return item.sourceHints.issueType;
-  if (facts.cveId) return 'vulnerability';
+  // An article naming a CVE is news (or research...) about it, not its record.
+  if (facts.cveId && !item.article) return 'vulnerability';
   return typeRules.find((r) => r.text.test(text))?.type ?? 'news';
 }
 
@@ -110,13 +112,13 @@ export class RuleClassifier implements Classifier {
     const codeExec = codeExecution.cwes.some((c) => item.cweIds.includes(c)) || codeExecution.text.test(text);
     const attackTypes: AttackType[] =
       attacks.length > 0 ? attacks : issueType === 'vulnerability' || issueType === 'incident' || item.atlasHints.length > 0 ? ['other'] : [];
-    const knownExploited = item.knownExploited || item.kevDateAdded !== undefined || textSignals.exploited.test(text);
-    // exploitMaturity counts an incident as exploitation; severity weighs the issue type on its own.
-    const exploited = knownExploited || issueType === 'incident';
+    const exploitMaturity = exploitMaturityOf(item, text);
+    const knownExploited = isKnownExploited(exploitMaturity);
     const remote = facts.cvss ? facts.cvss.attackVector === 'network' : textSignals.remote.test(text);
-    const concreteFlaw = facts.cveId !== null || item.affected.length > 0 || textSignals.concreteFlaw.test(text);
+    // Code execution in a product is a concrete flaw whatever kind of item describes it.
+    const concreteFlaw = facts.cveId !== null || item.affected.length > 0 || codeExec || textSignals.concreteFlaw.test(text);
     const severity = decideSeverity({
-      cvss: facts.cvss,
+      cvss: facts.severityCvss,
       stated: item.statedSeverity,
       issueType,
       concreteFlaw,
@@ -168,7 +170,7 @@ export class RuleClassifier implements Classifier {
       aiComponentTargeted: relevance.relevant ? componentOf(relevance.entries, text) : null,
       impactType: impactsOf(facts, attackTypes, codeExec, safety),
       attackSophistication: sophisticationOf(facts, issueType, text),
-      exploitMaturity: exploited ? 'active' : 'unknown',
+      exploitMaturity,
       llmSpecific,
       atlasIds,
       headline: headlineOf(item, packageNames, weakness),
