@@ -1,20 +1,25 @@
-// npm run eval: grouped cross-validation of the relevance decision, printed and written to
-// eval/README.md (the part between the markers; the prose around it is kept).
+// npm run eval: grouped cross-validation of the relevance decision for advisories (by package) and
+// for text items (by source), printed as Markdown. `-- --readme` also writes it into eval/README.md
+// (the part between the markers; the prose around it is kept); a plain run changes no file.
 // npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]: the classifier over other
 // advisories instead (eval/corpus.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { evaluate } from '../src/ingest/classifier/evaluate.js';
+import { evaluateItems } from '../src/ingest/classifier/item-evaluate.js';
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { outOfScopeSample } from '../src/ingest/classifier/training.js';
 import { printCorpus } from './corpus.js';
+import { itemLines } from './items.js';
 import { metricRow, metricsHeader, missRows, pct } from './markdown.js';
 
-const { values: args } = parseArgs({ options: { osv: { type: 'string' }, labels: { type: 'string' }, unserved: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: { osv: { type: 'string' }, labels: { type: 'string' }, unserved: { type: 'boolean', default: false }, readme: { type: 'boolean', default: false } },
+});
 if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
-else writeFolds();
+else await writeFolds(args.readme);
 
-function writeFolds() {
+async function writeFolds(readmeToo: boolean) {
   const started = performance.now();
   const e = evaluate();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -75,8 +80,10 @@ function writeFolds() {
     '',
     `Out of scope on purpose (stored, never served): ${[...outOfScopeSample].join(', ')}.`,
   ];
+  lines.push('', ...itemLines(await evaluateItems()));
   const table = lines.join('\n');
   console.log(table);
+  if (!readmeToo) return;
 
   const readme = new URL('./README.md', import.meta.url);
   const text = readFileSync(readme, 'utf8');
