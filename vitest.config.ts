@@ -26,6 +26,9 @@ export default defineConfig({
     // file still builds its own app on its own database, and no test mocks a module, writes
     // process.env or leaves a global it patched, so what one file leaves the next is only caches.
     isolate: false,
+    // No test leaves the machine: a server or CLI a test starts syncs no default source unless
+    // the test names its own (the helpers say so too; this covers any other child process).
+    env: { SOURCES: '[]' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -19,7 +19,7 @@ import { testConfig } from '../src/config.js';
 import { csvColumns } from '../src/rest/csv.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
-import { serverV8Flags } from '../src/reexec.js';
+import { serverNodeFlags } from '../test/helpers/npm-script.js';
 import { generateIssues } from './issue-rows.js';
 import { connectPostgres, scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
@@ -122,7 +122,7 @@ async function child(kind: 'postgres' | 'pglite', arg: string): Promise<Figures>
 }
 
 /** The V8 flags `npm start` runs the service with on this database, or BENCH_CHILD_FLAGS (e.g. --max-old-space-size=64). */
-const childFlags = (kind: 'postgres' | 'pglite') => process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? serverV8Flags(kind);
+const childFlags = (kind: 'postgres' | 'pglite') => process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? serverNodeFlags(kind).filter((flag) => flag !== '--expose-gc');
 
 async function parent() {
   const loadStart = loadavg()[0]!.toFixed(1);

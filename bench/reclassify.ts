@@ -75,7 +75,7 @@ async function measure(db: Database, input: unknown[]): Promise<Run> {
 function cliRun(url: string): { seconds: number; line: string } {
   const start = performance.now();
   const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'reclassify'], {
-    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false' },
+    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', SOURCES: '[]' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });

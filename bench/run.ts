@@ -15,16 +15,27 @@ const benchmarks: Record<string, string> = {
   reclassify: 'reclassify 10,000 stored issues with the CLI progress bar: time, and each newly relevant issue announced once',
   throughput: 'req/s, p50/p99, CPU per request and RSS under autocannon -c 50: the real server against a raw node:http + pg server, 100k issues (PostgreSQL; --db pglite)',
   startup: 'seconds to the first answer, peak and idle RSS: npm start (compiled) against tsx, PGlite and PostgreSQL',
+  'stack-watch': 'watched stacks: 10,000 stacks of 50 components, a batch of 100 new issues: commit to last delivery enqueued, CPU, a healthy receiver\'s p99',
   'webhooks-crash': 'SIGKILL the server while delivering 1,000 issues to 20 webhooks, restart: lost and duplicate pairs',
 };
 
 const [name, ...args] = process.argv.slice(2);
+const usage = [
+  'usage: npm run bench -- [name] [args...]   (all benchmarks when no name is given; figures go to bench/README.md)',
+  '',
+  ...Object.entries(benchmarks).map(([n, what]) => `  ${n.padEnd(16)} ${what}`),
+].join('\n');
+if (name === '--help' || name === '-h' || name === 'help') {
+  console.log(usage);
+  process.exit(0);
+}
 if (name && !(name in benchmarks)) {
-  console.error(`unknown benchmark ${name}; known: ${Object.keys(benchmarks).join(', ')}`);
+  console.error(`unknown benchmark ${name}\n\n${usage}`);
   process.exit(1);
 }
 for (const bench of name ? [name] : Object.keys(benchmarks)) {
   console.log(`== ${bench}: ${benchmarks[bench]}`);
   const script = fileURLToPath(new URL(`./${bench}.ts`, import.meta.url));
-  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit' });
+  // The default sources stay off (no bench leaves the machine) unless the caller names its own.
+  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit', env: { SOURCES: '[]', ...process.env } });
 }

@@ -19,7 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import yazl from 'yazl';
 import { readSampleRecords } from '../src/seed.js';
-import { npmScriptArgs } from '../test/helpers/npm-script.js';
+import { launcher } from '../test/helpers/npm-script.js';
 import { writeReadmeSection } from './readme.js';
 import { connectPostgres, scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
@@ -106,8 +106,6 @@ interface SyncRun {
 }
 
 const root = new URL('../', import.meta.url);
-/** `npm run cli` as package.json spells it: node's flags, then the compiled entry (node itself is this process's Node 24). */
-const cliWords = npmScriptArgs('cli');
 
 /** The database's marks around a sync: what a sync that publishes nothing leaves as it was. */
 async function marks(sql: BenchDatabase['sql']) {
@@ -130,9 +128,10 @@ async function runSync(open: () => Promise<BenchDatabase>, zip: string, env: Rec
   const before = await marks(db.sql);
   await db.close();
   const sources = JSON.stringify([{ name: 'bench', kind: 'osv-zip', location: zip }]);
-  const run = spawnSync(process.execPath, ['--import', new URL('peak-rss.mjs', import.meta.url).href, ...cliWords, 'sync', 'bench'], {
+  // `npm run cli -- sync bench` as bin/secwire runs it, with the peak-RSS preload.
+  const run = spawnSync(launcher, ['cli', 'sync', 'bench'], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', ...env, SOURCES: sources },
+    env: { ...process.env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', ...env, SOURCES: sources, NODE_OPTIONS: `--import=${new URL('peak-rss.mjs', import.meta.url).href}` },
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   });

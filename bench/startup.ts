@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeReadmeSection } from './readme.js';
-import { npmScriptArgs } from '../test/helpers/npm-script.js';
+import { launcher } from '../test/helpers/npm-script.js';
 import { emptyPostgres } from './scratch-databases.js';
 
 const { values: options } = parseArgs({
@@ -29,10 +29,11 @@ const { values: options } = parseArgs({
 });
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// Each runner: the command and its arguments (`npm start` runs bin/secwire).
 const runners = {
-  'npm start': npmScriptArgs('start'),
-  'compiled, V8 defaults': ['--max-semi-space-size=16', '--enable-source-maps', 'dist/main.js'],
-  tsx: ['--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
+  'npm start': [launcher],
+  'compiled, V8 defaults': [process.execPath, '--max-semi-space-size=16', '--enable-source-maps', 'dist/main.js'],
+  tsx: [process.execPath, '--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
 };
 const warmRound = ['/api/v1/issues?limit=20', '/api/v1/issues?limit=20&search=injection', '/api/v1/issues?limit=20&severity=critical', '/api/v1/stats'];
 const warmRounds = 50;
@@ -51,11 +52,11 @@ function statusMb(pid: number, field: string): number {
   return Number(line?.split(/\s+/)[1]) / 1024;
 }
 
-async function measure(args: string[], env: Record<string, string>): Promise<Measurement> {
+async function measure([command, ...args]: string[], env: Record<string, string>): Promise<Measurement> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command!, args, {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0', REGISTRY_LOOKUP: 'false', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0', REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';

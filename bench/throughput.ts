@@ -33,7 +33,7 @@ import { seedSampleData } from '../src/seed.js';
 import { createLogger } from '../src/log.js';
 import { compressors, type Encoding } from '../src/http/response-cache.js';
 import { createIssuePubSub } from '../src/pubsub.js';
-import { npmScriptArgs } from '../test/helpers/npm-script.js';
+import { launcher } from '../test/helpers/npm-script.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
 import { summariseProfile } from './cpu-profile.js';
 import { withoutSecondaryIndexes } from './issue-rows.js';
@@ -219,7 +219,7 @@ interface Server {
 }
 
 async function startReal(env: Record<string, string>, extraFlags: string[] = []): Promise<Server> {
-  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, [...extraFlags, ...npmScriptArgs('start')]);
+  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, extraFlags, launcher);
   return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop(), output: () => server.lines().map((l) => l.msg ?? '') };
 }
 

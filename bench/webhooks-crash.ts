@@ -56,7 +56,7 @@ async function waitReady(base: string, child: ChildProcess, timeoutMs = 300_000)
 
 function startServer(env: Record<string, string>): ChildProcess {
   // Node itself with tsx's loader, so SIGKILL reaches the server process and not a launcher.
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, REGISTRY_LOOKUP: 'false', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 interface Outcome {

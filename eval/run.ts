@@ -1,6 +1,7 @@
-// npm run eval: grouped cross-validation of the relevance decision for advisories (by package) and
-// for text items (by source), printed as Markdown. `-- --readme` also writes it into eval/README.md
-// (the part between the markers; the prose around it is kept); a plain run changes no file.
+// npm run eval: grouped cross-validation of the relevance decision (advisories by package, text
+// items by source), printed as Markdown.
+// npm run eval -- --write: also written to eval/README.md (the part between the markers; the
+// prose around it is kept), to commit with the classifier change it measures.
 // npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]: the classifier over other
 // advisories instead (eval/corpus.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,18 +12,46 @@ import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { outOfScopeSample } from '../src/ingest/classifier/training.js';
 import { printCorpus } from './corpus.js';
 import { itemLines } from './items.js';
+import { severityFloor, severityLines } from './severity.js';
 import { metricRow, metricsHeader, missRows, pct } from './markdown.js';
 
-const { values: args } = parseArgs({
-  options: { osv: { type: 'string' }, labels: { type: 'string' }, unserved: { type: 'boolean', default: false }, readme: { type: 'boolean', default: false } },
-});
-if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
-else await writeFolds(args.readme);
+const usage = `usage: npm run eval [-- --write]
+       npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]
 
-async function writeFolds(readmeToo: boolean) {
+  (no options)  grouped cross-validation of the relevance decision, printed as Markdown
+  --write       also write the figures into eval/README.md (between its eval markers)
+  --osv         judge the OSV records of a directory or zip instead (eval/corpus.ts)
+  --labels      a CSV of id,relevant labels for --osv
+  --unserved    with --osv, list the records the classifier would not serve`;
+const { values: args } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        osv: { type: 'string' },
+        labels: { type: 'string' },
+        unserved: { type: 'boolean', default: false },
+        write: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${usage}`);
+    process.exit(1);
+  }
+})();
+if (args.help) {
+  console.log(usage);
+  process.exit(0);
+}
+if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
+else await writeFolds();
+
+async function writeFolds() {
   const started = performance.now();
   const e = evaluate();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const severity = await severityLines();
+  if (severity.agreement < severityFloor) process.exitCode = 1;
   const reliabilityRows = (r: typeof e.reliability) => [
     '| probability | examples | mean predicted | share relevant |',
     '|---|---|---|---|',
@@ -79,11 +108,14 @@ async function writeFolds(readmeToo: boolean) {
     ...e.sample.map((s) => `| ${s.name} | ${s.total} | ${s.served} | ${s.unserved.join(', ') || '-'} | ${s.wronglyServed.join(', ') || '-'} |`),
     '',
     `Out of scope on purpose (stored, never served): ${[...outOfScopeSample].join(', ')}.`,
+    '',
+    ...severity.lines,
+    '',
+    ...itemLines(await evaluateItems()),
   ];
-  lines.push('', ...itemLines(await evaluateItems()));
   const table = lines.join('\n');
   console.log(table);
-  if (!readmeToo) return;
+  if (!args.write) return;
 
   const readme = new URL('./README.md', import.meta.url);
   const text = readFileSync(readme, 'utf8');

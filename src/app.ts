@@ -32,7 +32,7 @@ import { useOsvExport } from './osv-output/export.js';
 import { pagingLinks, usePagingLinks, type ListBody } from './paging/links.js';
 import { CSV_EXPORT_PATH, useCsvExport } from './rest/csv.js';
 import { useErrorEnvelope, useRestGate } from './rest/gate.js';
-import { adminBodyLimits, restRoutes } from './rest/routes.js';
+import { adminBodyLimits, restBasePath, restRoutes } from './rest/routes.js';
 import { sbomScan } from './sbom/route.js';
 import { schema } from './schema/index.js';
 import { useTaxii } from './taxii/server.js';
@@ -79,7 +79,7 @@ export function createApp(services: AppServices) {
   const { config, db, log } = services;
   const keys = new KnownKeys(config, db.prisma);
   const versions = new DataVersionReader(db.read);
-  const responseCache = new ResponseCache(config.responseCacheBytes, versions);
+  const responseCache = new ResponseCache(config.responseCacheBytes, versions, `${restBasePath}/`);
   const countIssues = issueCounter(db.read, versions);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
   const rateLimiter = createRateLimiter({
@@ -99,11 +99,18 @@ export function createApp(services: AppServices) {
   const readiness: Plugin = {
     async onRequest({ url, endResponse, fetchAPI }) {
       if (url.pathname !== '/ready') return;
+      // One deadline for the whole answer: a database that answers the migration check and then
+      // hangs on the source statuses must not hold the probe either.
+      const check = async () => {
+        if (!(await isMigrated(db))) return undefined;
+        return { sources: config.sources.length ? await sourceStatuses(db.prisma, config.sources).catch(() => undefined) : undefined };
+      };
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, READY_TIMEOUT_MS, false)));
-      const ready = await Promise.race([isMigrated(db).catch(() => false), late]).finally(() => clearTimeout(timer));
+      const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), READY_TIMEOUT_MS)));
+      const state = await Promise.race([check().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+      const ready = state !== undefined;
+      const sources = state?.sources;
       const headers: Record<string, string> = ready ? {} : { 'Retry-After': String(RETRY_AFTER_SECONDS) };
-      const sources = ready && config.sources.length ? await sourceStatuses(db.prisma, config.sources).catch(() => undefined) : undefined;
       const body = {
         status: ready ? 'ready' : 'not ready',
         ...(sources ? { sources: sources.map(({ name, kind, lastSuccessAt, lastError }) => ({ name, kind, lastSuccessAt, lastError })) } : {}),
@@ -165,7 +172,7 @@ export function createApp(services: AppServices) {
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
       useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
-      useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }),
+      useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }, [`${graphqlEndpoint}/`]),
       useGraphQLLimits(),
       useGraphQLParamErrors(),
       useCompiledExecution(log),

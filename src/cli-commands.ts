@@ -216,9 +216,10 @@ async function main() {
   const [name, ...rest] = process.argv.slice(2);
   const command = name ? commands[name] : undefined;
   if (!command) {
-    console.log('usage: npm run cli -- <command>\n');
-    for (const [n, c] of Object.entries(commands)) console.log(`  ${n.padEnd(10)} ${c.help}`);
-    process.exit(name ? 1 : 0);
+    const asked = name === undefined || name === '--help' || name === '-h' || name === 'help';
+    (asked ? console.log : console.error)('usage: npm run cli -- <command>\n');
+    for (const [n, c] of Object.entries(commands)) (asked ? console.log : console.error)(`  ${n.padEnd(10)} ${c.help}`);
+    process.exit(asked ? 0 : 1);
   }
   const config = loadConfigOrExit();
   try {

@@ -1,9 +1,6 @@
-// What `npm run cli -- <command>` runs (compiled, from dist/; precli builds it when src/ changed).
-// Like start.ts, it re-executes itself once with glibc malloc's start-up settings (reexec.ts)
-// before loading the commands: a sync's RSS otherwise grew with every helper thread's arena.
-import { setSourceMapsSupport } from 'node:module';
-import { reexecWithStartSettings } from './reexec.js';
+// What `npm run cli -- <command>` runs (compiled, from dist/, through bin/secwire, which sets the
+// process's malloc settings). Source maps are on before the commands load.
+import { prepareRuntime } from './runtime.js';
 
-reexecWithStartSettings();
-setSourceMapsSupport(true);
+prepareRuntime();
 await import('./cli-commands.js');

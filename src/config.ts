@@ -114,18 +114,27 @@ const schema = environment.transform((e) => ({
 export type Config = z.output<typeof schema> & {
   /** Upstream sources the server syncs on their intervals and `cli sync` syncs once. */
   sources: SourceDefinition[];
+  /** Where the sources came from: the shipped default list, or the operator's SOURCES / SOURCES_FILE. */
+  sourcesFrom: 'default' | 'SOURCES' | 'SOURCES_FILE';
 };
 
-/** The sources as JSON text, from SOURCES or the file SOURCES_FILE names; problems name the variable. */
+/**
+ * The shipped list of public upstreams (data/sources/README.md says why each), used when neither
+ * SOURCES nor SOURCES_FILE is set. `SOURCES=[]` turns sources off.
+ */
+export const defaultSourcesUrl = new URL('../data/sources/default-sources.json', import.meta.url);
+
+/** The sources as JSON text, from SOURCES, the file SOURCES_FILE names or the shipped default list; problems name the variable. */
 function parseSources(env: { SOURCES?: string; SOURCES_FILE?: string }): { sources: SourceDefinition[]; problems: string[] } {
   if (env.SOURCES && env.SOURCES_FILE) return { sources: [], problems: ['SOURCES_FILE: give SOURCES or SOURCES_FILE, not both'] };
   const name = env.SOURCES_FILE ? 'SOURCES_FILE' : 'SOURCES';
   let text = env.SOURCES;
-  if (env.SOURCES_FILE) {
+  const file = env.SOURCES_FILE ?? (text === undefined ? defaultSourcesUrl : undefined);
+  if (file) {
     try {
-      text = readFileSync(env.SOURCES_FILE, 'utf8');
+      text = readFileSync(file, 'utf8');
     } catch (err) {
-      return { sources: [], problems: [`SOURCES_FILE: cannot read ${env.SOURCES_FILE} (${(err as NodeJS.ErrnoException).code ?? 'error'})`] };
+      return { sources: [], problems: [`SOURCES_FILE: cannot read ${String(file)} (${(err as NodeJS.ErrnoException).code ?? 'error'})`] };
     }
   }
   if (text === undefined) return { sources: [], problems: [] };
@@ -160,16 +169,21 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       ...sources.problems,
     ]);
   }
-  return { ...result.data, sources: sources.sources };
+  const sourcesFrom = unsetIfEmpty(env.SOURCES_FILE) ? 'SOURCES_FILE' : unsetIfEmpty(env.SOURCES) ? 'SOURCES' : 'default';
+  return { ...result.data, sources: sources.sources, sourcesFrom };
 }
 
 /**
  * Config for tests and tools: defaults, overridden field by field. The rate limit is off unless a
  * test asks for it: in-process requests all count as one client, and a suite sends more than 60.
- * Registry lookups are off unless a test points them at its own server: no test leaves the machine.
+ * Registry lookups and the default sources are off unless a test points them at its own server:
+ * no test leaves the machine.
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', TAXII_SETTLE_SECONDS: '0', REGISTRY_LOOKUP: 'false' }), ...overrides };
+  return {
+    ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', TAXII_SETTLE_SECONDS: '0', REGISTRY_LOOKUP: 'false', SOURCES: '[]' }),
+    ...overrides,
+  };
 }
 
 /** The process environment, read here and nowhere else. */

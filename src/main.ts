@@ -2,8 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { loadConfigOrExit } from './config.js';
-import { DataDirInUseError } from './db/data-dir-lock.js';
-import { openConfiguredDatabase } from './db/open.js';
+import { DatabaseOpenError, openConfiguredDatabase } from './db/open.js';
 import { startDigestSchedule } from './digest/schedule.js';
 import { createRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createHttpServer, drain } from './http/server.js';
@@ -12,7 +11,7 @@ import { startRelay } from './ingest/relay.js';
 import { startIdleCollection, type Collect } from './idle-collection.js';
 import { createLogger } from './log.js';
 import { createIssuePubSub } from './pubsub.js';
-import { logTemplateSeed, seedInChild, seedSampleData } from './seed.js';
+import { logTemplateSeed, seedSampleData } from './seed.js';
 import { startRegistryLookups } from './registry/runner.js';
 import { createWebhookDispatcher } from './schema/issue-stream.js';
 import { createDeliveryWorker } from './webhooks/worker.js';
@@ -37,17 +36,22 @@ let shutdown = (signal: string) => {
 };
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));
-const db = await openConfiguredDatabase(config, log, { seeded: config.seedSampleData && config.seedFromTemplate }).catch((err: unknown) => {
-  if (!(err instanceof DataDirInUseError)) throw err;
-  console.error(`secwire: ${err.message}`);
+/**
+ * Start-up that cannot go on (the database missing, unreachable or not migrated, the sample data
+ * unreadable): one line on stderr and exit code 1, so a supervisor sees a failure and an operator
+ * reads what to fix. What is not an expected problem is logged once, with its stack, as well.
+ */
+function cannotStart(err: unknown): never {
+  if (!(err instanceof DatabaseOpenError)) log.error('unexpected error', { err });
+  const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  console.error(`secwire: cannot start: ${reason}`);
   process.exit(1);
-});
+}
+
+const db = await openConfiguredDatabase(config, log, { seeded: config.seedSampleData && config.seedFromTemplate }).catch(cannotStart);
 const { pubsub, close: closePubSub } = createIssuePubSub(config, log);
 if (db.seededFromTemplate) logTemplateSeed(db.seededFromTemplate, log);
-// On PostgreSQL the seed runs in a child process, so what only ingesting needs leaves with it; its
-// events are published by the relay below. The embedded database is reachable from this process only.
-else if (config.seedSampleData && config.databaseUrl) await seedInChild(db, { url: config.databaseUrl, logLevel: config.logLevel });
-else if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log });
+else if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log }).catch(cannotStart);
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log, { keyPrefix: `${config.redisKeyPrefix}ratelimit:` });
 const shuttingDown = new AbortController();
 const registryLookups = config.registryLookup ? startRegistryLookups({ prisma: db.prisma, pubsub, log }, config.registryLookup) : undefined;
@@ -92,6 +96,18 @@ await dispatcher.start();
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
 const digests = startDigestSchedule(db.prisma, log);
+// Start-up never waits for a source: the first syncs run in the background, and until they bring
+// something the feed is what the database holds (the bundled sample on a first start).
+if (config.sources.length) {
+  log.info('sources configured', {
+    from: config.sourcesFrom === 'default' ? 'the default list (data/sources/default-sources.json; SOURCES=[] turns it off)' : config.sourcesFrom,
+    sources: config.sources.map((s) => s.name),
+  });
+} else {
+  log.info(config.seedSampleData ? 'no sources configured: the feed is the bundled sample data (and what is ingested by hand)' : 'no sources configured: the feed is what is ingested by hand', {
+    sources: [],
+  });
+}
 // The sync (its readers, and the ingest pipeline with the classifier) is loaded only when there is something to sync.
 const sources = config.sources.length
   ? (await import('./sources/schedule.js')).startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, {

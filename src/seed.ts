@@ -5,10 +5,8 @@
 import { fileURLToPath } from 'node:url';
 import { generateDigestsForAllDays } from './digest/generate.js';
 import type { IngestDeps, IngestOptions, IngestResult } from './ingest/ingest.js';
-import type { Database } from './db/client.js';
 import type { SeededTemplate } from './db/pglite-template.js';
-import type { Logger, LogLevel } from './log.js';
-import { childAnswer } from './child-answer.js';
+import type { Logger } from './log.js';
 
 export const sampleDataDir = new URL('../data/', import.meta.url);
 
@@ -24,8 +22,7 @@ export async function readSampleRecords(): Promise<unknown[]> {
 /** Seeds only an empty database; returns what it did, or null when there was data already. */
 export async function seedSampleData(deps: IngestDeps, { relay }: Pick<IngestOptions, 'relay'> = {}): Promise<(IngestResult & { digests: number }) | null> {
   if ((await deps.prisma.issue.count()) > 0) return null;
-  // Loaded here and above: on PostgreSQL the server seeds in a child process and never needs the
-  // pipeline (bench/README.md, process memory).
+  // Loaded here: a server that does not seed never needs the pipeline.
   const { ingest } = await import('./ingest/ingest.js');
   const result = await ingest(deps, await readSampleRecords(), { relay });
   const digests = await generateDigestsForAllDays(deps.prisma);
@@ -36,19 +33,4 @@ export async function seedSampleData(deps: IngestDeps, { relay }: Pick<IngestOpt
 /** The same line for a data directory that came seeded: the install-time seed's own figures. */
 export function logTemplateSeed({ created, rejected, digests }: SeededTemplate, log: Logger): void {
   log.info('sample data loaded', { created, rejected, digests, from: 'the cluster npm install seeded' });
-}
-
-export interface SeedChildData {
-  url: string;
-  logLevel: LogLevel;
-}
-
-/**
- * seedSampleData() on a PostgreSQL database, in a child process (seed-child.ts) that ends when it
- * is done; its events are left to the caller's relay. Whether the database is empty is asked here
- * first, so a restart starts no process. Resolves with whether it seeded.
- */
-export async function seedInChild(db: Database, data: SeedChildData): Promise<boolean> {
-  if ((await db.prisma.issue.count()) > 0) return false;
-  return childAnswer<boolean>(import.meta.url, 'seed-child', data);
 }

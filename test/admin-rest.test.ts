@@ -82,7 +82,7 @@ describe('POST /api/v1/admin/digests', () => {
     const res = await post('/admin/digests', { date: '2024-01-22' });
     expect(res.status).toBe(200);
     const { data } = await res.json();
-    expect(data).toEqual({ date: '2024-01-22', content: expect.stringContaining('llama-index: SQL Injection'), issueCount: 1, generatedAt: expect.stringMatching(/Z$/) });
+    expect(data).toEqual({ date: '2024-01-22', content: expect.stringContaining('SQL injection in llama-index (CVE-2024-23751)'), issueCount: 1, generatedAt: expect.stringMatching(/Z$/) });
     const latest = await t.fetch('/api/v1/digest/latest');
     expect((await latest.json()).data.date).toBe('2024-01-22');
   });

@@ -47,7 +47,7 @@ it('ingests a directory, reports a summary and rejections, and is idempotent', a
 
   const digest = await cli('digest', '2024-01-22');
   expect(digest.code).toBe(0);
-  expect(digest.stdout).toContain('[llama-index: SQL Injection (CVE-2024-23751)](https://github.com/advisories/GHSA-2jxw-4hm4-6w87)');
+  expect(digest.stdout).toContain('[SQL injection in llama-index (CVE-2024-23751)](https://github.com/advisories/GHSA-2jxw-4hm4-6w87)');
 
   const db: Database = pg ?? await openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR });
   try {

@@ -46,9 +46,12 @@ describe('generateDigest', () => {
     expect(c).toMatch(/^# secwire daily digest: 2024-01-22\n/);
     expect(c).toContain('3 issues were published on 2024-01-22 (UTC): 1 critical, 1 high, 1 info.');
     // severity order, then type headings under each severity
-    const order = ['## Critical', '### Incidents', '[Prompt injection worm hits LLM email assistants](https://example.org/worm)', '## High', '### Vulnerabilities', '[llama-index: SQL Injection (CVE-2024-23751)](https://github.com/advisories/GHSA-2jxw-4hm4-6w87)', '## Info', '### Regulatory', '(https://example.org/guidance)'];
-    const positions = order.map((s) => c.indexOf(s));
+    const order = ['## Critical', '### Incidents', '[Prompt injection worm hits LLM email assistants](https://example.org/worm)', '## High', '### Vulnerabilities', '[SQL injection in llama-index (CVE-2024-23751)](https://github.com/advisories/GHSA-2jxw-4hm4-6w87)', '## Info', '### Regulatory', '(https://example.org/guidance)'];
+    // The list of every item follows the briefing (top items, exploited now, attack types).
+    const list = c.slice(c.indexOf('## Critical'));
+    const positions = order.map((s) => list.indexOf(s));
     expect(positions.every((p) => p >= 0), c).toBe(true);
+    expect(c.indexOf('## Top items')).toBeLessThan(c.indexOf('## Critical'));
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(c).toContain('A self-replicating prompt spread between LLM email assistants.');
     expect(c).not.toContain('Spreadsheet macro flaw'); // not relevant: never served, never in a digest

@@ -177,3 +177,27 @@ describe('CSV of the whole dataset', () => {
     });
   });
 });
+
+describe('one issue per event on the bundled sample', () => {
+  it('serves every sample record once, and a feed of the advisories\' pages adds no issue', async () => {
+    const served = () => t.db.prisma.issue.findMany({ where: { relevant: true, processed: true, withdrawn: false }, select: { id: true, naturalKey: true, cveId: true, sourceUrl: true } });
+    const before = await served();
+    expect(before).toHaveLength(146);
+    expect(new Set(issueIdOf.values()).size).toBe(71);
+    expect(new Set(before.map((i) => i.sourceUrl)).size).toBe(before.length);
+    // Only an article (keyed by its URL) may share the CVE of another issue.
+    const records = before.filter((i) => !/^https?:/.test(i.naturalKey) && i.cveId);
+    expect(new Set(records.map((i) => i.cveId)).size).toBe(records.length);
+
+    const pages = advisories.map((a) => ({
+      title: `${a.summary} (${(a.aliases as string[]).find((x) => x.startsWith('CVE-')) ?? a.id})`,
+      url: `https://github.com/advisories/${a.id}`,
+      publishedAt: a.published,
+    }));
+    const ingest = async () => (await (await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify({ items: pages }) })).json()).data;
+    expect(await ingest()).toMatchObject({ received: 71, created: 0, updated: 71, rejected: [] });
+    expect(await ingest()).toMatchObject({ created: 0, updated: 0, unchanged: 71 });
+    const after = await served();
+    expect(after.map((i) => i.id).sort()).toEqual(before.map((i) => i.id).sort());
+  });
+});

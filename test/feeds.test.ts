@@ -46,7 +46,9 @@ describe('GET /api/v1/issues.atom', () => {
     expect(first.published?.toISOString()).toBe('2025-03-01T10:00:00.000Z');
     expect(first.description).toBe('Tags <b>stay</b> text.');
     expect(first.categories.map((c) => c.term)).toEqual(['severity:critical', 'issueType:vulnerability', 'security']);
-    expect(feed.updated?.getTime()).toBe(Math.max(...(await t.db.prisma.issue.findMany({ where: { relevant: true } })).map((i) => i.updatedAt.getTime())));
+    // Content as given (no upstream modified, no change made here): dated by its publication, not by when it was stored.
+    expect(first.updated?.toISOString()).toBe('2025-03-01T10:00:00.000Z');
+    expect(feed.updated?.toISOString()).toBe('2025-03-03T10:00:00.000Z');
   });
 
   it('takes the list filters and a limit', async () => {
@@ -73,7 +75,10 @@ describe('digests', () => {
     const feed = await atom('/api/v1/digests.atom');
     expect(feed.items.map((i) => i.url)).toEqual([...days].reverse().map((d) => `http://localhost/api/v1/digests/${d}`));
     expect(feed.items[0]!.title).toBe('secwire daily digest: 2025-03-03 (1 issue)');
-    expect(feed.items[0]!.content).toContain('# secwire daily digest: 2025-03-03');
+    // Rendered HTML, not Markdown in <pre>: headings, and the item's link clickable.
+    expect(feed.items[0]!.content).toContain('<h1>secwire daily digest: 2025-03-03</h1>');
+    expect(feed.items[0]!.content).not.toContain('<pre>');
+    expect(feed.items[0]!.content).toMatch(/<a href="https:\/\/example\.org\/[^"]+">A high one<\/a>/);
   });
 
   it('GET /api/v1/digests pages through past digests with the list meta', async () => {

@@ -123,22 +123,37 @@ describe('aliases', () => {
     summary: 'A write-up of CVE-2024-23751 in the LlamaIndex Text-to-SQL engines.',
   };
 
-  it('a native item about an advisory CVE merges into it without overwriting it', async () => {
+  it('a news article about an advisory\'s CVE is its own news issue, carrying the CVE, and both count the cross-reference', async () => {
     const advisory = await ingest([loadAdvisory('GHSA-2jxw-4hm4-6w87')]);
-    const native = await ingest([nativeAboutCve]);
-    expect(native).toMatchObject({ created: 0, updated: 1, ids: advisory.ids }); // gained the URL as an identifier
-    expect(await ingest([nativeAboutCve])).toMatchObject({ unchanged: 1 });
+    const { summary: _s, cve: _c, ...untyped } = nativeAboutCve;
+    const native = await ingest([{ ...untyped, summary: 'A write-up of CVE-2024-23751 in the LlamaIndex Text-to-SQL engines.' }]);
+    expect(native).toMatchObject({ created: 1 });
+    expect(await ingest([{ ...untyped, summary: 'A write-up of CVE-2024-23751 in the LlamaIndex Text-to-SQL engines.' }])).toMatchObject({ unchanged: 1 });
+    const article = await t.db.prisma.issue.findUniqueOrThrow({ where: { id: native.ids[0]! } });
+    expect(article).toMatchObject({ cveId: 'CVE-2024-23751', naturalKey: 'https://example.org/llamaindex-sqli', crossRefCount: 1 });
+    expect(['news', 'research']).toContain(article.issueType);
     const row = await t.db.prisma.issue.findUniqueOrThrow({ where: { id: advisory.ids[0]! } });
-    expect(row.title).toBe('SQL injection in llama-index');
-    expect(row.identifiers).toContain('https://example.org/llamaindex-sqli');
+    expect(row).toMatchObject({ title: 'SQL injection in llama-index', crossRefCount: 1 });
   });
 
-  it('an advisory arriving after a native item about its CVE takes the issue over', async () => {
+  it('an advisory arriving after an article about its CVE is an issue of its own', async () => {
     const native = await ingest([nativeAboutCve]);
     const advisory = await ingest([loadAdvisory('GHSA-2jxw-4hm4-6w87')]);
-    expect(advisory).toMatchObject({ created: 0, updated: 1, ids: native.ids });
+    expect(advisory).toMatchObject({ created: 1 });
+    expect(advisory.ids).not.toEqual(native.ids);
     const row = await t.db.prisma.issue.findUniqueOrThrow({ where: { id: native.ids[0]! } });
-    expect(row).toMatchObject({ title: 'SQL injection in llama-index', issueType: 'vulnerability', naturalKey: 'CVE-2024-23751' });
+    expect(row).toMatchObject({ issueType: 'news', cveId: 'CVE-2024-23751', naturalKey: 'https://example.org/llamaindex-sqli' });
+  });
+
+  it('a feed entry linking the advisory page is that advisory: it attaches, before or after the advisory arrives', async () => {
+    const page = { title: 'SQL injection in llama-index (CVE-2024-23751)', url: 'https://github.com/advisories/GHSA-2jxw-4hm4-6w87', publishedAt: '2024-01-22' };
+    const first = await ingest([page]);
+    const advisory = await ingest([loadAdvisory('GHSA-2jxw-4hm4-6w87')]);
+    expect(advisory).toMatchObject({ created: 0, updated: 1, ids: first.ids });
+    expect(await ingest([page])).toMatchObject({ unchanged: 1, ids: first.ids });
+    const row = await t.db.prisma.issue.findUniqueOrThrow({ where: { id: first.ids[0]! } });
+    expect(row).toMatchObject({ issueType: 'vulnerability', severity: 'high', naturalKey: 'CVE-2024-23751' });
+    expect(row.identifiers).toContain('https://github.com/advisories/GHSA-2jxw-4hm4-6w87');
     expect(await t.db.prisma.issue.count()).toBe(1);
   });
 });

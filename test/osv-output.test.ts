@@ -5,6 +5,8 @@ import addFormats from 'ajv-formats';
 import { unzipSync } from 'fflate';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFeed } from '@rowanmanning/feed-parser';
+import { storeEnrichment } from '../src/sources/enrichment.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { makeIssue } from './helpers/issues.js';
 import { adminHeaders, adminKey, ingestMutation, loadAdvisories, loadItems } from './helpers/samples.js';
@@ -64,6 +66,24 @@ describe('GET /api/v1/issues/{id}/osv', () => {
       expectValid(body);
       expect(body.database_specific.secwireId).toBe(issue.id);
     }
+  });
+
+  it('dates an unchanged record by its upstream modified, in the OSV record and the Atom entry; a change made here by its own time', async () => {
+    // Stored today, last modified upstream on 2023-10-05: a reader must see the latter.
+    const issue = served.find((i) => i.cveId === 'CVE-2023-39631')!;
+    const entryUpdated = async () => {
+      const feed = await parseFeed(await (await t.fetch('/api/v1/issues.atom?search=CVE-2023-39631')).text());
+      expect(feed.items.map((i) => i.id)).toEqual([`urn:uuid:${issue.id}`]);
+      return feed.items[0]!.updated?.toISOString();
+    };
+    expect((await osv(issue.id)).body.modified).toBe('2023-10-05T13:26:22.000Z');
+    expect(await entryUpdated()).toBe('2023-10-05T13:26:22.000Z');
+    // An EPSS score applied here changes the content: from now on it is our change's time.
+    await storeEnrichment(t.db.prisma, [{ cveId: 'CVE-2023-39631', epssScore: 0.5, epssCheckedAt: '2026-01-01T00:00:00Z' }]);
+    const { changedHereAt } = await t.db.prisma.issue.findUniqueOrThrow({ where: { id: issue.id } });
+    expect(changedHereAt!.getTime()).toBeGreaterThan(Date.parse('2026-01-01'));
+    expect((await osv(issue.id)).body.modified).toBe(changedHereAt!.toISOString());
+    expect(await entryUpdated()).toBe(changedHereAt!.toISOString());
   });
 
   it('keeps an advisory id, its aliases and its affected ranges as ingested', async () => {

@@ -59,6 +59,7 @@ const fixtures: Record<string, Prisma.IssueCreateManyInput> = {
     publishedAt: at('2025-03-01T10:00:00.000Z'),
     epssScore: 0.12,
     epssCheckedAt: at('2025-03-02T00:00:00.000Z'),
+    exploitMaturity: 'active',
   }),
   openai: issue({
     title: 'OpenAI plugin leaks conversation data',
@@ -168,6 +169,17 @@ describe('GET /api/v1/issues', () => {
   });
 
   describe('filters', () => {
+    it('knownExploited (not a spec parameter): true keeps the issues exploitation is under way for, false the others', async () => {
+      expect(await listNames('?knownExploited=true')).toEqual(['langchain']);
+      const others = await listNames('?knownExploited=false');
+      expect(others).toHaveLength(served.length - 1);
+      expect(others).not.toContain('langchain');
+      expect(await listNames('?knownExploited=true&severity=high')).toEqual([]);
+      expect(await get('/api/v1/issues?knownExploited=yes')).toMatchObject({ status: 400, body: { error: { message: 'knownExploited must be true or false', status: 400 } } });
+      const { body } = await t.graphql('{ issues(knownExploited: true) { data { id } meta { total } } }');
+      expect(body.data.issues).toEqual({ data: [{ id: ids.langchain }], meta: { total: 1 } });
+    });
+
     it('search: case-insensitive over title, headline, summary, CVE id and aliases', async () => {
       expect(await listNames('?search=PROMPT%20injection')).toEqual(['langchain']);
       expect(await listNames('?search=agent%20hijack')).toEqual(['langchain']);
@@ -391,7 +403,11 @@ describe('GET /api/v1/stats', () => {
   it('answers {data: Statistics}', async () => {
     const { status, body } = await get('/api/v1/stats');
     expect(status).toBe(200);
-    expect(body).toEqual({ data: { totalIssues: served.length, totalDigests: 0, last24h: 0, last7d: 0 } });
+    // The spec's four keys, then the freshness fields (no source has synced here).
+    const latest = await t.db.prisma.issue.aggregate({ where: { relevant: true, processed: true, withdrawn: false }, _max: { modifiedAt: true } });
+    expect(body).toEqual({
+      data: { totalIssues: served.length, totalDigests: 0, last24h: 0, last7d: 0, lastNewDataAt: latest._max.modifiedAt!.toISOString(), newDataSources: [] },
+    });
   });
 });
 

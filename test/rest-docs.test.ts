@@ -79,7 +79,7 @@ describe('GET /api/v1/openapi.json', () => {
   it('documents the list parameters with their bounds, and the error responses', () => {
     const op = doc.paths['/issues'].get;
     const params = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(['alias', 'confidenceMin', 'cursor', 'issueType', 'label', 'limit', 'modifiedSince', 'offset', 'package', 'search', 'severity', 'since', 'vendor']);
+    expect(Object.keys(params).sort()).toEqual(['alias', 'confidenceMin', 'cursor', 'issueType', 'knownExploited', 'label', 'limit', 'modifiedSince', 'offset', 'package', 'search', 'severity', 'since', 'vendor']);
     expect(params.limit.schema).toMatchObject({ type: 'integer', minimum: 1 });
     expect(params.confidenceMin.schema).toMatchObject({ type: 'number', minimum: 0, maximum: 1 });
     expect(params.label.schema).toMatchObject({ type: 'array', items: { type: 'string' } });

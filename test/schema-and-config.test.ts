@@ -95,7 +95,7 @@ describe('configuration', () => {
     await once(taken, 'listening');
     const dataDir = await mkdtemp(join(tmpdir(), 'secwire-port-'));
     try {
-      const env = { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, SEED_SAMPLE_DATA: 'false', HOST: '127.0.0.1', PORT: String((taken.address() as AddressInfo).port) };
+      const env = { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, SEED_SAMPLE_DATA: 'false', SOURCES: '[]', HOST: '127.0.0.1', PORT: String((taken.address() as AddressInfo).port) };
       const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, timeout: 90_000 }).catch((e) => e);
       expect(err.code).toBe(1);
       expect(String(err.stderr).trim()).toMatch(/^secwire: cannot listen on 127\.0\.0\.1:\d+: listen EADDRINUSE[^\n]*$/);
@@ -110,7 +110,7 @@ describe('configuration', () => {
   it('the server exits 1 with a one-line message and no stack trace', async () => {
     const run = promisify(execFile);
     const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, PORT: 'abc', DATABASE_URL: 'mysql://x' },
+      env: { ...process.env, PORT: 'abc', DATABASE_URL: 'mysql://x', SOURCES: '[]' },
       timeout: 90_000,
     }).catch((e) => e);
     expect(err.code).toBe(1);

@@ -96,7 +96,7 @@ describe('slow clients', () => {
   });
 
   it('closes connections that take too long to send headers or body, and idle keep-alive ones', async () => {
-    const quick: ServerTimeouts = { headersTimeout: 1_000, requestTimeout: 2_000, keepAliveTimeout: 500, connectionsCheckingInterval: 100 };
+    const quick: ServerTimeouts = { headersTimeout: 1_000, requestTimeout: 2_000, keepAliveTimeout: 500, connectionsCheckingInterval: 100, writeStallTimeout: 1_000 };
     const { server, port } = await listen(quick);
     try {
       const opened = Date.now();

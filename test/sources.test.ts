@@ -9,6 +9,7 @@ import yazl from 'yazl';
 import { parseConfig, type ConfigError } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import type { SourceDefinition } from '../src/sources/definition.js';
+import { retryMinutes } from '../src/sources/schedule.js';
 import { syncSource, type SyncOptions } from '../src/sources/sync.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { testDatabaseUrl } from './helpers/database.js';
@@ -18,7 +19,10 @@ import { loadAdvisories } from './helpers/samples.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/sources/${name}`, import.meta.url));
 const langflow = JSON.parse(fixture('GHSA-rvqx-wpfh-mfx7.json').toString()) as Record<string, any>;
-const kevFile = readFileSync(new URL('../data/kev/known_exploited_vulnerabilities.json', import.meta.url));
+const kevCatalog = JSON.parse(readFileSync(new URL('../data/kev/known_exploited_vulnerabilities.json', import.meta.url), 'utf8'));
+// Listed here, after the sample's litellm advisory (GitHub: moderate) is stored.
+kevCatalog.vulnerabilities.push({ ...kevCatalog.vulnerabilities[0], cveID: 'CVE-2024-4888', dateAdded: '2025-09-01' });
+const kevFile = Buffer.from(JSON.stringify(kevCatalog));
 
 async function zipOf(records: Record<string, unknown>[]): Promise<Buffer> {
   const zip = new yazl.ZipFile();
@@ -74,8 +78,11 @@ describe('osv-zip, kev and epss', () => {
   it('fill kevDateAdded, exploitMaturity, epssScore and epssCheckedAt on the matching served issues, shown by the REST list', async () => {
     const zip = await sync(source('osv', 'osv-zip', '/osv/all.zip'));
     expect(zip).toMatchObject({ status: 'synced', counts: { received: advisories.length, created: advisories.length, rejected: 0 } });
+    expect(await issueBy('CVE-2024-4888')).toMatchObject({ severity: 'medium', exploitMaturity: 'unknown', kevDateAdded: null });
     const kev = await sync(source('kev', 'kev', '/kev.json'));
-    expect(kev).toMatchObject({ status: 'synced', counts: { received: 1404, updated: 1 } });
+    expect(kev).toMatchObject({ status: 'synced', counts: { received: 1405, updated: 2 } });
+    // Known-exploited is at least high, though KEV learned of it after the ingest.
+    expect(await issueBy('CVE-2024-4888')).toMatchObject({ severity: 'high', exploitMaturity: 'active', kevDateAdded: '2025-09-01' });
     const epss = await sync(source('epss', 'epss', '/epss.csv.gz'));
     expect(epss.status).toBe('synced');
     expect(epss.counts.updated).toBeGreaterThan(60);
@@ -95,7 +102,7 @@ describe('osv-zip, kev and epss', () => {
     const state = await t.db.prisma.sourceState.findUniqueOrThrow({ where: { name: 'epss' } });
     expect(state).toMatchObject({ kind: 'epss', lastError: null });
     expect(state.lastSuccessAt).toBeInstanceOf(Date);
-  });
+  }, 180_000);
 
   it('write and publish nothing on a re-run over unchanged data (304, or same fingerprints)', async () => {
     const before = await snapshot();
@@ -275,6 +282,25 @@ describe('interrupted and failing syncs', () => {
     expect(files.log.filter((r) => r.path === '/kev.json' && r.status === 200)).toHaveLength(1);
   });
 
+  it('follows a redirect (EPSS\'s current file is one), checked like the first URL', async () => {
+    files.redirect('/epss-current.csv.gz', '/epss.csv.gz');
+    const result = await sync(source('epss-current', 'epss', '/epss-current.csv.gz'));
+    expect(result.status).toBe('synced');
+    files.redirect('/loop', '/loop');
+    expect(await sync(source('loop', 'kev', '/loop'))).toMatchObject({ status: 'failed', error: 'source redirected more than 5 times' });
+  });
+
+  it('a failure the schedule has already reported logs at debug only, and its fetch retries too', async () => {
+    const quiet = recordingLog();
+    const failing = source('gone', 'kev', '/gone.json');
+    await syncSource({ ...deps(), log: quiet }, failing, options({ repeatedFailure: () => false }));
+    await syncSource({ ...deps(), log: quiet }, failing, options({ repeatedFailure: (message) => message === 'source answered HTTP 404' }));
+    expect(quiet.entries.filter((e) => e.msg === 'source sync failed').map((e) => e.level)).toEqual(['error', 'debug']);
+    expect(retryMinutes(1, 60)).toBe(1);
+    expect([2, 3, 4, 7, 8].map((n) => retryMinutes(n, 60))).toEqual([2, 4, 8, 60, 60]);
+    expect(retryMinutes(3, 3)).toBe(3);
+  });
+
   it('reports a source that answers an HTTP error, and keeps its state row', async () => {
     const result = await sync(source('missing', 'kev', '/missing.json'));
     expect(result).toMatchObject({ status: 'failed', error: 'source answered HTTP 404' });
@@ -298,6 +324,21 @@ describe('feeds', () => {
     expect(await t.db.prisma.issue.count({ where: { sourceUrl: 'https://news.example/2025/06/main-street', relevant: false } })).toBe(1);
   });
 
+  it('attach an entry linking an advisory page to the advisory, and keep a news article about its CVE apart, cross-referenced', async () => {
+    const before = await issueBy('CVE-2024-4888');
+    const entries = [
+      ['Arbitrary file deletion in litellm (CVE-2024-4888)', 'https://github.com/advisories/GHSA-3xr8-qfvj-9p9j'],
+      ['LiteLLM flaw CVE-2024-4888 lets users delete files on AI gateways', 'https://news.example/2024/06/litellm-file-deletion'],
+    ].map(([title, link]) => `<item><title>${title}</title><link>${link}</link><pubDate>Thu, 06 Jun 2024 08:00:00 GMT</pubDate><description>${title}.</description></item>`);
+    files.set('/advisories.rss', Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>a</title><link>https://news.example/</link><description>d</description>${entries.join('')}</channel></rss>`));
+    expect((await sync(source('advisories', 'feed', '/advisories.rss'))).counts).toMatchObject({ received: 2, created: 1, updated: 1 });
+    const issues = (await (await t.fetch('/api/v1/issues?search=CVE-2024-4888')).json()).data;
+    expect(issues).toHaveLength(2);
+    const article = issues.find((i: { sourceUrl: string }) => i.sourceUrl.startsWith('https://news.example/'));
+    expect(article).toMatchObject({ cveId: 'CVE-2024-4888', issueType: 'news', crossRefCount: 1 });
+    expect(await issueBy('GHSA-3xr8-qfvj-9p9j')).toMatchObject({ id: before.id, crossRefCount: before.crossRefCount + 1 });
+  });
+
   it("carry the source's hints: an arXiv listing's entries are research with its labels", async () => {
     const entry = `<item><title>Jailbreak prompts against LLM guardrails under the new AI guidance</title>
       <link>https://arxiv.example/abs/2506.00001</link><pubDate>Thu, 12 Jun 2025 08:00:00 GMT</pubDate>
@@ -309,6 +350,20 @@ describe('feeds', () => {
     // The text alone reads as regulatory; the source says research. "policy" names another type, so it is left out.
     expect(issue).toMatchObject({ issueType: 'research' });
     expect([...issue.labels].sort()).toEqual(['research', 'safety', 'security']);
+  });
+});
+
+describe('freshness', () => {
+  it('stats say when the feed last received new data and from which sources', async () => {
+    const { data } = await (await t.fetch('/api/v1/stats')).json();
+    const names = data.newDataSources.map((s: { name: string }) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['osv', 'kev', 'epss']));
+    const times = data.newDataSources.map((s: { lastNewDataAt: string }) => s.lastNewDataAt);
+    expect(times).toEqual([...times].sort().reverse());
+    const latest = await t.db.prisma.issue.aggregate({ where: { relevant: true, processed: true, withdrawn: false }, _max: { modifiedAt: true } });
+    expect(data.lastNewDataAt).toBe(latest._max.modifiedAt!.toISOString());
+    const gql = await t.graphql('{ stats { data { lastNewDataAt newDataSources { name lastNewDataAt } } } }');
+    expect(gql.body.data.stats.data).toEqual({ lastNewDataAt: data.lastNewDataAt, newDataSources: data.newDataSources });
   });
 });
 
@@ -329,7 +384,7 @@ describe('source status', () => {
       expect((await admin.fetch('/api/v1/admin/sources')).status).toBe(401);
       const rest = await (await admin.fetch('/api/v1/admin/sources', { headers: { authorization: 'Bearer status-admin-key' } })).json();
       expect(rest.data.map((s: { name: string }) => s.name)).toEqual(['kev', 'missing', 'never']);
-      expect(rest.data[0]).toMatchObject({ location: files.url('/kev.json'), intervalMinutes: 60, counts: { received: 1404, updated: 1 } });
+      expect(rest.data[0]).toMatchObject({ location: files.url('/kev.json'), intervalMinutes: 60, counts: { received: 1405, updated: 2 } });
       const gql = await admin.graphql('{ sources { data { name lastError counts { received } } } }', {}, { authorization: 'Bearer status-admin-key' });
       expect(gql.body.data.sources.data[1]).toEqual({ name: 'missing', lastError: 'source answered HTTP 404', counts: null });
     } finally {

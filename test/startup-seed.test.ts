@@ -50,7 +50,7 @@ function seedLine(output: string): Record<string, unknown> | undefined {
 it('an empty embedded data directory starts from the cluster npm install seeded, and serves it', async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'secwire-seed-'));
   const child = spawn(process.execPath, server, {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', WEBHOOK_API_KEY: '' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', WEBHOOK_API_KEY: '', SOURCES: '[]' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -87,7 +87,7 @@ it('an empty embedded data directory starts from the cluster npm install seeded,
     // PGlite serves one process: a second server or the CLI on the same DATA_DIR is refused.
     const second = await run(server, { PORT: '0' });
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/^secwire: DATA_DIR \S+ is in use by another secwire process/);
+    expect(second.stderr).toMatch(/^secwire: cannot start: DATA_DIR \S+ is in use by another secwire process/);
     const cli = await run(cliKeysList);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('is in use by another secwire process');
@@ -101,7 +101,7 @@ it('an empty embedded data directory starts from the cluster npm install seeded,
   expect(after).toMatchObject({ code: 0, stdout: 'no keys\n' });
 
   async function run(args: string[], env: Record<string, string> = {}) {
-    const options = { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ...env }, timeout: 90_000 };
+    const options = { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', SOURCES: '[]', ...env }, timeout: 90_000 };
     return promisify(execFile)(process.execPath, args, options).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
@@ -114,7 +114,7 @@ it('a SIGTERM during start-up lets the first seed finish, then stops cleanly', a
   try {
     // The seed itself, not the install-time cluster: SEED_FROM_TEMPLATE=false.
     const child = spawn(process.execPath, server, {
-      env: { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', SEED_FROM_TEMPLATE: 'false', LOG_LEVEL: 'info', DATABASE_URL: '' },
+      env: { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', SEED_FROM_TEMPLATE: 'false', LOG_LEVEL: 'info', DATABASE_URL: '', SOURCES: '[]' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory, type SqlQueryable } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import * as bg from '@prisma/schema-engine-wasm/schema_engine_bg';
-import { childAnswer } from '../child-answer.js';
 
 const prismaDir = fileURLToPath(new URL('../../prisma/', import.meta.url));
 export const migrationsDir = `${prismaDir}migrations`;
@@ -116,22 +115,10 @@ export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory, { 
   }
 }
 
-export interface MigrateChildData {
-  url: string;
-  schema?: string;
-}
-
-/**
- * migrate() on a PostgreSQL database, in a child process that ends when it is done, so a server
- * that had something to apply does not keep the schema engine for the rest of its life
- * (migrate-child.ts). Whether anything is pending is asked here first, on one connection of
- * `factory` (ended at once), so a restart starts no process.
- */
-export async function migrateInChild(factory: SqlMigrationAwareDriverAdapterFactory, data: MigrateChildData): Promise<string[]> {
+/** Whether migrations exist that the database has not recorded (asked on one connection, ended at once). */
+export async function migrationsPending(factory: SqlMigrationAwareDriverAdapterFactory): Promise<boolean> {
   const adapter = await factory.connect();
-  const upToDate = await allRecorded(adapter, await listMigrations()).finally(() => adapter.dispose());
-  if (upToDate) return [];
-  return childAnswer<string[]>(import.meta.url, 'migrate-child', data);
+  return !(await allRecorded(adapter, await listMigrations()).finally(() => adapter.dispose()));
 }
 
 /** SQL that takes the migration history to the current schema.prisma (empty when in sync). */

@@ -3,8 +3,9 @@ import { utcDay } from '../dates.js';
 import { bumpDataVersionCte } from '../db/data-version.js';
 import { columnsSql } from '../db/driver-read.js';
 import { Prisma, type Digest, type PrismaClient } from '../generated/prisma/client.js';
+import { readFreshness, type Freshness } from '../issues/freshness.js';
 import { servedIssueSql } from '../issues/served.js';
-import { digestIssueSelect, renderDigest, type DigestIssue } from './render.js';
+import { digestIssueSelect, renderDigest, type DigestContext, type DigestIssue } from './render.js';
 
 const digestIssueColumns = columnsSql(Object.keys(digestIssueSelect));
 
@@ -29,12 +30,42 @@ async function saveDigest(prisma: PrismaClient, date: string, content: string, i
   return rows[0]!;
 }
 
+const DAY_MS = 24 * 3600_000;
+const dayStart = (date: string) => new Date(`${date}T00:00:00.000Z`);
+const dayOffset = (date: string, days: number) => utcDay(new Date(dayStart(date).getTime() + days * DAY_MS));
+
+/**
+ * What a day's digest says beyond its own issues, from served issues that include at least those
+ * published in the seven days before it and those added to KEV in the seven days to it.
+ */
+function contextOf(date: string, served: DigestIssue[], freshness: Freshness): DigestContext {
+  const weekBefore = dayStart(dayOffset(date, -7)).getTime();
+  const start = dayStart(date).getTime();
+  const kevFrom = dayOffset(date, -6);
+  const previousWeek = new Map<string, number>();
+  for (const issue of served) {
+    const at = issue.publishedAt.getTime();
+    if (at < weekBefore || at >= start) continue;
+    for (const type of issue.attackType) previousWeek.set(type, (previousWeek.get(type) ?? 0) + 1);
+  }
+  const exploitedNow = served.filter((i) => i.kevDateAdded !== null && i.kevDateAdded >= kevFrom && i.kevDateAdded <= date);
+  return { exploitedNow, previousWeek, freshness };
+}
+
+const readWith = (prisma: PrismaClient) => <T>(query: Prisma.Sql) => prisma.$queryRaw<T[]>(query);
+
 export async function generateDigest(prisma: PrismaClient, date: string): Promise<Digest> {
-  const start = new Date(`${date}T00:00:00.000Z`);
-  const end = new Date(start.getTime() + 24 * 3600_000);
-  const issues = await prisma.$queryRaw<DigestIssue[]>`
-    SELECT ${digestIssueColumns} FROM "Issue" WHERE ${servedIssueSql} AND "publishedAt" >= ${start} AND "publishedAt" < ${end}`;
-  return saveDigest(prisma, date, renderDigest(date, issues), issues.length);
+  const start = dayStart(date);
+  const end = new Date(start.getTime() + DAY_MS);
+  const [around, freshness] = await Promise.all([
+    prisma.$queryRaw<DigestIssue[]>`
+      SELECT ${digestIssueColumns} FROM "Issue" WHERE ${servedIssueSql}
+        AND (("publishedAt" >= ${new Date(start.getTime() - 7 * DAY_MS)} AND "publishedAt" < ${end})
+          OR "kevDateAdded" BETWEEN ${dayOffset(date, -6)} AND ${date})`,
+    readFreshness(readWith(prisma)),
+  ]);
+  const issues = around.filter((i) => i.publishedAt >= start && i.publishedAt < end);
+  return saveDigest(prisma, date, renderDigest(date, issues, contextOf(date, around, freshness)), issues.length);
 }
 
 /**
@@ -51,7 +82,10 @@ export async function refreshDigests(prisma: PrismaClient, days: string[]): Prom
 
 /** Digests for every day that has served issues (the sample data's days at seed time). */
 export async function generateDigestsForAllDays(prisma: PrismaClient): Promise<number> {
-  const issues = await prisma.$queryRaw<DigestIssue[]>`SELECT ${digestIssueColumns} FROM "Issue" WHERE ${servedIssueSql}`;
+  const [issues, freshness] = await Promise.all([
+    prisma.$queryRaw<DigestIssue[]>`SELECT ${digestIssueColumns} FROM "Issue" WHERE ${servedIssueSql}`,
+    readFreshness(readWith(prisma)),
+  ]);
   const byDay = new Map<string, DigestIssue[]>();
   for (const issue of issues) {
     const day = utcDay(issue.publishedAt);
@@ -59,6 +93,6 @@ export async function generateDigestsForAllDays(prisma: PrismaClient): Promise<n
     if (ofDay) ofDay.push(issue);
     else byDay.set(day, [issue]);
   }
-  for (const [day, ofDay] of byDay) await saveDigest(prisma, day, renderDigest(day, ofDay), ofDay.length);
+  for (const [day, ofDay] of byDay) await saveDigest(prisma, day, renderDigest(day, ofDay, contextOf(day, issues, freshness)), ofDay.length);
   return byDay.size;
 }

@@ -1,8 +1,12 @@
 // Atom 1.0 documents (RFC 4287) of issues and of daily digests, written by the `feed` library.
 // Every text it is given is escaped first: it puts titles and summaries into type="html"
-// elements, where an issue title such as "<script>" must stay text.
+// elements, where an issue title such as "<script>" must stay text. A digest's Markdown is
+// rendered to HTML by markdown-it, which escapes any HTML in the text and refuses javascript: and
+// similar link targets, so a reader shows wrapped paragraphs and clickable links.
 import { Feed } from 'feed';
+import MarkdownIt from 'markdown-it';
 import type { Digest, Prisma } from '../generated/prisma/client.js';
+import { contentChangedAt } from '../issues/content-changed.js';
 import { LICENSE_URL } from '../stix/bundle.js';
 
 export const ATOM_MEDIA_TYPE = 'application/atom+xml; charset=utf-8';
@@ -15,7 +19,8 @@ export const atomIssueSelect = {
   summary: true,
   sourceUrl: true,
   publishedAt: true,
-  updatedAt: true,
+  source: true,
+  changedHereAt: true,
   severity: true,
   issueType: true,
   labels: true,
@@ -40,14 +45,15 @@ function feedOf(title: string, selfUrl: string, siteUrl: string, updated: Date):
   });
 }
 
-export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
-  const feed = feedOf('secwire: AI-security issues', selfUrl, `${origin}/api/v1/issues`, newest(issues.map((i) => i.updatedAt)));
-  for (const issue of issues) {
+export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }, title = 'secwire: AI-security issues'): string {
+  const updated = issues.map(contentChangedAt);
+  const feed = feedOf(title, selfUrl, `${origin}/api/v1/issues`, newest(updated));
+  for (const [index, issue] of issues.entries()) {
     feed.addItem({
       id: `urn:uuid:${issue.id}`,
       title: escapeHtml(issue.headline ?? issue.title),
       link: issue.sourceUrl,
-      date: issue.updatedAt,
+      date: updated[index]!,
       published: issue.publishedAt,
       description: issue.summary ? escapeHtml(issue.summary) : undefined,
       category: [`severity:${issue.severity}`, `issueType:${issue.issueType}`, ...issue.labels].map((term) => ({ term, name: term })),
@@ -55,6 +61,11 @@ export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: 
   }
   return feed.atom1();
 }
+
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+
+/** A digest's Markdown as the HTML of its Atom entry. */
+export const digestHtml = (content: string) => markdown.render(content);
 
 export function digestsAtom(digests: Digest[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
   const feed = feedOf('secwire: daily digests', selfUrl, `${origin}/api/v1/digests`, newest(digests.map((d) => d.generatedAt)));
@@ -64,8 +75,7 @@ export function digestsAtom(digests: Digest[], { selfUrl, origin }: { selfUrl: s
       title: `secwire daily digest: ${digest.date} (${digest.issueCount} ${digest.issueCount === 1 ? 'issue' : 'issues'})`,
       link: `${origin}/api/v1/digests/${digest.date}`,
       date: digest.generatedAt,
-      // The digest is Markdown: shown as preformatted text rather than rendered.
-      content: `<pre>${escapeHtml(digest.content)}</pre>`,
+      content: digestHtml(digest.content),
     });
   }
   return feed.atom1();

@@ -11,6 +11,7 @@ import { Prisma, type Digest } from '../generated/prisma/client.js';
 import { filterDescriptions, issueFilterSql, issueOrderSql, parseIssueFilters, parsePage, queryFilters } from '../issues/filters.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
+import { stackFeedAt } from '../stacks/feed.js';
 import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom, type AtomIssue } from './atom.js';
 
 const ISSUES_ATOM_PATH = `${restBasePath}/issues.atom`;
@@ -18,7 +19,7 @@ const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
 const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
 const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 
-export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
+export function useAtomFeeds({ config, db, log }: Pick<Services, 'config' | 'db' | 'log'>): Plugin {
   const feeds: Record<string, (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>> = {
     [ISSUES_ATOM_PATH]: async (query, urls) => {
       rejectUnknownParameters(query, [...Object.keys(filterDescriptions), 'limit']);
@@ -35,7 +36,8 @@ export function useAtomFeeds({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
   };
   return {
     async onRequest({ request, url, endResponse }) {
-      const feed = feeds[url.pathname];
+      // Stack feeds (/stacks/{token}.atom) are the one pattern among fixed paths.
+      const feed = feeds[url.pathname] ?? stackFeedAt({ config, db }, url.pathname);
       if (!feed) return;
       // HEAD arrives as GET (useHead).
       if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));

@@ -20,10 +20,14 @@ export function withHead(methods: Iterable<string>): string[] {
 /**
  * GET /health (the process is up), and 405s for the fixed paths outside /api/v1. Yoga's own
  * health check is not used: it answers any method, and any URL that merely ends in /health.
+ * `absent`: paths Yoga would otherwise serve as another (it matches `/graphql/` as `/graphql`),
+ * answered 404 so that one resource has one URL.
  */
-export function useFixedPaths(paths: Record<string, readonly string[]>): Plugin {
+export function useFixedPaths(paths: Record<string, readonly string[]>, absent: readonly string[] = []): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
+      // The error envelope (rest/gate.ts) words it as every unknown path's.
+      if (absent.includes(url.pathname)) return endResponse(new Response(null, { status: 404 }));
       const allowed = paths[url.pathname];
       if (!allowed) return;
       if (!allowed.includes(request.method)) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));

@@ -41,6 +41,19 @@ export function refuseRequest(res: ServerResponse, message: string): void {
   res.end(body);
 }
 
+/**
+ * node's 'connect' (a CONNECT request, which node hands over as a raw socket and otherwise drops
+ * without a word): nothing here is a proxy, so a 405 envelope, and the connection closed.
+ */
+export function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
+  const body = JSON.stringify(errorEnvelope(405, 'Method CONNECT is not allowed: this server is not a proxy'));
+  socket.on('error', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nAllow: GET, HEAD, POST, PATCH, DELETE, OPTIONS\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** node's 'clientError': a request it could not parse or that timed out, with node's own statuses. */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {

@@ -22,6 +22,12 @@ export const COMPRESSION_THRESHOLD = 1024;
  */
 export const CACHE_CONTROL = 'no-cache';
 
+/**
+ * How long a request waits for the data version before it is served uncached: a database that
+ * hangs must not hold every cacheable read for the pool's own time-out before routing starts.
+ */
+export const VERSION_READ_TIMEOUT_MS = 250;
+
 export type Encoding = 'br' | 'gzip';
 
 // Brotli at quality 5 and gzip at level 6: most of the size saving for a few milliseconds on the
@@ -99,9 +105,11 @@ export class ResponseCache {
   /** Compressions under way, by the entry they are for (gone with it). */
   private readonly compressing = new WeakMap<Entry, Partial<Record<Encoding, Promise<Buffer>>>>();
 
+  /** `pathPrefix`: where the entries live (the REST gate's routes); no other path waits for a key. */
   constructor(
     maxBytes: number,
     private readonly versions: DataVersionReader,
+    private readonly pathPrefix = '/',
   ) {
     this.entries = new LRUCache<string, Entry>({
       maxSize: Math.max(1, maxBytes),
@@ -114,12 +122,16 @@ export class ResponseCache {
 
   /**
    * The key of a request at the current data version, or undefined when it is not to be cached
-   * (the cache is off, or the client asked for a fresh answer with Cache-Control: no-cache). The
+   * (the cache is off, the path is not a cached one, the client asked for a fresh answer with
+   * Cache-Control: no-cache, or the data version did not come within VERSION_READ_TIMEOUT_MS). The
    * URL is taken as sent: the paging links repeat its parameters in their order.
    */
   async keyOf(headers: HeaderReader, url: Pick<URL, 'pathname' | 'search'>): Promise<string | undefined> {
-    if (!this.enabled || /\bno-cache\b/i.test(headers.get('cache-control') ?? '')) return undefined;
-    return `${await this.versions.current()} ${url.pathname}${url.search}`;
+    if (!this.enabled || !url.pathname.startsWith(this.pathPrefix) || /\bno-cache\b/i.test(headers.get('cache-control') ?? '')) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), VERSION_READ_TIMEOUT_MS)));
+    const version = await Promise.race([this.versions.current().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+    return version === undefined ? undefined : `${version} ${url.pathname}${url.search}`;
   }
 
   /** The cached answer to a request with these headers, or undefined on a miss. */

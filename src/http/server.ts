@@ -1,11 +1,14 @@
 // The node:http server around the app, with timeouts that keep slow or idle clients (slow-loris)
 // from holding connections: a request must send its headers within 10 s and its whole body within
-// 30 s, and an idle keep-alive connection is closed after 5 s. Streaming responses (GraphQL
-// subscriptions over SSE) are not cut: these limits cover receiving the request only. drain() is
-// the graceful stop.
+// 30 s, and an idle keep-alive connection is closed after 5 s. A client that stops reading its
+// response is cut once nothing it was sent has left for `writeStallTimeout` (node's socket timeout,
+// which a write still draining, however slowly, keeps re-arming): otherwise every such connection
+// holds its whole unsent body in memory for good. A response the server is still working on (no
+// byte waiting to be sent) is never cut by it, nor is a subscription whose client reads its pings.
+// drain() is the graceful stop.
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { EarlyReply } from './early-reply.js';
-import { answerClientError, refuseRequest, requestTargetProblem } from './request-target.js';
+import { answerClientError, refuseConnect, refuseRequest, requestTargetProblem } from './request-target.js';
 
 export const serverTimeouts = {
   headersTimeout: 10_000,
@@ -13,6 +16,7 @@ export const serverTimeouts = {
   keepAliveTimeout: 5_000,
   /** How often node checks the two timeouts above (its default, 30 s, would let them run late). */
   connectionsCheckingInterval: 1_000,
+  writeStallTimeout: 15_000,
 };
 
 export type ServerTimeouts = typeof serverTimeouts;
@@ -29,9 +33,10 @@ function closeAfter(res: ServerResponse) {
 /** `app.earlyReply`, when the app has one, answers cache hits and the public reads before the app sees them. */
 export function createHttpServer(app: RequestListener & { earlyReply?: EarlyReply }, timeouts: ServerTimeouts = serverTimeouts): Server {
   const { earlyReply } = app;
+  const { writeStallTimeout, ...nodeTimeouts } = timeouts;
   const server: Server = createServer(
     // A missing Host is refused by requestTargetProblem, with the envelope; node's own refusal has no body.
-    { ...timeouts, requireHostHeader: false },
+    { ...nodeTimeouts, requireHostHeader: false },
     (req, res) => {
       const problem = requestTargetProblem(req);
       if (problem) return refuseRequest(res, problem);
@@ -43,11 +48,17 @@ export function createHttpServer(app: RequestListener & { earlyReply?: EarlyRepl
         if (draining.has(server)) setImmediate(() => server.closeIdleConnections());
       });
       if (draining.has(server)) closeAfter(res);
+      // With a listener node leaves the socket to it: only one with bytes stuck on their way out is
+      // cut. (Between requests node's own keep-alive time-out applies, without this listener.)
+      res.setTimeout(writeStallTimeout, () => {
+        if (res.socket && res.socket.writableLength > 0) res.socket.destroy();
+      });
       if (!earlyReply) return app(req, res);
       void earlyReply(req, res).then((answered) => answered || app(req, res));
     },
   );
   server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
   inFlight.set(server, new Set());
   return server;
 }

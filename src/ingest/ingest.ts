@@ -8,6 +8,7 @@ import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js'
 import type { Logger } from '../log.js';
 import type { IssuePubSub } from '../pubsub.js';
 import { aiSummaries } from '../registry/profiles.js';
+import { kevDates, withKev } from '../sources/enrichment.js';
 import { extractFacts, type Classifier } from './classifier/index.js';
 import { RuleClassifier } from './classifier/rules.js';
 import { parseBatch, type ParsedBatch, type Rejection } from './parse.js';
@@ -104,15 +105,17 @@ export async function ingestParsed(deps: IngestDeps, parsed: ParsedBatch, option
     const prepared: PreparedItem[] = [];
     const chunk = parsed.items.slice(start, start + chunkSize);
     if (options.stopping?.aborted) throw stoppedError(result, chunk[0]!.index);
-    let lookedUp;
+    let lookedUp, kev;
     try {
       lookedUp = await aiSummaries(deps.prisma, chunk.map((c) => c.item));
+      kev = await kevDates(deps.prisma, chunk.flatMap((c) => c.item.cveIds.slice(0, 1)));
     } catch (err) {
       throw partialIngestError(err, result, chunk[0]!.index, deps.log);
     }
-    for (const [n, { index, item }] of chunk.entries()) {
+    for (const [n, { index, item: parsedItem }] of chunk.entries()) {
       // Classifying is CPU work: let a store running meanwhile (storeAfter) take its turns.
       if (n % 16 === 15) await setImmediate();
+      const item = withKev(parsedItem, kev);
       try {
         const facts = extractFacts(item);
         const classification = await classifier.classify(item, facts, lookedUp);

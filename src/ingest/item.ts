@@ -57,6 +57,11 @@ export interface Item {
   /** Severity the source itself assigned (GitHub's review, a native hint). */
   statedSeverity?: Severity;
   cveIds: string[];
+  /**
+   * A page about an event rather than its record (news naming a CVE, say): its own issue, keyed
+   * by its URL, counted as a cross-reference by the issues of the ids it names (native.ts).
+   */
+  article?: boolean;
   /** Every other identifier the source gives (GHSA, PYSEC, ATLAS case study, ...). */
   otherIds: string[];
   cweIds: string[];

@@ -7,6 +7,7 @@ import { IssueType, Severity } from '../generated/prisma/enums.js';
 import { isAtlasTechnique } from './classifier/atlas.js';
 import { isValidCvssVector } from './classifier/cvss.js';
 import { issueLabels } from '../sources/definition.js';
+import { advisoryIdsIn, advisoryPageIds } from './advisory-page.js';
 import { canonicalUrl, type Item, type OsvAffected } from './item.js';
 
 const inRange = <T extends z.ZodType<string>>(schema: T) => schema.refine((value) => inDateRange(new Date(value)), `must be ${DATE_RANGE_TEXT}`);
@@ -66,10 +67,30 @@ function toAffected(pkg: z.infer<typeof nativePackage>): OsvAffected {
   return { package: { ecosystem: pkg.ecosystem, name: pkg.name }, ranges: [{ type: 'ECOSYSTEM', events }] };
 }
 
+/**
+ * The CVEs and other ids an item is filed under, and whether it is an article. An advisory page
+ * (advisory-page.ts) or an item typed `vulnerability` is the record of its vulnerability; any
+ * other item is an article, which names the CVEs it is about (its `cve`, else those its title and
+ * summary name) without being their record.
+ */
+function identityOf(record: NativeItem, url: string): { cveIds: string[]; otherIds: string[]; article: boolean } {
+  const own = [...(record.id ? [record.id] : []), ...(record.aliases ?? [])];
+  const page = advisoryPageIds(url, record.title);
+  const article = page === undefined && record.type !== 'vulnerability';
+  const named = record.cve ? [record.cve] : article ? advisoryIdsIn(`${record.title}\n${record.summary ?? ''}`).filter(isCve).slice(0, maxNamedCves) : [];
+  const cveIds = [...new Set([...named, ...(page ?? []).filter(isCve)])];
+  const otherIds = [...new Set([...own, ...(page ?? [])].filter((id) => !cveIds.includes(id)))];
+  return { cveIds, otherIds, article };
+}
+
+const isCve = (id: string) => id.startsWith('CVE-');
+/** An article naming more CVEs than this is a round-up: it is about the first few. */
+const maxNamedCves = 5;
+
 export function nativeToItem(record: NativeItem): Item {
   const url = canonicalUrl(record.url);
   const affected = (record.packages ?? []).map(toAffected);
-  const ids = [...(record.id ? [record.id] : []), ...(record.aliases ?? [])];
+  const { cveIds, otherIds, article } = identityOf(record, url);
   return {
     format: 'native',
     sourceId: url,
@@ -85,8 +106,9 @@ export function nativeToItem(record: NativeItem): Item {
     typeHint: record.type,
     ...(record.sourceHints ? { sourceHints: record.sourceHints } : {}),
     statedSeverity: record.severity,
-    cveIds: record.cve ? [record.cve] : [],
-    otherIds: [...new Set(ids.filter((id) => id !== record.cve))],
+    cveIds,
+    otherIds,
+    ...(article ? { article } : {}),
     cweIds: [...new Set(record.cweIds ?? [])],
     cvssVectors: record.cvssVector ? [record.cvssVector] : [],
     affected,

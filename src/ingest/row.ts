@@ -15,8 +15,9 @@ export type IssueRow = Omit<Prisma.IssueCreateManyInput, 'id' | 'crossRefCount' 
   packageNames: string[];
 };
 
-/** CVE, else GHSA, else the first other identifier, else the canonical URL. */
+/** An article's canonical URL; else CVE, else GHSA, else the OSV id, else the canonical URL. */
 export function naturalKeyOf(item: Item): string {
+  if (item.article) return item.url;
   return item.cveIds[0] ?? item.otherIds.find((id) => id.startsWith('GHSA-')) ?? (item.format === 'osv' ? item.sourceId : item.url);
 }
 

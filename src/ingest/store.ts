@@ -38,6 +38,9 @@ interface Existing {
   classifierModel: string;
   classifierPromptVersion: string;
   relevant: boolean;
+  severity: string;
+  exploitMaturity: string | null;
+  kevDateAdded: string | null;
   withdrawn: boolean;
   announcedAt: Date | string | null;
   source: Pick<SourceRecord, 'format' | 'id' | 'modified'>;
@@ -54,11 +57,14 @@ async function existingIssues(tx: Prisma.TransactionClient, ids: string[]): Prom
   if (ids.length === 0) return [];
   const rows = await tx.$queryRaw<(Omit<Existing, 'source'> & { format: SourceRecord['format']; sourceId: string; modified: string | null })[]>`
     SELECT DISTINCT ON (i.id) i.id::text AS id, i."naturalKey", i.identifiers, i."packageNames", i."contentHash", i."classifierModel",
-      i."classifierPromptVersion", i.relevant, i.withdrawn, i."announcedAt", i."publishedAt",
+      i."classifierPromptVersion", i.relevant, i.severity::text AS severity, i."exploitMaturity", i."kevDateAdded", i.withdrawn, i."announcedAt", i."publishedAt",
       i.source->>'format' AS format, i.source->>'id' AS "sourceId", i.source->>'modified' AS modified
     FROM unnest(${ids}::text[]) AS k(id) CROSS JOIN LATERAL (SELECT * FROM "Issue" WHERE identifiers @> ARRAY[k.id] OFFSET 0) AS i`;
   return rows.map(({ format, sourceId, modified, ...row }) => ({ ...row, source: { format, id: sourceId, modified } }));
 }
+
+/** Articles are keyed by their URL; records by an id (CVE, GHSA, OSV id). */
+const isArticleKey = (naturalKey: string) => /^https?:\/\//i.test(naturalKey);
 
 /** Existing issues by each of their identifiers and by natural key, kept current as the batch adds issues. */
 class KnownIssues {
@@ -82,11 +88,17 @@ class KnownIssues {
     }
   }
 
-  /** The issue a row is: the one with its natural key among those sharing an identifier, else the first of those. */
+  /**
+   * The issue a row is: the one with its natural key among those sharing an identifier, else the
+   * first of those. An article (keyed by its URL, see row.ts) is only ever itself: it shares the
+   * CVE of the advisory it is about, and neither takes the other over.
+   */
   match(row: { naturalKey: string; identifiers: string[] }): Existing | undefined {
     const matches = new Set<Existing>();
     for (const id of row.identifiers) this.byIdentifier.get(id)?.forEach((k) => matches.add(k));
-    return [...matches].find((k) => k.naturalKey === row.naturalKey) ?? [...matches][0];
+    const same = [...matches].find((k) => k.naturalKey === row.naturalKey);
+    if (same || isArticleKey(row.naturalKey)) return same;
+    return [...matches].find((k) => !isArticleKey(k.naturalKey));
   }
 
   /** Whether an issue other than `issue` holds this natural key. */
@@ -161,11 +173,17 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
             row.classifierPromptVersion === match.classifierPromptVersion &&
             // The same classifier decides otherwise when what a registry said of a package changed.
             row.relevant === match.relevant &&
+            // ... or when KEV learned of its CVE (see sources/enrichment.ts).
+            row.kevDateAdded === match.kevDateAdded &&
+            row.severity === match.severity &&
+            row.exploitMaturity === match.exploitMaturity &&
             identifiers.length === match.identifiers.length;
           if (!same) {
             // Keep the old key when another issue already holds the new one (aliases not yet merged).
             const keyTaken = known.keyHeldByOther(row.naturalKey, match);
-            change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey, modifiedAt };
+            // The same record judged again is our change; a new record is the upstream's.
+            const changedHereAt = row.contentHash === match.contentHash ? modifiedAt : null;
+            change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey, modifiedAt, changedHereAt };
           }
         } else if (identifiers.length > match.identifiers.length) {
           change = { identifiers, modifiedAt };

@@ -6,7 +6,7 @@ import { DATE_RANGE_TEXT, inDateRange, isCalendarDate } from '../dates.js';
 import { badRequest } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';
-import { integer, isAbsent, number, oneOf, queryParam, single, text } from '../params.js';
+import { boolean, integer, isAbsent, number, oneOf, queryParam, single, text } from '../params.js';
 import { nameKeys } from '../scan/ecosystems.js';
 import { servedIssueSql } from './served.js';
 
@@ -38,6 +38,7 @@ export interface IssueFilters {
   confidenceMin?: number;
   alias?: string;
   modifiedSince?: Date;
+  knownExploited?: boolean;
   /** Not a list parameter: only webhook and subscription filters (webhooks/filters.ts) set it. */
   llmSpecific?: boolean;
 }
@@ -61,6 +62,8 @@ export const filterDescriptions = {
   since: 'Only issues published strictly after this moment: a date (2025-01-31, meaning its start, UTC) or an ISO 8601 date-time (2025-01-31T12:00:00Z; no offset means UTC).',
   confidenceMin: 'Only issues whose classifierConfidence is at least this value, from 0 to 1.',
   alias: 'Only the issue known by this identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (AML.CS0000); case-insensitive.',
+  knownExploited:
+    'true: only issues known to be exploited (exploitMaturity active: listed in CISA KEV, or stated to be exploited in the wild); false: only the others. Not a spec parameter: absent, the list is as the spec says.',
   modifiedSince:
     'Only issues whose content changed strictly after this moment (a date or date-time, as for since), in the order they changed (oldest change first, then id), so a mirror can page through the changes and poll again from the last one it saw (GraphQL: modifiedAt, and issueChanges for withdrawals).',
 } as const;
@@ -119,6 +122,8 @@ export function parseIssueFilters(raw: RawIssueFilters): IssueFilters {
   if (!isAbsent(raw.issueType)) filters.issueType = oneOf('issueType', issueTypes, single('issueType', raw.issueType));
   if (!isAbsent(raw.since)) filters.since = parseSince('since', single('since', raw.since));
   if (!isAbsent(raw.modifiedSince)) filters.modifiedSince = parseSince('modifiedSince', single('modifiedSince', raw.modifiedSince));
+
+  if (!isAbsent(raw.knownExploited)) filters.knownExploited = boolean('knownExploited', single('knownExploited', raw.knownExploited));
 
   const alias = trimmed('alias', raw.alias, ALIAS_MAX_LENGTH);
   if (alias) filters.alias = normaliseAlias(alias);
@@ -190,9 +195,16 @@ export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
   if (filters.alias) where.push(Prisma.sql`"identifiers" @> ARRAY[${filters.alias}]::text[]`);
   if (filters.modifiedSince) where.push(Prisma.sql`"modifiedAt" > ${filters.modifiedSince}`);
   if (filters.confidenceMin !== undefined) where.push(Prisma.sql`"classifierConfidence" >= ${filters.confidenceMin}`);
+  if (filters.knownExploited !== undefined) where.push(filters.knownExploited ? knownExploitedSql : Prisma.sql`NOT ${knownExploitedSql}`);
   if (filters.llmSpecific !== undefined) where.push(Prisma.raw(filters.llmSpecific ? '"llmSpecific"' : 'NOT "llmSpecific"'));
   return Prisma.join(where, ' AND ');
 }
+
+/**
+ * Known exploited, as the classifier decides it (classifier/exploitation.ts, isKnownExploited):
+ * exploitation is under way. The one SQL spelling of it.
+ */
+export const knownExploitedSql = Prisma.sql`coalesce("exploitMaturity" = 'active', false)`;
 
 /** The guaranteed order: newest first, ties broken by id, so pages never overlap or skip. */
 export const issueOrderSql = Prisma.sql`"publishedAt" DESC, "id" DESC`;

@@ -6,6 +6,7 @@ import ecosystemList from '../../data/osv-schema/ecosystems.json' with { type: '
 import osvSchema from '../../data/osv-schema/schema.json' with { type: 'json' };
 import type { Issue } from '../generated/prisma/client.js';
 import type { OsvAffected, SourceRecord } from '../ingest/item.js';
+import { contentChangedAt } from '../issues/content-changed.js';
 import { formatCvssScore } from '../issues/served.js';
 
 const OSV_SCHEMA_VERSION = '1.7.0';
@@ -43,7 +44,7 @@ const classificationFields = [
   'classifierModel', 'classifierPromptVersion', 'classifierConfidence',
 ] as const satisfies readonly (keyof Issue)[];
 
-const recordFields = ['id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'updatedAt', 'cvssVector', 'identifiers', 'source'] as const;
+const recordFields = ['id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'changedHereAt', 'cvssVector', 'identifiers', 'source'] as const;
 
 type OsvIssueField = (typeof recordFields)[number] | (typeof classificationFields)[number];
 type OsvIssue = Pick<Issue, OsvIssueField>;
@@ -97,7 +98,7 @@ export function osvRecordOf(issue: OsvIssue): OsvRecord {
   return {
     schema_version: OSV_SCHEMA_VERSION,
     id,
-    modified: issue.updatedAt.toISOString(),
+    modified: contentChangedAt(issue).toISOString(),
     published: issue.publishedAt.toISOString(),
     aliases: issue.identifiers.filter((alias) => alias !== id && !alias.includes('://')).sort(),
     summary: issue.title,

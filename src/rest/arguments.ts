@@ -21,6 +21,13 @@ import { badRequest } from '../errors.js';
 import { boolean, integer, number, oneOf, rejectUnknownParameters, single } from '../params.js';
 
 function checkValue(name: string, type: GraphQLInputType, value: unknown, fromBody: boolean): void {
+  // A list inside an input object (a webhook's stack.packages): an array of checked items.
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    if (!Array.isArray(value)) throw badRequest(`${name} must be an array`);
+    value.forEach((item, i) => item !== null && item !== undefined && checkValue(`${name}[${i}]`, inner.ofType, item, fromBody));
+    return;
+  }
   const named = getNamedType(type);
   // A query string is text, so `limit=5` and `active=true` are read as what they spell; a JSON body
   // has types, and "true" there is a string (GraphQL would refuse it in its own words).

@@ -40,7 +40,12 @@ export const bodyExamples: Record<string, unknown> = {
 
 /** Response examples for the operations that take no input (the others show theirs on the input). */
 export const responseExamples: Record<string, unknown> = {
-  'get /stats': { data: { totalIssues: 1243, totalDigests: 380, last24h: 7, last7d: 52 } },
+  'get /stats': {
+    data: {
+      totalIssues: 1243, totalDigests: 380, last24h: 7, last7d: 52, lastNewDataAt: '2025-03-01T06:00:02.000Z',
+      newDataSources: [{ name: 'cisa-kev', lastNewDataAt: '2025-03-01T06:00:02.000Z' }, { name: 'osv-pypi', lastNewDataAt: '2025-03-01T05:00:41.000Z' }],
+    },
+  },
   'get /digest/latest': { data: { date: '2025-03-01', content: '# secwire daily digest: 2025-03-01\n', issueCount: 3, generatedAt: '2025-03-02T00:05:00.000Z' } },
   'post /admin/reclassify': { data: { version: 'rules-2.0.0+1a2b3c4d', examined: 146, updated: 146, newlyServed: 3, unserved: 1, failed: 0 } },
   'get /admin/sources': {

@@ -54,7 +54,8 @@ function markNullable(schema: Json, schemas: Json): void {
     // the referenced schema's type.
     const type = property.$ref ? schemas[String(property.$ref).split('/').pop()!]?.type : undefined;
     if (property.$ref) schema.properties[name] = { type, allOf: [{ $ref: property.$ref }], nullable: true, description: property.description };
-    else property.nullable = true;
+    // A JSON scalar (a stack's sbom) is any value already: OAS 3.0 has no type to repeat for it.
+    else if (property.type) property.nullable = true;
   }
 }
 

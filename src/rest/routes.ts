@@ -47,6 +47,10 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Mutation.rotateWebhookSecret': { method: 'POST', path: '/webhooks/:id/rotate-secret', tags: ['webhooks'], bearer: 'webhooks' },
   'Mutation.pingWebhook': { method: 'POST', path: '/webhooks/:id/ping', responseStatus: 202, tags: ['webhooks'], bearer: 'webhooks' },
   'Query.webhookDeliveries': { method: 'GET', path: '/webhooks/:webhookId/deliveries', tags: ['webhooks'], bearer: 'webhooks' },
+  'Query.webhookFindings': { method: 'GET', path: '/webhooks/:webhookId/findings', tags: ['webhooks'], bearer: 'webhooks' },
+  'Query.webhookFindingsVex': { method: 'GET', path: '/webhooks/:webhookId/findings/vex', tags: ['webhooks'], bearer: 'webhooks' },
+  'Mutation.issueStackFeed': { method: 'POST', path: '/webhooks/:webhookId/feed', responseStatus: 201, tags: ['webhooks'], bearer: 'webhooks' },
+  'Mutation.revokeStackFeed': { method: 'DELETE', path: '/webhooks/:webhookId/feed', tags: ['webhooks'], bearer: 'webhooks' },
   'Mutation.redeliverWebhookDelivery': {
     method: 'POST',
     path: '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',

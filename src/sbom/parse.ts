@@ -1,5 +1,6 @@
 // The components of an SBOM that scan can check: each one's reference in the document and its
 // purl with a version. CycloneDX JSON 1.4 to 1.6 (nested components included) and SPDX 2.3 JSON.
+import { PackageURL } from 'packageurl-js';
 import { badRequest, appError } from '../errors.js';
 import { MAX_ENTRIES } from '../scan/stack.js';
 
@@ -26,6 +27,19 @@ function versioned(purl: string, version: string | undefined): string {
   return `${base}@${encodeURIComponent(version)}${rest.join('')}`;
 }
 
+/**
+ * A CycloneDX machine-learning-model component without a purl: its Hugging Face id (group/name, or
+ * a name such as "meta-llama/Llama-3.1-8B") as a pkg:huggingface purl, so it is watched and scanned
+ * like any component.
+ */
+function modelPurl(component: Record<string, unknown>): string | undefined {
+  const name = text(component.name);
+  if (component.type !== 'machine-learning-model' || !name) return undefined;
+  const full = [text(component.group), name].filter(Boolean).join('/');
+  const slash = full.lastIndexOf('/');
+  return new PackageURL('huggingface', slash > 0 ? full.slice(0, slash) : undefined, full.slice(slash + 1), undefined, undefined, undefined).toString();
+}
+
 function cycloneDxComponents(bom: Record<string, unknown>): SbomComponent[] {
   if (!CYCLONEDX_VERSIONS.includes(String(bom.specVersion))) {
     throw badRequest(`CycloneDX specVersion must be one of ${CYCLONEDX_VERSIONS.join(', ')}`);
@@ -36,7 +50,7 @@ function cycloneDxComponents(bom: Record<string, unknown>): SbomComponent[] {
     if (!Array.isArray(list)) throw badRequest('CycloneDX components must be a list');
     for (const component of list) {
       if (!isObject(component)) throw badRequest('each CycloneDX component must be an object');
-      const purl = text(component.purl);
+      const purl = text(component.purl) ?? modelPurl(component);
       const version = text(component.version);
       if (purl) found.push({ ref: text(component['bom-ref']) ?? purl, purl: versioned(purl, version), name: text(component.name) ?? purl, version });
       visit(component.components);

@@ -34,7 +34,8 @@ export interface ScanFilters {
   since?: Date;
 }
 
-interface CandidateRow {
+/** An issue as matching reads it. */
+export interface CandidateRow {
   id: string;
   title: string;
   severity: Severity;
@@ -109,14 +110,72 @@ export function emptyCounts(): SeverityCounts {
   return Object.fromEntries(severities.map((s) => [s, 0])) as SeverityCounts;
 }
 
-export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFilters = {}): Promise<ScanResult> {
+/** How a stack's package entries are looked up: by each key of Issue.packageNames they may be stored under. */
+export interface StackIndex {
+  byKey: Map<string, PackageGroup[]>;
+  vendorsByKey: Map<string, string[]>;
+  /** AI components by their product's key (PackageQuery.namedBy), looked up in Issue.vendorKeys. */
+  productsByKey: Map<string, PackageQuery[]>;
+  needsRanges: boolean;
+  order: Map<PackageQuery, number>;
+  stack: Stack;
+}
+
+export function indexStack(stack: Stack): StackIndex {
   const byKey = new Map<string, PackageGroup[]>();
   for (const group of groupPackages(stack.packages)) {
     for (const key of group.query.keys) byKey.set(key, [...(byKey.get(key) ?? []), group]);
   }
-  const needsRanges = stack.packages.some((q) => q.version || q.ecosystem);
   const vendorsByKey = new Map<string, string[]>();
   for (const vendor of stack.vendors) vendorsByKey.set(vendor.key, [...(vendorsByKey.get(vendor.key) ?? []), vendor.input]);
+  const productsByKey = new Map<string, PackageQuery[]>();
+  for (const q of stack.packages) if (q.namedBy) productsByKey.set(q.namedBy.product, [...(productsByKey.get(q.namedBy.product) ?? []), q]);
+  const needsRanges = stack.packages.some((q) => q.version || q.ecosystem);
+  return { byKey, vendorsByKey, productsByKey, needsRanges, order: new Map(stack.packages.map((q, i) => [q, i])), stack };
+}
+
+/**
+ * The scan's verdict on candidate issues (rows naming one of the stack's keys), in the rows'
+ * order: what a scan reports and what a watched stack is notified of (src/stacks) are this one
+ * decision. `affected` is the row's source->'affected' (null when no entry has a version or ecosystem).
+ */
+export function matchCandidates(index: StackIndex, rows: CandidateRow[]): ScanMatch[] {
+  const { byKey, vendorsByKey, productsByKey, needsRanges, order, stack } = index;
+  const data: ScanMatch[] = [];
+  // Thousands of candidates per scan: nothing is allocated for a name, vendor or range that cannot match.
+  const noRanges: AffectedVersions[] = [];
+  for (const row of rows) {
+    let affected: AffectedVersions[] | undefined;
+    const matched = new Set<PackageQuery>();
+    let seen: Set<PackageGroup> | undefined;
+    for (const name of row.packageNames) {
+      const groups = byKey.get(name);
+      if (!groups) continue;
+      for (const group of groups) {
+        if (seen?.has(group)) continue;
+        (seen ??= new Set()).add(group);
+        affected ??= needsRanges ? affectedEntries(row.affected) : noRanges;
+        groupMatches(group, affected, matched);
+      }
+    }
+    // An AI component named by vendor and product: both among the issue's vendor names. Versions
+    // are not compared (free-text names carry no ranges), as for a package without ranges.
+    if (productsByKey.size) {
+      for (const key of row.vendorKeys) for (const q of productsByKey.get(key) ?? []) if (row.vendorKeys.includes(q.namedBy!.vendor)) matched.add(q);
+    }
+    const vendorHits = vendorsByKey.size ? new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? [])) : undefined;
+    const matchedVendors = vendorHits?.size ? stack.vendors.filter((v) => vendorHits.has(v.input)).map((v) => v.input) : [];
+    if (matched.size === 0 && matchedVendors.length === 0) continue;
+    const matchedPackages = matched.size === 1 ? [matched.values().next().value!.input] : [...matched].sort((a, b) => order.get(a)! - order.get(b)!).map((q) => q.input);
+    data.push({ id: row.id, title: row.title, severity: row.severity, cveId: row.cveId, matchedPackages, matchedVendors });
+  }
+  return data;
+}
+
+export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFilters = {}): Promise<ScanResult> {
+  const index = indexStack(stack);
+  const { byKey, vendorsByKey, productsByKey, needsRanges } = index;
+  const vendorProbes = [...new Set([...vendorsByKey.keys(), ...productsByKey.keys()])];
 
   const conditions: Prisma.Sql[] = [servedIssueSql];
   // The enum's declaration order is critical..info, so "at least medium" is severity <= 'medium'.
@@ -136,7 +195,7 @@ export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFil
   // round trips of that transaction (a tenth of a 10-package scan's CPU, bench/README.md). Sent past
   // Prisma's client (db/driver-read.ts): a scan reads thousands of rows, and the client's result
   // mapping cost more CPU than the statement.
-  const keyCount = byKey.size + vendorsByKey.size;
+  const keyCount = byKey.size + vendorProbes.length;
   const rows = await read<CandidateRow>(
     Prisma.sql`
       SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys",
@@ -145,37 +204,14 @@ export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFil
       WHERE id = ANY(ARRAY(
           SELECT i.id FROM unnest(${[...byKey.keys()]}::text[]) AS k(name) JOIN "Issue" i ON i."packageNames" @> ARRAY[k.name]
           UNION ALL
-          SELECT i.id FROM unnest(${[...vendorsByKey.keys()]}::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]))
+          SELECT i.id FROM unnest(${vendorProbes}::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]))
         AND ${Prisma.join(conditions, ' AND ')}
       ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`,
     keyCount > smallStackKeys ? { jit: 'off', statement_timeout: String(scanStatementTimeoutMs) } : undefined,
   );
 
-  const order = new Map(stack.packages.map((q, i) => [q, i]));
-  const data: ScanMatch[] = [];
+  const data = matchCandidates(index, rows);
   const bySeverity = emptyCounts();
-  // Thousands of candidates per scan: nothing is allocated for a name, vendor or range that cannot match.
-  const noRanges: AffectedVersions[] = [];
-  for (const row of rows) {
-    let affected: AffectedVersions[] | undefined;
-    const matched = new Set<PackageQuery>();
-    let seen: Set<PackageGroup> | undefined;
-    for (const name of row.packageNames) {
-      const groups = byKey.get(name);
-      if (!groups) continue;
-      for (const group of groups) {
-        if (seen?.has(group)) continue;
-        (seen ??= new Set()).add(group);
-        affected ??= needsRanges ? affectedEntries(row.affected) : noRanges;
-        groupMatches(group, affected, matched);
-      }
-    }
-    const vendorHits = vendorsByKey.size ? new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? [])) : undefined;
-    const matchedVendors = vendorHits?.size ? stack.vendors.filter((v) => vendorHits.has(v.input)).map((v) => v.input) : [];
-    if (matched.size === 0 && matchedVendors.length === 0) continue;
-    const matchedPackages = matched.size === 1 ? [matched.values().next().value!.input] : [...matched].sort((a, b) => order.get(a)! - order.get(b)!).map((q) => q.input);
-    data.push({ id: row.id, title: row.title, severity: row.severity, cveId: row.cveId, matchedPackages, matchedVendors });
-    bySeverity[row.severity] += 1;
-  }
+  for (const match of data) bySeverity[match.severity] += 1;
   return { data, meta: { total: data.length, bySeverity } };
 }

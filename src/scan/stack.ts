@@ -17,6 +17,12 @@ export interface PackageQuery {
   version?: string;
   /** Lower-cased spellings to look up in Issue.packageNames. */
   keys: string[];
+  /**
+   * An AI component outside the package registries (a Hugging Face model, a generic purl such as
+   * an agent tool): it also matches an issue whose vendor names hold both its vendor and its
+   * product (lower-cased; Issue.vendorKeys).
+   */
+  namedBy?: { vendor: string; product: string };
 }
 
 export interface VendorQuery {
@@ -35,11 +41,18 @@ function purlPackageName(purl: PackageURL): string {
   return purl.type === 'maven' ? `${purl.namespace}:${purl.name}` : `${purl.namespace}/${purl.name}`;
 }
 
-export function parsePackageEntry(input: string, label: string): PackageQuery {
+/** purl types whose components name a vendor and a product rather than a registry package. */
+const productPurlTypes = new Set(['huggingface', 'generic']);
+
+/** The ecosystems a purl may name in a watched stack: a stack in any other would never be notified. */
+export const knownEcosystems = new Set([...Object.values(purlTypeToEcosystem), ...productPurlTypes]);
+
+export function parsePackageEntry(input: string, label: string, { knownOnly = false } = {}): PackageQuery {
   const text = input.trim();
   let name: string;
   let version: string | undefined;
   let ecosystem: string | undefined;
+  let namedBy: PackageQuery['namedBy'];
   if (/^pkg:/i.test(text)) {
     let purl: PackageURL;
     try {
@@ -50,6 +63,11 @@ export function parsePackageEntry(input: string, label: string): PackageQuery {
     name = purlPackageName(purl);
     version = purl.version ?? undefined;
     ecosystem = purlTypeToEcosystem[purl.type] ?? purl.type;
+    if (knownOnly && !knownEcosystems.has(ecosystem)) {
+      throw badRequest(`${label} names the unknown package type "${purl.type}"; known: ${[...knownEcosystems].sort().join(', ')}`);
+    }
+    // A model without an organisation (pkg:huggingface/gpt2) names no vendor: only its package name matches.
+    if (productPurlTypes.has(purl.type) && purl.namespace) namedBy = { vendor: purl.namespace.toLowerCase(), product: purl.name.toLowerCase() };
   } else {
     // The last "@" after the first character splits off the version, so "@scope/pkg@1.0" works.
     const at = text.lastIndexOf('@');
@@ -65,7 +83,7 @@ export function parsePackageEntry(input: string, label: string): PackageQuery {
   // A purl's percent-encoding (%00) carries a NUL past the check of the raw entry (checkList).
   if ([name, version, ecosystem].some((part) => part?.includes('\u0000'))) throw badRequest(`${label} must not contain NUL characters`);
   const keys = ecosystem && ecosystem !== 'pypi' ? [canonicalName(name, ecosystem)] : nameKeys(name);
-  return { input, name, ecosystem, version, keys };
+  return { input, name, ecosystem, version, keys, ...(namedBy ? { namedBy } : {}) };
 }
 
 /** Whether an OSV entry describes the package this query names (its ecosystem too, for a purl). */
@@ -91,15 +109,18 @@ function checkList(list: unknown, field: string): string[] {
   return list as string[];
 }
 
-/** Validates a stack; both lists absent or empty is a bad request. */
-export function parseStack(packages: unknown, vendors: unknown): Stack {
+/**
+ * Validates a stack; both lists absent or empty is a bad request. `knownOnly` (a watched stack)
+ * refuses purls of types no issue can name.
+ */
+export function parseStack(packages: unknown, vendors: unknown, options: { knownOnly?: boolean } = {}): Stack {
   const packageList = checkList(packages, 'packages');
   const vendorList = checkList(vendors, 'vendors');
   if (packageList.length === 0 && vendorList.length === 0) {
     throw badRequest('Give at least one entry in packages or vendors');
   }
   const packageQueries = new Map<string, PackageQuery>();
-  packageList.forEach((entry, i) => packageQueries.set(entry, packageQueries.get(entry) ?? parsePackageEntry(entry, `packages[${i}]`)));
+  packageList.forEach((entry, i) => packageQueries.set(entry, packageQueries.get(entry) ?? parsePackageEntry(entry, `packages[${i}]`, options)));
   return {
     packages: [...packageQueries.values()],
     vendors: [...new Set(vendorList)].map((input) => ({ input, key: input.trim().toLowerCase() })),

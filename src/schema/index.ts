@@ -10,6 +10,7 @@ import './scan.js';
 import './stix.js';
 import './osv.js';
 import './webhook.js';
+import './stack.js';
 import './new-issues.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

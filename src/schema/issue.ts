@@ -60,6 +60,7 @@ builder.queryFields((t) => ({
       alias: t.arg.string({ description: filterDescriptions.alias }),
       cursor: t.arg.string({ description: cursorDescription }),
       modifiedSince: t.arg.string({ description: filterDescriptions.modifiedSince }),
+      knownExploited: t.arg.boolean({ description: filterDescriptions.knownExploited }),
     },
     resolve: (_root, args, context, info) => {
       const filters = parseIssueFilters(args);

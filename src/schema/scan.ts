@@ -5,7 +5,7 @@ import { parseStack } from '../scan/stack.js';
 import { builder, envelopeRef } from './builder.js';
 import { SeverityEnum } from './issue-type.js';
 
-const ScanMatchRef = builder.objectRef<ScanMatch>('ScanMatch').implement({
+export const ScanMatchRef = builder.objectRef<ScanMatch>('ScanMatch').implement({
   description: 'An issue that matches the scanned stack.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Issue id (UUID).' }),

@@ -10,6 +10,7 @@ import { ownedWebhook, registerWebhook, requireOwnedWebhook, updateWebhook, webh
 import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { graphqlOnly, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 import { once, PageMetaRef } from './issue.js';
+import { WebhookStackInput } from './stack.js';
 
 // ---- types
 
@@ -39,6 +40,13 @@ const WebhookRef = builder.prismaObject('Webhook', {
     active: t.exposeBoolean('active', { description: 'False once the receiver answered 410 or deliveries kept dying.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
     events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as WebhookEventKind[] }),
+    watchedComponents: t.int({
+      nullable: true,
+      description: 'How many components its watched stack lists; null when it watches none.',
+      extensions: graphqlOnly,
+      select: { stack: { select: { components: true } } },
+      resolve: (w) => (w.stack ? (w.stack.components as unknown[]).length : null),
+    }),
     deactivatedReason: t.exposeString('deactivatedReason', { nullable: true, description: 'Why the webhook became inactive.' }),
     previousSecretExpiresAt: t.field({
       type: 'DateTime',
@@ -212,6 +220,7 @@ builder.mutationField('createWebhook', (t) =>
       url: t.arg.string({ required: true, description: 'https URL that receives the deliveries.' }),
       filters: t.arg({ type: WebhookFiltersInput, description: 'Optional filters: severity, issueType, vendor, llmSpecific.' }),
       events: t.arg({ type: [WebhookEventEnum], description: 'Event kinds to receive; default [new_issues], the only kind the spec sends.' }),
+      stack: t.arg({ type: WebhookStackInput, description: 'A stack to watch: new_issues then carry only issues affecting it (docs/webhooks.md).' }),
     },
     resolve: async (_root, args, ctx, info) => ({ data: await registerWebhook(ctx, ctx.webhookOwner, args, selectionUnder('data', ctx, info)) }),
   }),
@@ -230,6 +239,7 @@ builder.mutationField('updateWebhook', (t) =>
       filters: t.arg({ type: WebhookFiltersInput, description: 'New filters, replacing the old ones; {} (or null) matches everything.' }),
       active: t.arg.boolean({ description: 'false pauses deliveries, true resumes them.' }),
       events: t.arg({ type: [WebhookEventEnum], description: 'Event kinds to receive, replacing the old ones; from then on.' }),
+      stack: t.arg({ type: WebhookStackInput, description: 'A new stack to watch, replacing the old one; null stops watching. From then on.' }),
     },
     resolve: async (_root, args, ctx, info) => ({ data: await updateWebhook(ctx, String(args.id), ctx.webhookOwner, args, selectionUnder('data', ctx, info)) }),
   }),

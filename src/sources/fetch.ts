@@ -73,7 +73,10 @@ async function localFile(path: string, previous: Validators): Promise<Fetched> {
   return { changed: true, path, validators, cleanup: async () => {} };
 }
 
-async function download(location: string, options: FetchOptions): Promise<Fetched> {
+/** Redirects followed per fetch (EPSS's "current" file is a redirect to the day's file). */
+const maxRedirects = 5;
+
+async function download(location: string, options: FetchOptions, redirects = 0): Promise<Fetched> {
   let url: URL;
   try {
     url = await checkTargetUrl(location, { allowPrivate: options.allowPrivate });
@@ -105,6 +108,13 @@ async function download(location: string, options: FetchOptions): Promise<Fetche
         if (status === 304) {
           res.resume();
           return resolve({ changed: false });
+        }
+        if ([301, 302, 303, 307, 308].includes(status) && res.headers.location) {
+          res.resume();
+          if (redirects >= maxRedirects) return reject(new SourceError(`source redirected more than ${maxRedirects} times`));
+          // The target is checked like the first URL (https only, the SSRF guard) by the call itself.
+          const target = new URL(res.headers.location, url).toString();
+          return void cleanup().then(() => download(target, options, redirects + 1).then(resolve, reject));
         }
         if (status !== 200) {
           res.resume();

@@ -1,34 +1,61 @@
 // The server's sync timers: each source syncs at start-up and then every intervalMinutes. A
 // source still syncing when its timer fires is not started twice; stop() interrupts syncs between
-// chunks (what was stored stays, the next start resumes) and waits for them.
+// chunks (what was stored stays, the next start resumes) and waits for them. A source that fails
+// is tried again sooner, after 1, 2, 4, ... minutes (never later than its interval), and says so
+// once: an unreachable upstream is one error line, however long it stays away.
 import type { SourceDefinition } from './definition.js';
 import { syncSource, type SyncDeps } from './sync.js';
+
+/** Minutes before the next try after `failures` failures in a row. */
+export function retryMinutes(failures: number, intervalMinutes: number): number {
+  return Math.min(intervalMinutes, 2 ** Math.max(0, failures - 1));
+}
 
 /** `onChanged`: called after a sync that created or updated issues. */
 export function startSourceSchedule(deps: SyncDeps, sources: SourceDefinition[], options: { allowPrivate: boolean; onChanged?: () => void }): { stop(): Promise<void> } {
   const stopping = new AbortController();
   const running = new Map<string, Promise<unknown>>();
-  const timers: NodeJS.Timeout[] = [];
+  const timers = new Map<string, NodeJS.Timeout>();
+  const later = (source: SourceDefinition, minutes: number) => {
+    clearTimeout(timers.get(source.name));
+    if (stopping.signal.aborted) return;
+    const timer = setTimeout(() => tick(source), minutes * 60_000);
+    timer.unref();
+    timers.set(source.name, timer);
+  };
+  const failures = new Map<string, { count: number; message: string }>();
   const tick = (source: SourceDefinition) => {
     if (running.has(source.name) || stopping.signal.aborted) return;
-    const run = syncSource(deps, source, { allowPrivate: options.allowPrivate, relay: true, signal: stopping.signal })
+    const last = failures.get(source.name);
+    const run = syncSource(deps, source, {
+      allowPrivate: options.allowPrivate,
+      relay: true,
+      signal: stopping.signal,
+      repeatedFailure: (message) => last?.message === message,
+    })
       .then((outcome) => {
+        if (outcome.status === 'failed') {
+          const count = (last?.count ?? 0) + 1;
+          failures.set(source.name, { count, message: outcome.error ?? '' });
+          return later(source, retryMinutes(count, source.intervalMinutes));
+        }
+        if (last) deps.log.info('source reachable again', { source: source.name, after: last.count === 1 ? '1 failure' : `${last.count} failures` });
+        failures.delete(source.name);
+        later(source, source.intervalMinutes);
         if (outcome.counts.created + outcome.counts.updated > 0) options.onChanged?.();
       })
-      .catch((err) => deps.log.error('source sync failed unexpectedly', { source: source.name, err }))
+      .catch((err) => {
+        deps.log.error('source sync failed unexpectedly', { source: source.name, err });
+        later(source, source.intervalMinutes);
+      })
       .finally(() => running.delete(source.name));
     running.set(source.name, run);
   };
-  for (const source of sources) {
-    tick(source);
-    const timer = setInterval(() => tick(source), source.intervalMinutes * 60_000);
-    timer.unref();
-    timers.push(timer);
-  }
+  for (const source of sources) tick(source);
   return {
     async stop() {
       stopping.abort();
-      timers.forEach(clearInterval);
+      timers.forEach(clearTimeout);
       await Promise.all(running.values());
     },
   };

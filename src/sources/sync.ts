@@ -5,9 +5,11 @@ import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { IngestDeps } from '../ingest/ingest.js';
 import type { SourceHints } from '../ingest/item.js';
+import { reclassify } from '../ingest/reclassify.js';
 import type { SourceDefinition } from './definition.js';
 import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
 import { readFeed } from './feed.js';
+import { uncoveredKevRecords } from './kev-issues.js';
 import { fetchSource, SourceError, type Validators } from './fetch.js';
 import { listOsvDir } from './osv-dir.js';
 import { changedSince, indexEntries, newestIn, readIndex } from './osv-index.js';
@@ -29,6 +31,11 @@ export interface SyncOptions {
   ca?: string;
   /** Records per ingest transaction. */
   chunkSize?: number;
+  /**
+   * The server's schedule: each fetch retry logs at debug, and a failure logs at error only when
+   * it is not a repeat of the source's last one (an unreachable source is one line, not one per try).
+   */
+  repeatedFailure?: (message: string) => boolean;
 }
 
 export interface SyncOutcome {
@@ -81,7 +88,9 @@ async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: Sy
   const chunk = 5000;
   for (let start = 0; start < rows.length; start += chunk) {
     const stored = await storeEnrichment(deps.prisma, rows.slice(start, start + chunk));
-    counts.updated += stored.updatedIssues;
+    // KEV is a judgement input: its issues are classified again, which decides their severity.
+    const rejudged = stored.rejudge.length ? await reclassify(deps, { ids: stored.rejudge, relay: options.relay ?? false }) : undefined;
+    counts.updated += stored.updatedIssues + (rejudged?.updated ?? 0);
     options.onProgress?.(Math.min(start + chunk, rows.length), rows.length);
     options.signal?.throwIfAborted();
   }
@@ -93,7 +102,17 @@ async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: Sy
 type Listing = { total: number; entries: AsyncIterable<SourceRecordEntry>; close?: () => void };
 
 async function processFile(deps: SyncDeps, source: SourceDefinition, path: string, options: SyncOptions): Promise<SyncCounts> {
-  if (source.kind === 'kev') return syncEnrichment(deps, await readKev(path), options);
+  if (source.kind === 'kev') {
+    const { rows, entries } = await readKev(path);
+    const counts = await syncEnrichment(deps, rows, options);
+    // Then the entries no advisory covers, as records of their own (kev-issues.ts).
+    const records = await uncoveredKevRecords(deps.prisma, entries);
+    const listing = (async function* () {
+      yield* records;
+    })();
+    const issues = await syncListing(deps, source, { total: records.length, entries: listing }, options);
+    return { ...counts, created: issues.created, updated: counts.updated + issues.updated, rejected: issues.rejected, skipped: issues.skipped };
+  }
   if (source.kind === 'epss') return syncEnrichment(deps, await readEpss(path), options);
   let listing: Listing;
   if (source.kind === 'osv-zip') listing = await openOsvZip(path);
@@ -145,7 +164,8 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
         allowPrivate: options.allowPrivate,
         validators,
         ca: options.ca,
-        onRetry: (attempt: number, err: Error) => log.warn('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
+        onRetry: (attempt: number, err: Error) =>
+          log[options.repeatedFailure ? 'debug' : 'warn']('source fetch failed, retrying', { source: source.name, attempt, error: err.message }),
       };
       // Read before the export, so a record modified while the export downloads is newer than
       // the `since` this sync leaves behind.
@@ -178,6 +198,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
           lastErrorAt: null,
           cursor: nextCursor as Prisma.InputJsonValue,
           ...(changed ? { counts: counts as unknown as Prisma.InputJsonValue } : {}),
+          ...(counts.created + counts.updated > 0 ? { lastNewDataAt: new Date() } : {}),
         },
       });
       const status = changed ? 'synced' : 'unchanged';
@@ -187,7 +208,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
       const interrupted = err instanceof Error && err.name === 'AbortError';
       const message = err instanceof SourceError ? err.message : interrupted ? 'sync interrupted' : 'unexpected error';
       if (!(err instanceof SourceError) && !interrupted) log.error('source sync failed unexpectedly', { source: source.name, err });
-      log.error('source sync failed', { source: source.name, kind: source.kind, error: message });
+      log[options.repeatedFailure?.(message) ? 'debug' : 'error']('source sync failed', { source: source.name, kind: source.kind, error: message });
       await prisma.sourceState
         .update({ where: { name: source.name }, data: { lastError: message, lastErrorAt: new Date() } })
         .catch((stateErr) => log.error('source state not written', { source: source.name, err: stateErr }));

@@ -17,6 +17,7 @@ import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
 import type { NewIssuesEvent, NewIssuesSource } from '../pubsub.js';
+import { createStackDispatch } from '../stacks/dispatch.js';
 import type { WebhookEventKind } from './manage.js';
 
 export interface DispatcherOptions {
@@ -88,21 +89,25 @@ export function createDispatcher(
   let running = false;
   let timers: NodeJS.Timeout[] = [];
   let refreshing: Promise<void> = Promise.resolve();
+  const stacks = createStackDispatch(db);
 
   /**
    * One outbox row per active webhook of the group that subscribed before the event and receives
-   * its kind (new_issues by default; the other kinds by opting in).
+   * its kind (new_issues by default; the other kinds by opting in). A webhook watching a stack gets
+   * only the issues affecting it, with the components that matched (src/stacks/dispatch.ts).
    */
   async function writeDeliveries(group: Group, batch: DispatchBatch, kind: WebhookEventKind = 'new_issues'): Promise<number> {
     const payload = Buffer.from(JSON.stringify({ event: kind, issues: batch.issues }));
-    const written = await prisma.$executeRaw`
+    const plain = await prisma.$executeRaw`
       INSERT INTO "WebhookDelivery" ("id", "webhookId", "eventId", "kind", "payload", "status", "attempts", "nextAttemptAt", "createdAt")
       SELECT gen_random_uuid(), w."id", e."id", ${kind}, ${payload}, 'pending', 0, now(), now()
         FROM "Webhook" AS w
         JOIN "IssueEvent" AS e ON e."id" = ${batch.eventId}::uuid
        WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
          AND ${kind} = ANY(w."events")
+         AND (${kind} = 'issues_withdrawn' OR NOT EXISTS (SELECT 1 FROM "WatchedStack" AS s WHERE s."webhookId" = w."id"))
       ON CONFLICT ("webhookId", "eventId") DO NOTHING`;
+    const written = plain + (await stacks.write(group.key, batch, kind));
     if (written > 0) options.onDeliveries?.(written);
     return written;
   }

@@ -5,6 +5,8 @@ import type { Config } from '../config.js';
 import { badRequest, notFound } from '../errors.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { isUuid } from '../params.js';
+import type { Database } from '../db/client.js';
+import { currentFindings, parseWatchedStack, saveStack, type ParsedStack, type WatchedStackInput } from '../stacks/watched.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
 import { checkTargetUrl, TargetRefused } from './ssrf.js';
@@ -26,7 +28,13 @@ function eventKinds(events: readonly WebhookEventKind[] | null | undefined): Web
 }
 
 /** What these rules need of the running service. */
-type Deps = { config: Config; prisma: PrismaClient };
+type Deps = { config: Config; prisma: PrismaClient; db: Pick<Database, 'read'> };
+
+/** A stack read and checked, with what affects it now (saved as known: nothing from the past is sent). */
+async function checkedStack(ctx: Deps, input: WatchedStackInput): Promise<{ parsed: ParsedStack; known: string[] }> {
+  const parsed = parseWatchedStack(input);
+  return { parsed, known: await currentFindings(ctx.db.read, parsed.stack) };
+}
 
 /** The where for one webhook of this owner; malformed ids are simply not found. */
 export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWhereInput & { id: string } {
@@ -61,10 +69,11 @@ async function checkedUrl(ctx: Deps, raw: string): Promise<string> {
 export async function registerWebhook<Q extends object>(
   ctx: Deps,
   ownerKeyHash: string,
-  input: { url: string; filters?: IssueFiltersInput | null; events?: readonly WebhookEventKind[] | null },
+  input: { url: string; filters?: IssueFiltersInput | null; events?: readonly WebhookEventKind[] | null; stack?: WatchedStackInput | null },
   query: Q,
 ) {
   const url = await checkedUrl(ctx, input.url);
+  const stack = input.stack ? await checkedStack(ctx, input.stack) : undefined;
   // Widened to `object`: Prisma's JSON input wants an index signature that IssueFilters lacks.
   const filters: object = normaliseFilters(input.filters);
   const events = eventKinds(input.events);
@@ -75,7 +84,10 @@ export async function registerWebhook<Q extends object>(
     if ((await tx.webhook.count({ where: { ownerKeyHash } })) >= cap) {
       throw badRequest(`A key may have at most ${cap} webhooks; delete one before registering another`);
     }
-    return tx.webhook.create({ ...query, data });
+    if (!stack) return tx.webhook.create({ ...query, data });
+    const { id } = await tx.webhook.create({ data, select: { id: true } });
+    await saveStack(tx, id, stack.parsed, stack.known);
+    return tx.webhook.findUniqueOrThrow({ ...query, where: { id } });
   });
 }
 
@@ -84,12 +96,19 @@ export async function updateWebhook<Q extends object>(
   ctx: Deps,
   id: string,
   ownerKeyHash: string,
-  input: { url?: string | null; filters?: IssueFiltersInput | null; active?: boolean | null; events?: readonly WebhookEventKind[] | null },
+  input: {
+    url?: string | null;
+    filters?: IssueFiltersInput | null;
+    active?: boolean | null;
+    events?: readonly WebhookEventKind[] | null;
+    /** A new stack replacing the old one; null removes it (the webhook then receives what the spec says). */
+    stack?: WatchedStackInput | null;
+  },
   query: Q,
 ) {
   const current = await requireOwnedWebhook(ctx.prisma, id, ownerKeyHash);
-  if (input.url == null && input.filters === undefined && input.active == null && input.events == null) {
-    throw badRequest('Give at least one of url, filters, active, events');
+  if (input.url == null && input.filters === undefined && input.active == null && input.events == null && input.stack === undefined) {
+    throw badRequest('Give at least one of url, filters, active, events, stack');
   }
   const data: Prisma.WebhookUpdateInput = {};
   if (input.url != null) data.url = await checkedUrl(ctx, input.url);
@@ -109,5 +128,13 @@ export async function updateWebhook<Q extends object>(
   } else if (input.active === false && current.active) {
     Object.assign(data, { active: false, deactivatedReason: 'paused by its owner' });
   }
-  return ctx.prisma.webhook.update({ ...query, where: { id: current.id }, data });
+  if (input.stack === undefined) return ctx.prisma.webhook.update({ ...query, where: { id: current.id }, data });
+  const stack = input.stack === null ? undefined : await checkedStack(ctx, input.stack);
+  // Like new filters, a new stack applies to what is published from now on.
+  Object.assign(data, { subscribedAt: now });
+  return ctx.prisma.$transaction(async (tx) => {
+    if (stack) await saveStack(tx, current.id, stack.parsed, stack.known);
+    else await tx.watchedStack.deleteMany({ where: { webhookId: current.id } });
+    return tx.webhook.update({ ...query, where: { id: current.id }, data });
+  });
 }

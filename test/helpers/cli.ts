@@ -4,11 +4,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './database.js';
-import { npmScriptArgs } from './npm-script.js';
+import { launcher } from './npm-script.js';
 
 const run = promisify(execFile);
-/** package.json's `cli` script after `node` (its flags and dist/cli.js): the CLI as operators run it. */
-const cliArgs = npmScriptArgs('cli');
 
 export interface CliResult {
   code: number;
@@ -23,10 +21,10 @@ export async function cliDatabase(dir: string): Promise<{ env: Record<string, st
   return { env: { DATABASE_URL: pg.url! }, pg };
 }
 
-/** Runs `npm run cli -- <args>` (without npm's own output; build-setup.ts built dist/) and answers its exit code and output. */
+/** Runs `npm run cli -- <args>` (bin/secwire cli, without npm's own output; build-setup.ts built dist/) and answers its exit code and output. */
 export function runCli(env: Record<string, string>, args: string[]): Promise<CliResult> {
-  return run(process.execPath, [...cliArgs, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', ...env },
+  return run(launcher, ['cli', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },
     timeout: 120_000,
   }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),

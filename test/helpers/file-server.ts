@@ -10,6 +10,8 @@ export interface FileServer {
   url(path: string): string;
   /** Serves `body` at `path` from now on (a new ETag when the bytes change). */
   set(path: string, body: Buffer | string): void;
+  /** Answers `path` with a 302 to `to` (another path of this server) from now on. */
+  redirect(path: string, to: string): void;
   /** Requests received per path, with the status answered. */
   log: { path: string; status: number }[];
   ca: string;
@@ -19,9 +21,15 @@ export interface FileServer {
 export async function startFileServer(): Promise<FileServer> {
   const { key, cert } = testCertificate();
   const files = new Map<string, { body: Buffer; etag: string }>();
+  const redirects = new Map<string, string>();
   const log: FileServer['log'] = [];
   const server = createServer({ key, cert }, (req, res) => {
     const path = req.url ?? '/';
+    const to = redirects.get(path);
+    if (to) {
+      log.push({ path, status: 302 });
+      return res.writeHead(302, { location: to }).end();
+    }
     const file = files.get(path);
     let status = 404;
     if (file && req.headers['if-none-match'] === file.etag) status = 304;
@@ -38,6 +46,7 @@ export async function startFileServer(): Promise<FileServer> {
       const bytes = Buffer.from(body);
       files.set(path, { body: bytes, etag: `"${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}"` });
     },
+    redirect: (path, to) => void redirects.set(path, to),
     log,
     ca: cert,
     close: () =>

@@ -1,8 +1,15 @@
-// node's arguments in one of package.json's scripts (`node <flags> <entry>`: the flags and the
-// compiled entry), so a test or bench runs the server or the CLI exactly as an operator does.
+// bin/secwire, what `npm start` and `npm run cli` run, so a test or bench starts the server or the
+// CLI exactly as an operator does (malloc and V8 settings included).
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-export function npmScriptArgs(name: 'start' | 'cli'): string[] {
-  const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-  return scripts[name]!.split(/\s+/).slice(1);
+export const launcher = fileURLToPath(new URL('../../bin/secwire', import.meta.url));
+
+/** node's flags bin/secwire gives the server on this database (read from the launcher, which decides them). */
+export function serverNodeFlags(database: 'postgres' | 'pglite'): string[] {
+  const lines = readFileSync(launcher, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim().startsWith('exec "$node"') && line.includes('dist/start.js'));
+  const line = database === 'postgres' ? lines[0]! : lines[1]!;
+  return line.match(/ --[\w-]+(=\S+)?/g)!.map((flag) => flag.trim());
 }

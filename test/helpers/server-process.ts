@@ -10,14 +10,18 @@ export interface ServerProcess {
   lines(): { level?: string; msg?: string; [field: string]: unknown }[];
   /** Resolves with the first log line (counting from `after`) that satisfies `match`; rejects if the process exits first. */
   waitForLog(match: (line: { level?: string; msg?: string }) => boolean, after?: number): Promise<number>;
-  /** SIGTERM, then the exit code. */
+  /** SIGTERM, then the exit code; throws if the server logged an unhandled rejection or exception. */
   stop(): Promise<number | null>;
 }
 
-/** `args` are node's (by default the compiled server that build-setup.ts built; a bench passes `npm start`'s). */
-export async function startServerProcess(env: Record<string, string>, args = ['dist/main.js']): Promise<ServerProcess> {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'false', DATABASE_URL: '', REGISTRY_LOOKUP: 'false', ...env },
+/**
+ * `args` are node's (by default the compiled server that build-setup.ts built); with `command`
+ * bin/secwire (what `npm start` runs), they are the node flags it passes on; with `npm`, npm's.
+ */
+export async function startServerProcess(env: Record<string, string>, args = ['dist/main.js'], command = process.execPath, cwd?: string): Promise<ServerProcess> {
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'false', DATABASE_URL: '', REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -61,7 +65,11 @@ export async function startServerProcess(env: Record<string, string>, args = ['d
       waitForLog,
       async stop() {
         if (exitCode === undefined) child.kill('SIGTERM');
-        return exited;
+        const code = await exited;
+        // In-process, vitest fails the run on an unhandled rejection; the server logs its own instead.
+        const unhandled = lines().find((l) => l.msg === 'unhandled rejection' || l.msg === 'uncaught exception');
+        if (unhandled) throw new Error(`the server logged an ${unhandled.msg}: ${JSON.stringify(unhandled)}`);
+        return code;
       },
     };
   } catch (err) {

@@ -1,6 +1,7 @@
 // CVSS vectors scored with ae-cvss-calculator (FIRST's formulas for 3.0, 3.1 and 4.0). The spec
-// carries one vector per issue; a 3.x vector wins over 4.0 because that is what clients expect
-// in cvssVector, and it is the version GitHub's own severity follows on the sample advisories.
+// carries one vector per issue, and a 3.x vector wins over 4.0 there because that is what clients
+// expect in cvssVector. Severity reads the other way round (readSeverityCvss): GitHub's own
+// severity follows 4.0 where an advisory carries both.
 import cvssLibrary from 'ae-cvss-calculator';
 
 // The bundle is CommonJS built by webpack, so Node sees only its default export.
@@ -60,7 +61,10 @@ export function isValidCvssVector(vector: string): boolean {
   return parsed !== null && /^CVSS:(3\.[01]|4\.0)$/.test(parsed.getVectorName());
 }
 
-const preference = ['CVSS:3.1', 'CVSS:3.0', 'CVSS:4.0'];
+/** For cvssVector, cvssScore and cvssSeverity (the spec's 3.1 meaning). */
+const fieldPreference = ['CVSS:3.1', 'CVSS:3.0', 'CVSS:4.0'];
+/** For severity, where no reviewed severity exists. */
+const severityPreference = ['CVSS:4.0', 'CVSS:3.1', 'CVSS:3.0'];
 
 const baseScore = (parsed: CvssVectorLike) => {
   const scores = parsed.calculateScores();
@@ -82,17 +86,26 @@ function asV31(candidate: { vector: string; parsed: CvssVectorLike }): { vector:
 // An ecosystem export repeats a few thousand vectors over its records: each set is scored once.
 const scored = new Map<string, CvssFacts | null>();
 
-/** Scores the preferred valid vector among those given; null when none is usable. */
+/** Scores the valid vector the spec's CVSS fields prefer (3.1) among those given; null when none is usable. */
 export function readCvss(vectors: string[]): CvssFacts | null {
-  const key = vectors.join('\n');
+  return remembered(vectors, fieldPreference);
+}
+
+/** Scores the valid vector severity prefers (4.0, then 3.x) among those given. */
+export function readSeverityCvss(vectors: string[]): CvssFacts | null {
+  return remembered(vectors, severityPreference);
+}
+
+function remembered(vectors: string[], preference: string[]): CvssFacts | null {
+  const key = `${preference[0]}\n${vectors.join('\n')}`;
   if (scored.has(key)) return scored.get(key)!;
   if (scored.size >= 10_000) scored.clear();
-  const facts = scoreCvss(vectors);
+  const facts = scoreCvss(vectors, preference);
   scored.set(key, facts);
   return facts;
 }
 
-function scoreCvss(vectors: string[]): CvssFacts | null {
+function scoreCvss(vectors: string[], preference: string[]): CvssFacts | null {
   const candidates = vectors
     .map((vector) => ({ vector: vector.trim(), parsed: parse(vector) }))
     .filter((c): c is { vector: string; parsed: CvssVectorLike } => c.parsed !== null && preference.includes(c.parsed.getVectorName()))

@@ -2,9 +2,10 @@
 // record the same way whatever classifies it; a Classifier makes the judgements. The rule-based
 // one is the default; a model-backed one implements the same interface and its own versions.
 import type { Item, IssueType, Severity } from '../item.js';
-import { readCvss, type CvssFacts } from './cvss.js';
+import { readCvss, readSeverityCvss, type CvssFacts } from './cvss.js';
 import { capecIdsFor } from './cwe.js';
 import { packageFacts, type PackageFacts } from './packages.js';
+import type { ExploitMaturity } from './exploitation.js';
 import type { Provenance } from './relevance.js';
 import type { AiComponent, AttackType } from './tables.js';
 import { vendorFacts, type VendorFacts } from './vendors.js';
@@ -14,7 +15,10 @@ export interface Facts {
   advisoryAliases: string[];
   cweIds: string[];
   capecIds: string[];
+  /** The vector the spec's CVSS fields show (3.1 where there is one). */
   cvss: CvssFacts | null;
+  /** The vector severity follows when the source reviewed none (4.0 where there is one). */
+  severityCvss: CvssFacts | null;
   packages: PackageFacts;
   vendors: VendorFacts;
   affectedPackagesSource: string | null;
@@ -29,7 +33,7 @@ export interface Classification {
   aiComponentTargeted: AiComponent | null;
   impactType: string[];
   attackSophistication: 'trivial' | 'moderate' | 'advanced';
-  exploitMaturity: 'unknown' | 'active';
+  exploitMaturity: ExploitMaturity;
   llmSpecific: boolean;
   atlasIds: string[];
   headline: string;
@@ -73,6 +77,7 @@ export function extractFacts(item: Item): Facts {
     cweIds: item.cweIds,
     capecIds: capecIdsFor(item.cweIds),
     cvss: readCvss(item.cvssVectors),
+    severityCvss: readSeverityCvss(item.cvssVectors),
     packages: packageFacts(item.affected),
     vendors: vendorFacts(item),
     affectedPackagesSource: packagesSource(item),

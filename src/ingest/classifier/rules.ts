@@ -8,6 +8,7 @@ import { noRemediation, remediation } from './packages.js';
 import { crosswalk } from './crosswalk.js';
 import { isTextItem, textItemType } from './items.js';
 import { defaultJudge, type RelevanceJudge } from './relevance.js';
+import { exploitMaturityOf, isKnownExploited } from './exploitation.js';
 import { decideSeverity } from './severity.js';
 import {
   attackRules,
@@ -25,12 +26,14 @@ import type { CatalogueEntry } from './catalogue.js';
 
 export const ruleClassifierModel = 'secwire-rules';
 
-function inferType(item: Item): IssueType {
+function inferType(item: Item, facts: Facts): IssueType {
   if (item.typeHint) return item.typeHint;
   if (item.affected.length > 0) return 'vulnerability';
   // A source's default (an arXiv listing is research) before a CVE its text names.
   if (item.sourceHints?.issueType) return item.sourceHints.issueType;
-  // A text item's type comes from its words, even when it names a CVE (news about a CVE is news).
+  // A record of a vulnerability (an advisory page's entry, a KEV item) is one; an article naming
+  // a CVE is news (or research...) about it, typed by its words as any text item.
+  if (facts.cveId && !item.article) return 'vulnerability';
   if (isTextItem(item)) return textItemType(item);
   return 'vulnerability';
 }
@@ -101,18 +104,18 @@ export class RuleClassifier implements Classifier {
   async classify(item: Item, facts: Facts, lookedUp?: ReadonlyMap<string, string>): Promise<Classification> {
     const text = [item.title, plainText(item.details), item.vendorHints.join(' ')].join('\n');
     const relevance = this.judge.decide(item, facts.vendors.normalised, lookedUp);
-    const issueType = inferType(item);
+    const issueType = inferType(item, facts);
     const attacks = attackTypesOf(item, text);
     const codeExec = codeExecution.cwes.some((c) => item.cweIds.includes(c)) || codeExecution.text.test(text);
     const attackTypes: AttackType[] =
       attacks.length > 0 ? attacks : issueType === 'vulnerability' || issueType === 'incident' || item.atlasHints.length > 0 ? ['other'] : [];
-    const knownExploited = item.knownExploited || item.kevDateAdded !== undefined || textSignals.exploited.test(text);
-    // exploitMaturity counts an incident as exploitation; severity weighs the issue type on its own.
-    const exploited = knownExploited || issueType === 'incident';
+    const exploitMaturity = exploitMaturityOf(item, text);
+    const knownExploited = isKnownExploited(exploitMaturity);
     const remote = facts.cvss ? facts.cvss.attackVector === 'network' : textSignals.remote.test(text);
-    const concreteFlaw = facts.cveId !== null || item.affected.length > 0 || textSignals.concreteFlaw.test(text);
+    // Code execution in a product is a concrete flaw whatever kind of item describes it.
+    const concreteFlaw = facts.cveId !== null || item.affected.length > 0 || codeExec || textSignals.concreteFlaw.test(text);
     const severity = decideSeverity({
-      cvss: facts.cvss,
+      cvss: facts.severityCvss,
       stated: item.statedSeverity,
       issueType,
       concreteFlaw,
@@ -166,7 +169,7 @@ export class RuleClassifier implements Classifier {
       aiComponentTargeted: relevance.relevant ? componentOf(relevance.entries, text) : null,
       impactType: impactsOf(facts, attackTypes, codeExec, safety),
       attackSophistication: sophisticationOf(facts, issueType, text),
-      exploitMaturity: exploited ? 'active' : 'unknown',
+      exploitMaturity,
       llmSpecific,
       atlasIds,
       headline: headlineOf(item, packageNames, weakness),

@@ -1,7 +1,9 @@
-// The severity rule (README.md "Ingestion" states it for clients):
-// 1. A CVSS score gives its band (0.0 gives info); a known-exploited item is at least high.
-// 2. Else the severity the source itself assigned (GitHub's reviewed severity, a native hint),
-//    with the same known-exploited floor.
+// The severity rule (README.md "Ingestion" states it for clients), the one place that decides it:
+// 1. The severity the source itself assigned (GitHub's reviewed severity, a native hint).
+// 2. Else the band of the CVSS vector severity prefers: 4.0 where there is one (GitHub's own
+//    severity follows 4.0), else 3.x (0.0 gives info).
+// A known-exploited item (exploitation.ts) is at least high after 1 or 2, and after 3 and 4:
+// whether KEV knew it at ingest or learned it later, as a KEV change classifies its issues again.
 // 3. Else news, research and regulatory items are info unless they describe a concrete
 //    exploitable flaw: one with a CVE id or affected packages.
 // 4. Else points: impact (code execution 3; data theft, privacy, supply chain, poisoning,
@@ -12,6 +14,7 @@ import type { CvssFacts } from './cvss.js';
 import type { AttackType } from './tables.js';
 
 export interface SeverityInput {
+  /** The vector severity follows: Facts.severityCvss. */
   cvss: CvssFacts | null;
   stated?: Severity;
   issueType: IssueType;
@@ -25,19 +28,23 @@ export interface SeverityInput {
 export interface SeverityDecision {
   severity: Severity;
   confidence: number;
-  basis: 'cvss' | 'source' | 'type' | 'rule';
+  basis: 'source' | 'cvss' | 'type' | 'rule';
 }
 
 const order: Severity[] = ['info', 'low', 'medium', 'high', 'critical'];
 const atLeast = (severity: Severity, floor: Severity): Severity => (order.indexOf(severity) < order.indexOf(floor) ? floor : severity);
 
 export function decideSeverity(input: SeverityInput): SeverityDecision {
-  const floor = (s: Severity) => (input.exploited ? atLeast(s, 'high') : s);
+  const decision = unfloored(input);
+  return input.exploited ? { ...decision, severity: atLeast(decision.severity, 'high') } : decision;
+}
+
+function unfloored(input: SeverityInput): SeverityDecision {
+  if (input.stated) return { severity: input.stated, confidence: 0.95, basis: 'source' };
   if (input.cvss) {
     const band = input.cvss.band === 'none' ? 'info' : input.cvss.band;
-    return { severity: floor(band), confidence: 0.95, basis: 'cvss' };
+    return { severity: band, confidence: 0.9, basis: 'cvss' };
   }
-  if (input.stated) return { severity: floor(input.stated), confidence: 0.85, basis: 'source' };
   if ((input.issueType === 'news' || input.issueType === 'research' || input.issueType === 'regulatory') && !input.concreteFlaw) {
     return { severity: 'info', confidence: 0.7, basis: 'type' };
   }

@@ -32,18 +32,57 @@ function convertMarkdown(markdown: string): string {
   return removeMarkdown(withoutBlocks, { gfm: true, useImgAltText: false }).replace(/\s+/g, ' ').trim();
 }
 
-/** The first sentences of the text, up to about `max` characters. */
+// Sentences by ICU's rules (Intl.Segmenter): a full stop inside a number, a version, a file or
+// domain name or "e.g." ends nothing. V8 applies none of CLDR's abbreviation suppressions, so a
+// break after a title or an initialism ("Mr. Smith", "the U.S. Department") is undone here: a
+// summary may then hold one sentence fewer, never end on an abbreviation.
+const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+const endsInAbbreviation = /(?:\b(?:[A-Z]\.){2,}|\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Gen|Gov|Sen|Rep|Inc|Corp|Ltd|Co|No|Nos|Fig|Figs|Vol|vs|cf|al|approx|ca|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)\s*$/;
+
+/** The text's sentences, each with its trailing space, in order; only as far as the caller reads. */
+export function* sentencesOf(text: string): Generator<string> {
+  let pending = '';
+  for (const { segment } of sentenceSegmenter.segment(text)) {
+    pending += segment;
+    if (!endsInAbbreviation.test(pending)) {
+      yield pending;
+      pending = '';
+    }
+  }
+  if (pending) yield pending;
+}
+
+/** The first whole sentences of the text, up to `max` characters. */
 export function summarise(text: string, max = 600): string {
   if (text.length <= max) return text;
-  // Sentence by sentence, only as far as needed: matching every sentence of a long text first
-  // cost more than the rest of the summary.
-  const sentences = /[^.!?]+[.!?]+(\s|$)/g;
   let out = '';
-  for (let found = sentences.exec(text); found; found = sentences.exec(text)) {
-    if (out.length + found[0].length > max) break;
-    out += found[0];
+  for (const sentence of sentencesOf(text)) {
+    if (out.length + sentence.length > max) break;
+    out += sentence;
   }
   return out.trim() || truncate(text, max);
+}
+
+// GitHub's repository-advisory form pre-fills these prompts; many advisories keep them.
+const templatePrompts = [
+  'What kind of vulnerability is it?',
+  'Who is impacted?',
+  'Has the problem been patched?',
+  'What versions should users upgrade to?',
+  'Is there a way for users to fix or remediate the vulnerability without upgrading?',
+  'Are there any links users can visit to find out more?',
+  'If you have any questions or comments about this advisory:',
+  'Open an issue in example link to repo',
+  'Email us at example email address',
+];
+const templatePrompt = new RegExp(
+  templatePrompts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|'),
+  'gi',
+);
+
+/** Plain text without the advisory form's template prompts. */
+export function withoutTemplates(text: string): string {
+  return text.replace(templatePrompt, ' ').replace(/\s+/g, ' ').trim();
 }
 
 export function titleOf(item: Item): string {
@@ -51,21 +90,39 @@ export function titleOf(item: Item): string {
 }
 
 export function summaryOf(item: Item): string {
-  if (item.summary) return summarise(plainText(item.summary), 1200);
-  const details = plainText(item.details);
+  if (item.summary) return summarise(withoutTemplates(plainText(item.summary)), 1200);
+  const details = withoutTemplates(plainText(item.details));
   return details ? summarise(details) : titleOf(item);
 }
 
+const headlineMax = 120;
+
+/** Whether the title names the package: its name, its last path segment or its first word. */
+function names(title: string, pkg: string): boolean {
+  const lower = title.toLowerCase().replace(/[_\s]+/g, '-');
+  const last = pkg.toLowerCase().split('/').at(-1)!;
+  const first = last.split(/[-_.]/)[0]!;
+  return [pkg.toLowerCase(), last, ...(first.length >= 4 ? [first] : [])].some((n) => lower.includes(n.replace(/[_\s]+/g, '-')));
+}
+
+// A title that says nothing but that there is a problem: the weakness says more.
+const emptyTitle = /^(?:[\w.\/-]+\s+)?(?:security\s+)?(?:vulnerability|issue|bug|flaw|advisory)?$/i;
+
 /**
- * A short rewritten title. Advisories: "<package>: <weakness> (<CVE>)", from the CWE's short
- * name; otherwise the source's headline or the title cut to 90 characters.
+ * A short title that never says less than the source's: advisories keep their own title,
+ * prefixed with the package when it does not name it and followed by the CVE (or advisory id)
+ * when room allows; the CWE's short name stands in only for a title that names no problem at all
+ * ("GHSA-...", "langchain vulnerability"). Other items: the source's headline, else the title.
  */
 export function headlineOf(item: Item, packages: string[], weakness: string | undefined): string {
-  if (item.headline) return truncate(item.headline, 120);
-  if (item.format === 'osv' && packages.length > 0 && weakness) {
-    const names = packages.length > 2 ? `${packages.slice(0, 2).join(', ')} and others` : packages.join(', ');
-    const id = item.cveIds[0] ?? item.sourceId;
-    return truncate(`${names}: ${weakness} (${id})`, 120);
-  }
-  return truncate(titleOf(item), 90);
+  if (item.headline) return truncate(item.headline, headlineMax);
+  const title = titleOf(item);
+  if (item.format !== 'osv' || packages.length === 0) return truncate(title, headlineMax);
+  const id = item.cveIds[0] ?? item.sourceId;
+  const pkgs = packages.length > 2 ? `${packages.slice(0, 2).join(', ')} and others` : packages.join(', ');
+  const generic = title === item.sourceId || emptyTitle.test(title);
+  const described = generic && weakness ? weakness : title;
+  const prefixed = generic || !packages.some((p) => names(title, p)) ? `${pkgs}: ${described}` : described;
+  const candidates = described.includes(id) ? [prefixed, described] : [`${prefixed} (${id})`, prefixed, described];
+  return candidates.find((c) => c.length <= headlineMax) ?? truncate(described, headlineMax);
 }

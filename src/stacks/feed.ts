@@ -1,0 +1,45 @@
+// GET /api/v1/stacks/{token}.atom: the issues affecting a watched stack now (the scan's answer for
+// its components), newest first, for people who read feeds instead of running receivers. The token
+// is looked up by its hash; a revoked token, a deleted webhook or a revoked owner key is a 404.
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { columnsSql } from '../db/driver-read.js';
+import { notFound } from '../errors.js';
+import { atomIssueSelect, issuesAtom, type AtomIssue } from '../feeds/atom.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { issueOrderSql, parsePage } from '../issues/filters.js';
+import { sha256Hex } from '../keys/bearer.js';
+import { queryParam, rejectUnknownParameters } from '../params.js';
+import { scanStack } from '../scan/scan.js';
+import { feedTokenShape, ownerKeyActive, stackOf, storedComponents } from './watched.js';
+
+/**
+ * Paths under REST's base (rest/routes.ts restBasePath, which a domain module may not import;
+ * test/stack-watch.test.ts fetches both, so a change of base shows).
+ */
+export const stackFeedPath = (token: string) => `/api/v1/stacks/${token}.atom`;
+export const issuePath = (id: string) => `/api/v1/issues/${id}`;
+const STACK_FEED_PATH = /^\/api\/v1\/stacks\/([^/]+)\.atom$/;
+const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
+const atomColumns = columnsSql(Object.keys(atomIssueSelect));
+
+type Feed = (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>;
+
+/** The feed a path names, when it is a stack feed's path. */
+export function stackFeedAt({ config, db }: { config: Pick<Config, 'webhookApiKey'>; db: Database }, pathname: string): Feed | undefined {
+  const token = STACK_FEED_PATH.exec(pathname)?.[1];
+  if (token === undefined) return undefined;
+  return async (query, urls) => {
+    rejectUnknownParameters(query, ['limit']);
+    const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
+    const stack = feedTokenShape.test(token)
+      ? await db.prisma.watchedStack.findUnique({ where: { feedTokenHash: sha256Hex(token) }, select: { components: true, webhook: { select: { ownerKeyHash: true } } } })
+      : null;
+    if (!stack || !(await ownerKeyActive(config, db.prisma, stack.webhook.ownerKeyHash))) throw notFound('Feed not found');
+    const ids = (await scanStack(db.read, stackOf(storedComponents(stack.components)))).data.map((m) => m.id);
+    const issues = ids.length
+      ? await db.read<AtomIssue>(Prisma.sql`SELECT ${atomColumns} FROM "Issue" WHERE id = ANY(${ids}::uuid[]) ORDER BY ${issueOrderSql} LIMIT ${limit}`)
+      : [];
+    return issuesAtom(issues, urls, 'secwire: AI-security issues affecting a watched stack');
+  };
+}

@@ -1,0 +1,110 @@
+// A webhook's watched stack: read from the scan's own inputs (package entries, or a CycloneDX or
+// SPDX JSON SBOM) by the scan's own parsers, with the same limits and errors, and stored as its
+// entries plus one index row per lookup key, so that the dispatcher finds the stacks a batch
+// touches by key (src/stacks/dispatch.ts). Saving a stack records what already affects it as
+// known: nothing from the past is sent, and an upstream update notifies only what it newly affects.
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { DriverRead } from '../db/driver-read.js';
+import { badRequest } from '../errors.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { webhookScope } from '../keys/api-keys.js';
+import { secretsEqual, sha256Hex } from '../keys/bearer.js';
+import { sbomComponents } from '../sbom/parse.js';
+import { scanStack } from '../scan/scan.js';
+import { parseStack, type PackageQuery, type Stack } from '../scan/stack.js';
+
+/** What a client sends as `stack`: the scan's `packages`, or an SBOM. */
+export interface WatchedStackInput {
+  packages?: readonly string[] | null;
+  sbom?: unknown;
+}
+
+/** One watched component: its scan entry (a purl with version, or name@version), and where an SBOM gave it, its ref and name. */
+export interface WatchedComponent {
+  entry: string;
+  ref: string;
+  name: string;
+  version?: string;
+}
+
+export interface ParsedStack {
+  components: WatchedComponent[];
+  stack: Stack;
+}
+
+const hasNul = (text: string | undefined) => !!text?.includes('\u0000');
+
+/** Validates a stack as the scan would (plus: every purl of a known type); a 400 names what is wrong. */
+export function parseWatchedStack(input: WatchedStackInput): ParsedStack {
+  const { packages, sbom } = input;
+  if ((packages == null) === (sbom == null)) throw badRequest('stack must give either packages or sbom');
+  if (sbom != null) {
+    const found = sbomComponents(sbom);
+    // The SBOM's texts are stored (the findings' VEX names them); PostgreSQL text cannot hold NUL.
+    if (found.some((c) => hasNul(c.ref) || hasNul(c.name) || hasNul(c.version))) throw badRequest('The SBOM must not contain NUL characters');
+    const stack = parseStack([...new Set(found.map((c) => c.purl))], undefined, { knownOnly: true });
+    const components = found.map((c) => ({ entry: c.purl, ref: c.ref, name: c.name, ...(c.version ? { version: c.version } : {}) }));
+    return { components, stack };
+  }
+  const stack = parseStack(packages, undefined, { knownOnly: true });
+  return { components: stack.packages.map((q) => ({ entry: q.input, ref: q.input, name: q.input })), stack };
+}
+
+/** The components stored with a stack, read back from its JSON column. */
+export function storedComponents(value: Prisma.JsonValue): WatchedComponent[] {
+  return Array.isArray(value) ? (value as unknown as WatchedComponent[]) : [];
+}
+
+/** The stack of stored components, as the scan reads it (they were valid when stored). */
+export function stackOf(components: WatchedComponent[]): Stack {
+  return parseStack([...new Set(components.map((c) => c.entry))], undefined);
+}
+
+/** The lookup keys of a stack's entries: each package spelling and, for an AI component, its product. */
+export function entryKeys(queries: PackageQuery[]): { key: string; entry: string }[] {
+  const rows = new Map<string, { key: string; entry: string }>();
+  for (const q of queries) {
+    for (const key of [...q.keys, ...(q.namedBy ? [q.namedBy.product] : [])]) rows.set(`${key}\u0000${q.input}`, { key, entry: q.input });
+  }
+  return [...rows.values()];
+}
+
+/** The ids of served issues affecting the stack now (the scan's answer). */
+export async function currentFindings(read: DriverRead, stack: Stack): Promise<string[]> {
+  return (await scanStack(read, stack)).data.map((m) => m.id);
+}
+
+/**
+ * Replaces the webhook's stack (inside the caller's transaction): its entries, its index rows and
+ * the issues known to affect it (`known`, what the scan answered just before).
+ */
+export async function saveStack(tx: Prisma.TransactionClient, webhookId: string, parsed: ParsedStack, known: string[]): Promise<void> {
+  const components = parsed.components as unknown as Prisma.InputJsonValue;
+  await tx.watchedStack.upsert({ where: { webhookId }, create: { webhookId, components }, update: { components } });
+  await tx.stackEntry.deleteMany({ where: { webhookId } });
+  await tx.stackEntry.createMany({ data: entryKeys(parsed.stack.packages).map((row) => ({ webhookId, ...row })) });
+  await tx.stackFinding.deleteMany({ where: { webhookId } });
+  if (known.length) await tx.stackFinding.createMany({ data: known.map((issueId) => ({ webhookId, issueId })), skipDuplicates: true });
+}
+
+/** A new feed token for the stack (the old one stops working); only its hash is kept. */
+export async function issueFeedToken(prisma: PrismaClient, webhookId: string): Promise<string> {
+  const token = `swf_${randomBytes(32).toString('base64url')}`;
+  const { count } = await prisma.watchedStack.updateMany({ where: { webhookId }, data: { feedTokenHash: sha256Hex(token) } });
+  if (count === 0) throw badRequest('The webhook watches no stack');
+  return token;
+}
+
+export async function revokeFeedToken(prisma: PrismaClient, webhookId: string): Promise<void> {
+  await prisma.watchedStack.updateMany({ where: { webhookId }, data: { feedTokenHash: null } });
+}
+
+/** The shape of a feed token: anything else is not looked up. */
+export const feedTokenShape = /^swf_[A-Za-z0-9_-]{43}$/;
+
+/** Whether the key that owns a webhook may still use it: WEBHOOK_API_KEY, or an issued key not revoked. */
+export async function ownerKeyActive(config: Pick<Config, 'webhookApiKey'>, prisma: PrismaClient, ownerKeyHash: string): Promise<boolean> {
+  if (config.webhookApiKey && secretsEqual(sha256Hex(config.webhookApiKey), ownerKeyHash)) return true;
+  return (await prisma.apiKey.count({ where: { keyHash: ownerKeyHash, revoked: false, scopes: { has: webhookScope } } })) > 0;
+}
