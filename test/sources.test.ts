@@ -333,7 +333,8 @@ describe('feeds', () => {
     expect(rss.counts).toMatchObject({ received: 2, created: 2 });
     expect(atom.counts).toMatchObject({ received: 1, created: 1 });
     const research = await issueBy('email agents');
-    expect(research).toMatchObject({ sourceUrl: 'https://news.example/2025/06/prompt-injection-email-agents', issueType: 'research' });
+    // The press reporting a study is news (docs/curation.md); an arXiv listing's entries are research (the hint, below).
+    expect(research).toMatchObject({ sourceUrl: 'https://news.example/2025/06/prompt-injection-email-agents', issueType: 'news' });
     expect(await issueBy('general-purpose AI models')).toMatchObject({ issueType: 'regulatory' });
     // Not about AI: stored, never served.
     expect(await issueBy('Main Street')).toBeUndefined();
