@@ -28,7 +28,6 @@ async function scan(body: unknown, headers: Record<string, string> = { 'content-
   return { status: res.status, type: res.headers.get('content-type'), text, body: JSON.parse(text) };
 }
 
-const ids = (result: { data: { id: string }[] }) => result.data.map((m) => m.id);
 
 describe('SBOM scan', () => {
   it('a cdxgen CycloneDX SBOM finds the same issues as its purls sent as packages', async () => {

@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, adminKey, loadAdvisories, loadItems } from './helpers/samples.js';
 
 let t: TestApp;
-let issues: { affectedPackages: string[] | null; cvssVector: string | null; cvssScore: string | null; advisoryAliases: string[]; patchAvailable: boolean | null }[] = [];
+const issues: { affectedPackages: string[] | null; cvssVector: string | null; cvssScore: string | null; advisoryAliases: string[]; patchAvailable: boolean | null }[] = [];
 
 beforeAll(async () => {
   t = await createTestApp({ adminApiKey: adminKey });

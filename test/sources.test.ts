@@ -102,7 +102,7 @@ describe('osv-zip, kev and epss', () => {
     const state = await t.db.prisma.sourceState.findUniqueOrThrow({ where: { name: 'epss' } });
     expect(state).toMatchObject({ kind: 'epss', lastError: null });
     expect(state.lastSuccessAt).toBeInstanceOf(Date);
-  });
+  }, 180_000);
 
   it('write and publish nothing on a re-run over unchanged data (304, or same fingerprints)', async () => {
     const before = await snapshot();

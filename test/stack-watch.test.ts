@@ -10,7 +10,7 @@ import { createTestApp, type TestApp } from './helpers/app.js';
 import { startDeliveries, type Deliveries } from './helpers/deliveries.js';
 import type { ReceivedRequest } from './helpers/https-receiver.js';
 import { adminHeaders, adminKey, loadAdvisories, loadAdvisory } from './helpers/samples.js';
-import { bearer, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
+import { bearer, publishIssues, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
 
 let t: TestApp;
 let deliveries: Deliveries;
@@ -201,6 +201,32 @@ describe('a watched stack', () => {
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ error: { message: 'Feed not found', status: 404 } });
     }
+  });
+
+  it('matches models and agent tools by package or by vendor and product, in the scan and in a watched SBOM alike', async () => {
+    const model = { type: 'machine-learning-model', 'bom-ref': 'model-1', group: 'meta-llama', name: 'Llama-3.1-8B' };
+    const sbom = { bomFormat: 'CycloneDX', specVersion: '1.6', components: [model, { type: 'application', name: 'claude-code', purl: 'pkg:generic/anthropic/claude-code@1.0.3' }] };
+    const created = await registerWebhookRest(t, { url: deliveries.receiver.url('/models'), stack: { sbom } });
+    expect(created.status).toBe(201);
+    await deliveries.dispatcher.refresh();
+    const [byVendor, byPackage, vendorOnly] = (
+      await publishIssues(t, [
+        { title: 'Backdoored Llama 3.1 8B weights', vendorKeys: ['meta-llama', 'llama-3.1-8b'] },
+        { title: 'Claude Code tool runs arbitrary commands', packageNames: ['anthropic/claude-code'] },
+        { title: 'Another Meta model', vendorKeys: ['meta-llama', 'llama-2-7b'] },
+      ])
+    ).issueIds;
+    const scanned = await t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sbom }) });
+    const matches = ((await scanned.json()) as { data: { id: string; matchedPackages: string[] }[] }).data;
+    expect(matches.map((m) => [m.id, m.matchedPackages]).sort()).toEqual(
+      [
+        [byVendor, ['pkg:huggingface/meta-llama/Llama-3.1-8B']],
+        [byPackage, ['pkg:generic/anthropic/claude-code@1.0.3']],
+      ].sort(),
+    );
+    const [delivery] = bodies('/models')(await deliveries.receiver.waitFor((r) => bodies('/models')(r).length >= 1));
+    expect(delivery!.issues.map((i) => i.id).sort()).toEqual([byVendor, byPackage].sort());
+    expect(delivery!.issues.map((i) => i.id)).not.toContain(vendorOnly);
   });
 
   it('refuses bad stacks with a clear 4xx and changes nothing', async () => {

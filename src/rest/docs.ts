@@ -28,11 +28,21 @@ function schemaTable(name: string, schema: Json): string {
       return `<tr><td><code>${escape(field)}</code></td><td>${escape(typeOf(s))}${required.has(field) ? '' : ' | null'}</td><td>${inline(s.description ?? '')}${values}</td></tr>`;
     })
     .join('');
-  return `<section id="schema-${escape(name)}"><h3>${escape(name)}</h3><p>${inline(schema.description ?? '')}</p>
+  return `<section id="schema-${escape(name)}"><h3>${escape(name)} ${selfLink(`schema-${name}`)}</h3><p>${inline(schema.description ?? '')}</p>
 <table><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
-function operationSection(doc: Json, path: string, method: string, op: Json, basePath: string): string {
+/** A heading's own link, so any part of the page can be linked to. */
+const selfLink = (id: string) => `<a class="anchor" href="#${escape(id)}" aria-label="link to this section">#</a>`;
+
+interface Operation {
+  id: string;
+  /** `GET /api/v1/issues`, for the table of contents. */
+  label: string;
+  html: string;
+}
+
+function operationSection(doc: Json, path: string, method: string, op: Json, basePath: string): Operation {
   const params = (op.parameters ?? []) as Json[];
   const paramRows = params
     .map((p) => {
@@ -55,8 +65,9 @@ function operationSection(doc: Json, path: string, method: string, op: Json, bas
     .join('');
   const example = `${basePath}${path.replace(/\{(\w+)\}/g, ':$1')}`;
   const request = curlExample(op, method, `${basePath}${path}`);
-  return `<section class="operation" id="${escape(op.operationId ?? `${method}-${path}`)}">
-<h3><span class="method">${escape(method.toUpperCase())}</span> <code>${escape(example)}</code></h3>
+  const id = String(op.operationId ?? `${method}-${path}`);
+  const html = `<section class="operation" id="${escape(id)}">
+<h3><span class="method">${escape(method.toUpperCase())}</span> <code>${escape(example)}</code> ${selfLink(id)}</h3>
 <p>${inline(op.description ?? '')}</p>
 ${op.security ? '<p>Requires <code>Authorization: Bearer &lt;key&gt;</code>.</p>' : ''}
 ${paramRows ? `<table><thead><tr><th>Parameter</th><th>In</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${paramRows}</tbody></table>` : ''}
@@ -64,6 +75,7 @@ ${bodyRows ? `<p>JSON body:</p><table><thead><tr><th>Field</th><th>Type</th><th>
 ${!paramRows && !bodyRows ? '<p>No parameters.</p>' : ''}
 <p>Example:</p><pre><code>${escape(request)}</code></pre>
 <p>Responses:</p><ul>${responses}</ul></section>`;
+  return { id, label: `${method.toUpperCase()} ${example}`, html };
 }
 
 /** A curl command for the operation, its parameters and body filled in from the document's examples. */
@@ -85,9 +97,15 @@ export function renderDocs(doc: Json, { basePath, graphqlEndpoint }: { basePath:
   const operations = Object.entries<Json>(doc.paths).flatMap(([path, { servers, ...ops }]) =>
     Object.entries<Json>(ops).map(([method, op]) => operationSection(doc, path, method, op, servers?.[0]?.url ?? basePath)),
   );
-  const schemas = Object.entries<Json>(doc.components.schemas)
+  const schemaNames = Object.entries<Json>(doc.components.schemas)
     .filter(([, s]) => s.type === 'object')
-    .map(([name, s]) => schemaTable(name, s));
+    .map(([name]) => name);
+  const schemas = schemaNames.map((name) => schemaTable(name, doc.components.schemas[name]));
+  const contents = `<nav class="contents" aria-label="Contents"><h2 id="contents">Contents</h2><ol>
+<li><a href="#endpoints">Endpoints</a><ol>${operations.map((o) => `<li><a href="#${escape(o.id)}"><code>${escape(o.label)}</code></a></li>`).join('')}</ol></li>
+<li><a href="#errors">Errors</a></li>
+<li><a href="#schemas">Schemas</a><ol>${schemaNames.map((name) => `<li><a href="#schema-${escape(name)}">${escape(name)}</a></li>`).join('')}</ol></li>
+</ol></nav>`;
   const intro = String(doc.info.description ?? '')
     .split(/\n\n+/)
     .map((p) => `<p>${inline(p)}</p>`)
@@ -100,18 +118,20 @@ body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1r
 h1{margin-bottom:0}h2{border-bottom:1px solid #ddd;margin-top:2.5rem}code{background:#f3f3f3;padding:0 .25rem;border-radius:3px}
 table{border-collapse:collapse;width:100%;font-size:.92rem}th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#fafafa}.method{background:#0b6e4f;color:#fff;border-radius:3px;padding:0 .4rem;font-size:.85rem}
-.operation{margin-bottom:2rem}nav a{margin-right:1rem}
+.operation{margin-bottom:2rem}header nav a{margin-right:1rem}.anchor{color:#888;text-decoration:none;font-size:.85em}
+.contents ol{padding-left:1.25rem}.contents li{margin:.1rem 0}
 </style></head>
 <body>
 <header><h1>${escape(doc.info.title)}</h1><p>Version ${escape(doc.info.version)} · Data licence <a href="${escape(doc.info.license?.url)}">${escape(doc.info.license?.name)}</a></p>
 <nav><a href="${escape(basePath)}/openapi.json">OpenAPI document</a><a href="${escape(graphqlEndpoint)}">GraphiQL</a></nav></header>
 <main>
 ${intro}
-<h2>Endpoints</h2>
-${operations.join('\n')}
-<h2>Errors</h2>
+${contents}
+<h2 id="endpoints">Endpoints ${selfLink('endpoints')}</h2>
+${operations.map((o) => o.html).join('\n')}
+<h2 id="errors">Errors ${selfLink('errors')}</h2>
 <p>Every response that is not a success has the body <code>{"error": {"message": string, "status": integer}}</code>, where <code>status</code> equals the HTTP status: 400 for invalid parameters (the message names the parameter), 404 for unknown routes and resources, 429 above the rate limit (the <code>Retry-After</code> header says when to retry), 500 for server errors (quote the <code>X-Request-Id</code> response header when reporting one).</p>
-<h2>Schemas</h2>
+<h2 id="schemas">Schemas ${selfLink('schemas')}</h2>
 ${schemas.join('\n')}
 </main></body></html>`;
 }

@@ -48,7 +48,7 @@ builder.mutationField('ingestItems', (t) =>
         type: ['JSON'],
         // Entries may be null: the ingest rejects such an entry on its own, like any other bad record.
         required: { list: true, items: false },
-        description: 'OSV records (https://ossf.github.io/osv-schema/) and/or native items (see README, "Ingestion").',
+        description: 'OSV records (https://ossf.github.io/osv-schema/) and/or native items (see docs/ingestion.md).',
       }),
     },
     resolve: async (_root, { items }, ctx) => {

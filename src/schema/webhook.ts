@@ -78,7 +78,7 @@ const DeliveryStatusEnum = builder.enumType('DeliveryStatus', {
   values: Object.values(DeliveryStatus),
 });
 
-const DeliveryAttemptRef = builder.prismaObject('DeliveryAttempt', {
+builder.prismaObject('DeliveryAttempt', {
   description: 'One HTTP attempt of a delivery.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Attempt id (UUID).' }),

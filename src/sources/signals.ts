@@ -12,11 +12,23 @@ import { SourceError } from './fetch.js';
 
 const cveId = z.string().regex(/^CVE-\d{4}-\d{4,}$/);
 
-const kevCatalog = z.object({
-  vulnerabilities: z.array(z.looseObject({ cveID: cveId, dateAdded: z.iso.date() })),
+const kevEntry = z.looseObject({
+  cveID: cveId,
+  dateAdded: z.iso.date(),
+  vendorProject: z.string().optional(),
+  product: z.string().optional(),
+  vulnerabilityName: z.string().optional(),
+  shortDescription: z.string().optional(),
+  requiredAction: z.string().optional(),
+  notes: z.string().optional(),
+  cwes: z.array(z.string()).optional(),
 });
+export type KevEntry = z.infer<typeof kevEntry>;
 
-export async function readKev(path: string): Promise<EnrichmentRow[]> {
+const kevCatalog = z.object({ vulnerabilities: z.array(kevEntry) });
+
+/** The catalog's entries, and the signal each gives its CVE. */
+export async function readKev(path: string): Promise<{ rows: EnrichmentRow[]; entries: KevEntry[] }> {
   let value: unknown;
   try {
     value = JSON.parse(await readFile(path, 'utf8'));
@@ -28,7 +40,8 @@ export async function readKev(path: string): Promise<EnrichmentRow[]> {
     const issue = result.error.issues[0]!;
     throw new SourceError(`not a KEV catalog: ${issue.path.join('.') || 'file'}: ${issue.message}`);
   }
-  return result.data.vulnerabilities.map((v) => ({ cveId: v.cveID, kevDateAdded: v.dateAdded }));
+  const entries = result.data.vulnerabilities;
+  return { rows: entries.map((v) => ({ cveId: v.cveID, kevDateAdded: v.dateAdded })), entries };
 }
 
 const epssHeader = /^#model_version:[^,]*,score_date:(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:?\d{2}))\s*$/;

@@ -9,6 +9,7 @@ import { reclassify } from '../ingest/reclassify.js';
 import type { SourceDefinition } from './definition.js';
 import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
 import { readFeed } from './feed.js';
+import { uncoveredKevRecords } from './kev-issues.js';
 import { fetchSource, SourceError, type Validators } from './fetch.js';
 import { listOsvDir } from './osv-dir.js';
 import { changedSince, indexEntries, newestIn, readIndex } from './osv-index.js';
@@ -101,7 +102,17 @@ async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: Sy
 type Listing = { total: number; entries: AsyncIterable<SourceRecordEntry>; close?: () => void };
 
 async function processFile(deps: SyncDeps, source: SourceDefinition, path: string, options: SyncOptions): Promise<SyncCounts> {
-  if (source.kind === 'kev') return syncEnrichment(deps, await readKev(path), options);
+  if (source.kind === 'kev') {
+    const { rows, entries } = await readKev(path);
+    const counts = await syncEnrichment(deps, rows, options);
+    // Then the entries no advisory covers, as records of their own (kev-issues.ts).
+    const records = await uncoveredKevRecords(deps.prisma, entries);
+    const listing = (async function* () {
+      yield* records;
+    })();
+    const issues = await syncListing(deps, source, { total: records.length, entries: listing }, options);
+    return { ...counts, created: issues.created, updated: counts.updated + issues.updated, rejected: issues.rejected, skipped: issues.skipped };
+  }
   if (source.kind === 'epss') return syncEnrichment(deps, await readEpss(path), options);
   let listing: Listing;
   if (source.kind === 'osv-zip') listing = await openOsvZip(path);

@@ -10,6 +10,7 @@ export const databaseIndependent = [
   'test/default-sources.test.ts',
   'test/fresh-clone.test.ts',
   'test/idle-collection.test.ts',
+  'test/live-acceptance.test.ts',
   'test/name-list.test.ts',
   'test/passes.test.ts',
   'test/pglite-checkpoints.test.ts',
