@@ -1,6 +1,6 @@
 // The import rules of src/ (README, "Architecture"): no cycles, and no import from a lower layer
 // back up. Checked by test/architecture.test.ts and `npm run check:imports`.
-const base = '^src/((config|log|errors|dates|params|redis|idle-collection)\\.ts$|db/|generated/|sources/definition\\.ts$)';
+const base = '^src/((config|log|errors|dates|params|redis|idle-collection|data-license)\\.ts$|db/|generated/|sources/definition\\.ts$)';
 const graphql = '^src/(schema/|context\\.ts$)';
 const edgeRoutes = '^src/(rest|paging)/|^src/(feeds/routes|taxii/server|sbom/route|osv-output/export)\\.ts$';
 const edge = `^src/http/|${edgeRoutes}`;

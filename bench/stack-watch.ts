@@ -122,7 +122,7 @@ async function publishSmallBatches() {
       const [issue] = await tx.issue.createManyAndReturn({ data: [makeIssue({ title: `Unrelated news ${k}`, issueType: 'news' })], select: { id: true } });
       const event = await tx.issueEvent.create({ data: { issueIds: [issue!.id] }, select: { id: true } });
       return { id: issue!.id, eventId: event.id };
-    });
+    }, { maxWait: 60_000 });
     publishedAt.set(id, performance.now());
     pubsub.publish('newIssues', { eventId, issueIds: [id] });
     await new Promise((r) => setTimeout(r, 200));

@@ -133,26 +133,13 @@ spawn to the first 200 of \`GET /api/v1/issues?limit=1\`, "peak" the process's V
 rounds, "idle" its VmRSS ${idleSeconds} s later. \`compiled, V8 defaults\` is the same esbuild output
 (dist/, compiled file by file) started directly, \`tsx\` the same source through the tsx loader.
 
-\`npm start\` runs \`dist/start.js\`, which re-executes the process once with \`--liftoff-only\` when
-the database is the embedded one: V8's optimising compiler working through PostgreSQL's Wasm as
-queries got hot was what kept the embedded peak over 800 MB. "warm s" is the price: seconds for
-${warmRounds} rounds of four concurrent requests (a list page, a search, a severity filter, stats; with
-\`Cache-Control: no-cache\`, so the response cache does not answer them) after ${warmRounds} rounds of warm-up. Against PostgreSQL the only Wasm is Prisma's query compiler, whose
-plans are cached, so \`npm start\` keeps V8's defaults there. Fresh embedded starts run neither initdb,
-the migration engine nor the seed: \`npm install\` leaves a migrated cluster with the sample seeded
-(scripts/pglite-template.ts), which a new data directory is unpacked from when it was built from the
-same code and data; "seeded at start" is the same fresh start with \`SEED_FROM_TEMPLATE=false\`, the
-path taken when it was not (147 records through the classifier, 126 digests). Restarts skip the
-migration engine when nothing is pending.
-
-\`npm start\` also passes \`--expose-gc\`: once the event loop has been quiet for 5 s after work, the
-server runs one memory-reducing collection (src/idle-collection.ts), so "idle" is the live set plus
-what sits outside V8's heap, not the heap V8 grew for the warm rounds; the other two runners keep
-V8's own sizing. \`dist/start.js\` also starts the process (re-executed once, on either database) with one
-glibc malloc arena and a fixed mmap threshold (\`MALLOC_ARENA_MAX=1\`, \`MALLOC_MMAP_THRESHOLD_=131072\`,
-unless the environment sets them), maps stack traces of our own files only (the other runners pass
-\`--enable-source-maps\`). On PostgreSQL every runner applies migrations, and seeds an empty database, each in a child
-process that ends when done (src/child-answer.ts), so the server keeps neither the schema engine nor the classifier.
+\`npm start\` runs bin/secwire, which starts Node with the settings of docs/operations.md (memory):
+on the embedded database \`--liftoff-only\` and a 16 MB young generation, against PostgreSQL a 32 MB
+one; one glibc malloc arena and a fixed mmap threshold; \`--expose-gc\` for the idle collection.
+"warm s" is seconds for ${warmRounds} rounds of four concurrent requests (a list page, a search, a severity
+filter, stats; with \`Cache-Control: no-cache\`) after ${warmRounds} rounds of warm-up. Fresh embedded starts
+unpack the cluster \`npm install\` seeded; "seeded at start" is the same with \`SEED_FROM_TEMPLATE=false\`.
+On PostgreSQL migrations and the seed of an empty database run in the server's own process.
 
 | runner | database | first answer s | warm s | peak RSS MB | idle RSS MB |
 |---|---|---|---|---|---|

@@ -1,4 +1,5 @@
-// npm run eval: grouped cross-validation of the relevance decision, printed as Markdown.
+// npm run eval: grouped cross-validation of the relevance decision (advisories by package, text
+// items by source), printed as Markdown.
 // npm run eval -- --write: also written to eval/README.md (the part between the markers; the
 // prose around it is kept), to commit with the classifier change it measures.
 // npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]: the classifier over other
@@ -6,9 +7,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { evaluate } from '../src/ingest/classifier/evaluate.js';
+import { evaluateItems } from '../src/ingest/classifier/item-evaluate.js';
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { outOfScopeSample } from '../src/ingest/classifier/training.js';
 import { printCorpus } from './corpus.js';
+import { itemLines } from './items.js';
 import { severityFloor, severityLines } from './severity.js';
 import { metricRow, metricsHeader, missRows, pct } from './markdown.js';
 
@@ -107,6 +110,8 @@ async function writeFolds() {
     `Out of scope on purpose (stored, never served): ${[...outOfScopeSample].join(', ')}.`,
     '',
     ...severity.lines,
+    '',
+    ...itemLines(await evaluateItems()),
   ];
   const table = lines.join('\n');
   console.log(table);

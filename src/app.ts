@@ -25,6 +25,7 @@ import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { createRateLimiter, useRateLimit } from './http/rate-limit.js';
 import { earlyReply } from './http/early-reply.js';
+import { ExportBuilds } from './http/export-builds.js';
 import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -82,6 +83,11 @@ export function createApp(services: AppServices) {
   const responseCache = new ResponseCache(config.responseCacheBytes, versions, `${restBasePath}/`);
   const countIssues = issueCounter(db.read, versions);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
+  const exports = new ExportBuilds(
+    versions,
+    (request, serverContext) => clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys }),
+    log,
+  );
   const rateLimiter = createRateLimiter({
     limit: config.rateLimitPerMinute,
     store: services.rateLimitStore ?? new MemoryRateLimitStore(),
@@ -181,11 +187,11 @@ export function createApp(services: AppServices) {
       // After the licence link, which it adds to.
       usePagingLinks(),
       // Before the REST gate, which answers 404 for any other path under /api/v1.
-      useOsvExport(services),
+      useOsvExport(services, exports),
       useAtomFeeds(services),
       useTaxii(services),
       restGate,
-      useCsvExport(services),
+      useCsvExport(services, exports),
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),

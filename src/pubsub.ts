@@ -48,7 +48,11 @@ export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPref
     // Awaited, unlike Yoga's publish, which drops the Redis reply: the relay must know whether the
     // event was handed over, or it would be lost.
     pubsub: Object.assign(pubsub, {
+      // While Redis is away it fails at once rather than after ioredis's retries (about 10 s, which
+      // an admin ingest answering after its commit used to wait): the event stays in the outbox and
+      // the relay's timer publishes it once Redis is back.
       publishNewIssues: async (event: NewIssuesEvent) => {
+        if (publishClient.status !== 'ready') throw new Error('redis pub/sub: not connected; the relay publishes the event later');
         await publishClient.publish(channel, JSON.stringify(event));
       },
     }),

@@ -1,7 +1,7 @@
-// A database error while the CSV export streams, against a real listening server: the response has
-// already said 200 and written the header row, so the connection is cut (the client sees an
-// incomplete response, never a hang or a file that looks whole), the error is logged, and the
-// process keeps serving (it used to exit once the client gave up). The failing query is a renamed column, which fails the same way on both databases.
+// A database error while an export is built, against a real listening server: the export is built
+// before its first byte is sent (src/http/export-builds.ts), so the client gets an envelope (a 500,
+// or a 503 for a database that hangs), never a 200 cut short; the error is logged, and the process
+// keeps serving. The failing query is a renamed column, which fails the same way on both databases.
 import { once } from 'node:events';
 import { get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import { createHttpServer } from '../src/http/server.js';
 import { csvHeader } from '../src/rest/csv.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { makeIssue } from './helpers/issues.js';
+import { hangDatabase } from './helpers/hang.js';
 import { recordingLog } from './helpers/recording-log.js';
 
 const log = recordingLog();
@@ -57,24 +58,38 @@ function receive(path: string): Promise<Received> {
 }
 
 describe('a database error during the CSV export', () => {
-  it('cuts the response short, logs the error and keeps serving', async () => {
+  it('is an envelope before any byte of CSV, logged, and the next request builds again', async () => {
     await t.db.prisma.$executeRawUnsafe('ALTER TABLE "Issue" RENAME COLUMN "solution" TO "solution_gone"');
-    let cut: Received;
+    let failed: Received;
     try {
-      cut = await receive('/api/issues/export');
+      failed = await receive('/api/issues/export');
     } finally {
       await t.db.prisma.$executeRawUnsafe('ALTER TABLE "Issue" RENAME COLUMN "solution_gone" TO "solution"');
     }
-    // Whether the status line and the header row left before the connection was cut depends on timing.
-    if (cut.status !== undefined) expect(cut.status).toBe(200);
-    expect([csvHeader(), '']).toContain(cut.body);
-    expect(cut.complete).toBe(false);
-    expect(log.entries.some((e) => e.level === 'error' && /CSV export failed/.test(e.msg))).toBe(true);
+    // The export is built before it is sent: a failure is a whole answer, never a 200 cut short.
+    expect(failed.status).toBe(500);
+    expect(failed.complete).toBe(true);
+    expect(JSON.parse(failed.body)).toEqual({ error: { status: 500, message: expect.any(String) } });
+    expect(log.entries.some((e) => e.level === 'error' && /export failed/.test(e.msg))).toBe(true);
 
     // Still serving: the whole export works again.
     const whole = await receive('/api/issues/export');
     expect(whole.status).toBe(200);
     expect(whole.complete).toBe(true);
     expect(whole.body.trim().split('\r\n')).toHaveLength(3);
+  });
+
+  it('is a 503 with Retry-After, before any byte, while the database hangs', async () => {
+    const release = await hangDatabase(t);
+    try {
+      for (const path of ['/api/issues/export?severity=high', '/api/v1/osv/all.zip', '/api/v1/osv/ecosystems.txt']) {
+        const res = await fetch(`${base}${path}`);
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBeTruthy();
+        expect((await res.json()).error.status).toBe(503);
+      }
+    } finally {
+      await release();
+    }
   });
 });

@@ -77,6 +77,11 @@ describe('Link headers', () => {
     for (const [query, message] of [
       ['cursor=bm9wZQ', 'cursor is not a value this server gave'],
       [`cursor=${Buffer.from(JSON.stringify(['2025-01-01T00:00:00Z', 'x'])).toString('base64url')}`, 'cursor is not a value this server gave'],
+      // Forged dates: year 0 and before it reached the database as a 500.
+      ...['0000-01-01T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', '1969-12-31T00:00:00.000Z'].map((time) => [
+        `cursor=${Buffer.from(JSON.stringify([time, '00000000-0000-4000-8000-000000000000'])).toString('base64url')}`,
+        'cursor is not a value this server gave',
+      ]),
     ]) {
       const res = await t.fetch(`/api/v1/issues?${query}`);
       expect(res.status).toBe(400);

@@ -5,10 +5,10 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { brotliDecompressSync } from 'node:zlib';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, serverTimeouts } from '../src/http/server.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { hangDatabase } from './helpers/hang.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { openSubscription } from './helpers/sse.js';
 
@@ -28,36 +28,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Makes every statement on the app's tables wait until the returned function is called. */
-async function hangDatabase(): Promise<() => Promise<void>> {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let held!: Promise<unknown>;
-  await new Promise<void>((taken) => {
-    if (t.db.pglite) {
-      // PGlite has one connection: an open transaction holds every other statement.
-      held = t.db.pglite.transaction(async () => (taken(), await released));
-    } else {
-      const client = new pg.Client({ connectionString: t.db.url });
-      held = (async () => {
-        await client.connect();
-        await client.query('BEGIN; LOCK TABLE "DataVersion", "_prisma_migrations", "Issue" IN ACCESS EXCLUSIVE MODE');
-        taken();
-        await released;
-        await client.query('ROLLBACK');
-        await client.end();
-      })();
-    }
-  });
-  return async () => {
-    release();
-    await held;
-  };
-}
-
 describe('a hanging database', () => {
-  it('leaves /health, /ready and the routes that need no data answering', async () => {
-    const release = await hangDatabase();
+  // Longer than the default: the first openapi.json is built from the schema, slow on a loaded machine.
+  it('leaves /health, /ready and the routes that need no data answering', { timeout: 90_000 }, async () => {
+    const release = await hangDatabase(t);
     try {
       // Each answers while the database is still held: none of them waits for it.
       const health = await fetch(`${base}/health`);
@@ -113,7 +87,7 @@ describe('a client that stops reading', () => {
     socket.destroy();
   });
 
-  it('GraphiQL is sent compressed to a client that accepts it', async () => {
+  it('GraphiQL is sent compressed to a client that accepts it', { timeout: 90_000 }, async () => {
     const res = await fetch(`${base}/graphql`, { headers: { accept: 'text/html', 'accept-encoding': 'br' } });
     // fetch decodes it; the raw length is what crossed the wire.
     expect(res.headers.get('content-encoding')).toBe('br');

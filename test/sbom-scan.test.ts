@@ -92,6 +92,28 @@ describe('SBOM scan', () => {
     ['no purls', { ...cdx15, components: [{ type: 'library', name: 'x' }] }, { 'content-type': CDX }, 400, 'The SBOM lists no component with a purl'],
     ['sbom and packages', { sbom: cdx15, packages: ['x'] }, { 'content-type': 'application/json' }, 400, 'Send either sbom or packages/vendors, not both'],
     ['an unknown field', { sbom: cdx15, colour: 'red' }, { 'content-type': 'application/json' }, 400, 'Unknown field: colour'],
+    // Built as text: nested 5,000 deep (190 KB), which overflowed the call stack.
+    [
+      'components nested 5,000 deep',
+      `{"bomFormat":"CycloneDX","specVersion":"1.6","components":${'[{"purl":"pkg:pypi/a@1","components":'.repeat(5000)}[]${'}]'.repeat(5000)}}`,
+      { 'content-type': CDX },
+      400,
+      'CycloneDX components may nest at most 32 levels deep',
+    ],
+    [
+      'a lone surrogate in a version',
+      `{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"purl":"pkg:pypi/torch","version":"1.\\ud800"}]}`,
+      { 'content-type': CDX },
+      400,
+      'The SBOM holds text that is not valid Unicode (a lone surrogate)',
+    ],
+    [
+      'more components than the bound',
+      { ...cdx15, components: Array.from({ length: 10_001 }, () => ({ type: 'library', name: 'x' })) },
+      { 'content-type': CDX },
+      413,
+      'The SBOM lists more than 10000 components (10001 so far); split it',
+    ],
     [
       'too many components',
       { ...cdx15, components: Array.from({ length: 1001 }, (_, i) => ({ type: 'library', name: `p${i}`, purl: `pkg:pypi/p${i}@1.0` })) },

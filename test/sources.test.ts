@@ -259,6 +259,22 @@ describe('interrupted and failing syncs', () => {
     expect(files.log.slice(again).map((r) => r.path)).toEqual(['/incr/modified_id.csv']);
   });
 
+  it('an index that is not one (HTML with a 200) is logged, and the sync reads the whole export instead', async () => {
+    const records = advisories.slice(0, 3).map((a, i) => ({ ...a, id: `BADIDX-${i}`, aliases: [], references: [], modified: `2026-01-0${i + 1}T00:00:00Z` }));
+    files.set('/badidx/all.zip', await zipOf(records));
+    files.set('/badidx/modified_id.csv', `${records.map((r) => `${r.modified},${r.id}`).join('\n')}\n`);
+    expect(await sync(source('badidx', 'osv-zip', '/badidx/all.zip'))).toMatchObject({ status: 'synced', counts: { created: 3 } });
+    // The index host starts answering an error page; the zip gains a record.
+    files.set('/badidx/modified_id.csv', '<!doctype html><html><body>Service Unavailable</body></html>');
+    files.set('/badidx/all.zip', await zipOf([...records, { ...advisories[5], id: 'BADIDX-9', aliases: [], references: [], modified: '2026-02-01T00:00:00Z' }]));
+    for (let round = 0; round < 2; round++) {
+      const result = await sync(source('badidx', 'osv-zip', '/badidx/all.zip'));
+      expect(result.status).not.toBe('failed');
+    }
+    expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'BADIDX-' } } })).toBe(4);
+    expect(log.entries.some((e) => e.msg === 'source index unusable, reading the whole export' && /modified_id\.csv: line 1/.test(String(e.fields?.error)))).toBe(true);
+  });
+
   it.each([
     ['corrupt zip', 'osv-zip', '/bad/all.zip', Buffer.from('PK\u0003\u0004 this is not really a zip file'), /^not a readable zip file: /],
     ['bad EPSS CSV', 'epss', '/bad/epss.csv', '#model_version:v1,score_date:2025-08-25T00:00:00+0000\ncve,epss,percentile\nCVE-2025-3248,lots,0.9\n', /^bad EPSS file: line 3: /],
@@ -317,7 +333,8 @@ describe('feeds', () => {
     expect(rss.counts).toMatchObject({ received: 2, created: 2 });
     expect(atom.counts).toMatchObject({ received: 1, created: 1 });
     const research = await issueBy('email agents');
-    expect(research).toMatchObject({ sourceUrl: 'https://news.example/2025/06/prompt-injection-email-agents', issueType: 'research' });
+    // The press reporting a study is news (docs/curation.md); an arXiv listing's entries are research (the hint, below).
+    expect(research).toMatchObject({ sourceUrl: 'https://news.example/2025/06/prompt-injection-email-agents', issueType: 'news' });
     expect(await issueBy('general-purpose AI models')).toMatchObject({ issueType: 'regulatory' });
     // Not about AI: stored, never served.
     expect(await issueBy('Main Street')).toBeUndefined();

@@ -143,9 +143,16 @@ describe('objects', () => {
     expect(critical.every((o) => o.labels.includes('severity:critical'))).toBe(true);
   });
 
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   it.each([
     ['limit=0', 400],
     ['next=bm9wZQ', 400],
+    // Forged positions: a negative or out-of-range reference index, year 0, a negative object index.
+    [`next=${b64({ r: -5 })}`, 400],
+    [`next=${b64({ r: 1e6 })}`, 400],
+    [`next=${b64({ t: '0000-01-01T00:00:00.000Z', id: '00000000-0000-4000-8000-000000000000', k: 0 })}`, 400],
+    [`next=${b64({ t: '-000001-01-01T00:00:00.000Z', id: '00000000-0000-4000-8000-000000000000', k: 0 })}`, 400],
+    [`next=${b64({ t: '2025-01-01T00:00:00.000Z', id: '00000000-0000-4000-8000-000000000000', k: -1 })}`, 400],
     ['added_after=yesterday', 400],
     ['match[version]=2020-01-01T00:00:00Z', 400],
     ['colour=red', 400],
@@ -155,6 +162,7 @@ describe('objects', () => {
     expect(res.headers.get('content-type')).toBe(TAXII);
     expect(body).toMatchObject({ http_status: String(status) });
     expect(body.title).toEqual(expect.any(String));
+    if (query.startsWith('next=')) expect(body.title).toMatch(/\bnext\b/);
   });
 
   it('answers 404, 405 and 406 as TAXII errors', async () => {

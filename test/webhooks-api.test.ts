@@ -287,7 +287,7 @@ describe('REST /api/v1/webhooks', () => {
 
     const before = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
     for (const [body, status, message] of [
-      [{}, 400, 'Give at least one of url, filters, active, events'],
+      [{}, 400, 'Give at least one of url, filters, active, events, stack'],
       [{ url: 'https://10.0.0.1/x' }, 400, 'url must not point to a private, loopback or otherwise non-public address'],
       [{ filters: { severity: 'extreme' } }, 400, 'filters.severity must be one of: critical, high, medium, low, info'],
       [{ active: 'yes' }, 400, 'active must be true or false'],

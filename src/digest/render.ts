@@ -69,6 +69,9 @@ function firstSentence(text: string | null): string | null {
 const knownExploited = (issue: DigestIssue) => issue.exploitMaturity === 'active' || issue.kevDateAdded !== null;
 const reach = (issue: DigestIssue) => issue.affectedPackageRefs.length + issue.crossRefCount;
 
+/** Newest first; the link decides a tie, so a digest written twice reads the same. */
+const newestFirst = (a: DigestIssue, b: DigestIssue) => b.publishedAt.getTime() - a.publishedAt.getTime() || a.sourceUrl.localeCompare(b.sourceUrl);
+
 /**
  * Most urgent first: known exploited, then likely to be (EPSS), then severity, then the EPSS score
  * itself, then reach (packages affected and issues sharing a key), then the newest.
@@ -81,7 +84,7 @@ export function rankIssues(issues: DigestIssue[]): DigestIssue[] {
       severityOrder.indexOf(a.severity) - severityOrder.indexOf(b.severity) ||
       (b.epssScore ?? 0) - (a.epssScore ?? 0) ||
       reach(b) - reach(a) ||
-      b.publishedAt.getTime() - a.publishedAt.getTime(),
+      newestFirst(a, b),
   );
 }
 
@@ -118,10 +121,8 @@ const utcMinute = (date: Date) => `${date.toISOString().slice(0, 16).replace('T'
 
 /** One line on how current the feed is; it says so when nothing new arrived on the day or since. */
 export function freshnessLine(date: string, { lastNewDataAt, newDataSources }: Freshness): string {
-  if (newDataSources.length === 0) {
-    const last = lastNewDataAt ? ` (last change ${utcMinute(lastNewDataAt)})` : '';
-    return `Freshness: no source has delivered data yet: the feed holds the bundled sample and items ingested by hand${last}.`;
-  }
+  // Without a source the time of the last change is only when the sample was loaded: not news.
+  if (newDataSources.length === 0) return 'Freshness: no source has delivered data yet: the feed holds the bundled sample and items ingested by hand.';
   const latest = newDataSources[0]!.lastNewDataAt;
   const from = newDataSources
     .filter((s) => latest.getTime() - s.lastNewDataAt.getTime() < 24 * 3600_000)
@@ -186,7 +187,7 @@ export function renderDigest(date: string, issues: DigestIssue[], context: Diges
     if (ofSeverity.length === 0) continue;
     lines.push(`## ${capitalise(severity)}`, '');
     for (const type of typeOrder) {
-      const group = ofSeverity.filter((i) => i.issueType === type).sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime());
+      const group = ofSeverity.filter((i) => i.issueType === type).sort(newestFirst);
       if (group.length === 0) continue;
       lines.push(`### ${typeHeading[type]}`, '');
       for (const issue of group) {

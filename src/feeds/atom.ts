@@ -7,7 +7,7 @@ import { Feed } from 'feed';
 import MarkdownIt from 'markdown-it';
 import type { Digest, Prisma } from '../generated/prisma/client.js';
 import { contentChangedAt } from '../issues/content-changed.js';
-import { LICENSE_URL } from '../stix/bundle.js';
+import { DATA_LICENSE } from '../data-license.js';
 
 export const ATOM_MEDIA_TYPE = 'application/atom+xml; charset=utf-8';
 
@@ -41,7 +41,7 @@ function feedOf(title: string, selfUrl: string, siteUrl: string, updated: Date):
     feedLinks: { atom: selfUrl },
     updated,
     generator: 'secwire',
-    copyright: `CC BY 4.0 (${LICENSE_URL})`,
+    copyright: `CC BY 4.0 (${DATA_LICENSE.url})`,
   });
 }
 

@@ -1,10 +1,10 @@
 // The data is CC-BY-4.0, whose attribution travels with every copy: every API response says so in
 // a Link header.
 import type { Plugin } from 'graphql-yoga';
-import { LICENSE_URL } from '../stix/bundle.js';
+import { DATA_LICENSE } from '../data-license.js';
 import { isReplay } from './response-cache.js';
 
-export const licenseLink = `<${LICENSE_URL}>; rel="license"`;
+export const licenseLink = `<${DATA_LICENSE.url}>; rel="license"`;
 
 export function useLicenseLink(graphqlEndpoint: string): Plugin {
   return {

@@ -50,7 +50,7 @@ const csvRows = (issues: CsvIssue[], fields: readonly string[]): string => strin
 
 /**
  * The export as a byte stream: the header row, then one chunk per keyset page of `where` (SQL over
- * "Issue"). A failed page errors the stream (see src/http/streamed-body.ts for what the response then does).
+ * "Issue"). A failed page errors the stream, and with it the build (src/http/export-builds.ts).
  */
 export function issueCsvStream(read: DriverRead, where: Prisma.Sql, fields: readonly string[], pageSize = 1000): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

@@ -1,6 +1,7 @@
 // The list route's opaque cursor: the position (publishedAt, id) of the last issue of a page. The
 // next page starts strictly after it in the list order, so issues inserted anywhere in the list
 // never shift a walk the way they shift an offset.
+import { inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { isUuid } from '../params.js';
@@ -31,6 +32,9 @@ export function afterCursor(cursor: string): Prisma.Sql {
   } catch {
     // falls through to the 400
   }
-  if (!publishedAt || Number.isNaN(publishedAt.getTime()) || typeof id !== 'string' || !isUuid(id)) throw badRequest('cursor is not a value this server gave');
+  // A position outside the stored dates (year 0, before the epoch) cannot be one this server gave.
+  if (!publishedAt || Number.isNaN(publishedAt.getTime()) || !inDateRange(publishedAt) || typeof id !== 'string' || !isUuid(id)) {
+    throw badRequest('cursor is not a value this server gave');
+  }
   return afterPosition({ publishedAt, id });
 }

@@ -1,14 +1,14 @@
 // Bulk OSV, laid out as OSV publishes its own exports: /api/v1/osv/all.zip holds every served
 // issue as <id>.json, /api/v1/osv/<ecosystem>/all.zip those affecting one ecosystem, and
 // /api/v1/osv/ecosystems.txt names the ecosystems, one a line. Plain routes (a zip is no GraphQL
-// value), mounted before the REST plugin; the zip streams page by page, so memory stays flat.
+// value), mounted before the REST plugin; each is built page by page into a file once per data
+// version (http/export-builds.ts), so memory stays flat and a repeated download costs a file read.
 import { Zip, ZipDeflate } from 'fflate';
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import type { DriverRead } from '../db/driver-read.js';
 import { methodNotAllowed, readMethods } from '../http/methods.js';
-import { currentRequestId } from '../http/request-id.js';
-import { abortOnFailure } from '../http/streamed-body.js';
+import type { ExportBuilds } from '../http/export-builds.js';
 import { issuePages } from '../issues/keyset.js';
 import { servedIssueSql } from '../issues/served.js';
 import { errorResponse } from '../http/envelope.js';
@@ -24,7 +24,7 @@ async function* osvRecords(read: DriverRead): AsyncGenerator<OsvRecord> {
   for await (const page of issuePages<Parameters<typeof osvRecordOf>[0]>(read, servedIssueSql, Object.keys(osvIssueSelect), PAGE_SIZE)) yield* page.map(osvRecordOf);
 }
 
-/** A zip of `<id>.json` per record that `keep` accepts, produced as the reader pulls. A failed read errors the stream (see src/http/streamed-body.ts). */
+/** A zip of `<id>.json` per record that `keep` accepts, produced as the reader pulls. A failed read errors the stream, and with it the build (src/http/export-builds.ts). */
 function osvZipStream(records: AsyncGenerator<OsvRecord>, keep: (record: OsvRecord) => boolean): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let chunks: Uint8Array[] = [];
@@ -59,13 +59,22 @@ function osvZipStream(records: AsyncGenerator<OsvRecord>, keep: (record: OsvReco
   });
 }
 
-async function ecosystemsText(read: DriverRead): Promise<string> {
-  const names = new Set<string>();
-  for await (const record of osvRecords(read)) record.affected.forEach((a) => names.add(ecosystemOf(a)));
-  return [...names].sort().map((name) => `${name}\n`).join('');
+function ecosystemsText(read: DriverRead): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const names = new Set<string>();
+      try {
+        for await (const record of osvRecords(read)) record.affected.forEach((a) => names.add(ecosystemOf(a)));
+      } catch (err) {
+        return controller.error(err);
+      }
+      controller.enqueue(new TextEncoder().encode([...names].sort().map((name) => `${name}\n`).join('')));
+      controller.close();
+    },
+  });
 }
 
-export function useOsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
+export function useOsvExport({ db }: Pick<Services, 'db'>, exports: ExportBuilds): Plugin {
   return {
     async onRequest({ request, url, endResponse, serverContext }) {
       if (!url.pathname.startsWith(`${OSV_EXPORT_PATH}/`)) return;
@@ -74,10 +83,9 @@ export function useOsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       if (path !== 'all.zip' && path !== 'ecosystems.txt' && !ecosystem) return; // the REST plugin answers its 404
       // HEAD arrives as GET (useHead).
       if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
-      const requestId = currentRequestId();
-      const onError = (err: unknown) => log.error('OSV export failed after the response started', { requestId, err });
       if (path === 'ecosystems.txt') {
-        return endResponse(new Response(await ecosystemsText(db.read), { headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } }));
+        const headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
+        return endResponse(await exports.serve(request, serverContext, url.pathname, () => ecosystemsText(db.read), headers));
       }
       let name: string | undefined;
       try {
@@ -87,7 +95,7 @@ export function useOsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
       }
       const keep = name ? (record: OsvRecord) => record.affected.some((a) => ecosystemOf(a) === name) : () => true;
       const headers = { 'Content-Type': 'application/zip', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
-      endResponse(new Response(abortOnFailure(osvZipStream(osvRecords(db.read), keep), serverContext, onError), { headers }));
+      endResponse(await exports.serve(request, serverContext, url.pathname, () => osvZipStream(osvRecords(db.read), keep), headers));
     },
   };
 }

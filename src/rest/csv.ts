@@ -1,12 +1,12 @@
 // GET /api/issues/export: served issues as CSV (outside /api/v1, so a plain route rather than a
 // SOFA one). It takes the list route's filters, parsed by the same code (src/issues/filters.ts),
 // so the same bad value gets the same 400 envelope; the body streams from the database page by
-// page (src/issues/csv.ts). The licence Link header comes from useLicenseLink, as on every /api route.
+// page (src/issues/csv.ts) into a file built once per data version and query (http/export-builds.ts).
+// The licence Link header comes from useLicenseLink, as on every /api route.
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { rejectUnknownParameters } from '../params.js';
-import { currentRequestId } from '../http/request-id.js';
-import { abortOnFailure } from '../http/streamed-body.js';
+import type { ExportBuilds } from '../http/export-builds.js';
 import type { GraphQLObjectType } from 'graphql';
 import { csvColumnsFor, csvHeaderFor, issueCsvStream } from '../issues/csv.js';
 import { filterDescriptions, issueFilterSql, parseIssueFilters, queryFilters } from '../issues/filters.js';
@@ -20,9 +20,9 @@ const issueFields = Object.keys((schema.getType('Issue') as GraphQLObjectType).g
 export const csvColumns = csvColumnsFor(issueFields);
 export const csvHeader = () => csvHeaderFor(issueFields);
 
-export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin {
+export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>, exports: ExportBuilds): Plugin {
   return {
-    onRequest({ request, url, endResponse, serverContext }) {
+    async onRequest({ request, url, endResponse, serverContext }) {
       if (url.pathname !== CSV_EXPORT_PATH) return;
       let where;
       try {
@@ -39,11 +39,8 @@ export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>): Plugin 
         'X-Content-Type-Options': 'nosniff',
       };
       if (request.method === 'HEAD') return endResponse(new Response(null, { status: 200, headers }));
-      const requestId = currentRequestId();
-      const body = abortOnFailure(issueCsvStream(db.read, where, issueFields), serverContext, (err) =>
-        log.error('CSV export failed after the response started; the response was cut short', { requestId, err }),
-      );
-      endResponse(new Response(body, { status: 200, headers }));
+      const filter = where;
+      endResponse(await exports.serve(request, serverContext, `${url.pathname}${url.search}`, () => issueCsvStream(db.read, filter, issueFields), headers));
     },
   };
 }

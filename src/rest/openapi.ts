@@ -2,7 +2,7 @@
 // schemas come from the GraphQL schema), completed with what SOFA leaves out: the service's info
 // and licence, operation descriptions, nullable fields, parameter bounds and the error envelope.
 import type { GraphQLSchema } from 'graphql';
-import { LICENSE_URL } from '../stix/bundle.js';
+import { DATA_LICENSE } from '../data-license.js';
 import { SEARCH_MAX_LENGTH } from '../issues/filters.js';
 import { addSbomMediaTypes, bodyExamples, parameterExamples, plainPaths, responseExamples, tags, wrapRefSiblings } from './openapi-interop.js';
 import type { RestRoute } from './routes.js';
@@ -74,9 +74,9 @@ export function buildOpenAPI(
       `Reads need no key. Responses are JSON and readable from any origin (CORS). Every error is \`{"error": {"message", "status"}}\`.`,
       'The same data is served over GraphQL at `/graphql` (GraphiQL in a browser), where you choose the fields.',
       '',
-      `The data is licensed [CC-BY-4.0](${LICENSE_URL}); each issue's \`sourceUrl\` is its attribution.`,
+      `The data is licensed [CC-BY-4.0](${DATA_LICENSE.url}); each issue's \`sourceUrl\` is its attribution.`,
     ].join('\n'),
-    license: { name: 'CC-BY-4.0', url: LICENSE_URL },
+    license: { name: DATA_LICENSE.name, url: DATA_LICENSE.url },
     contact: { name: NAME },
   };
   doc.tags = tags;

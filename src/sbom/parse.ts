@@ -8,6 +8,11 @@ export const CYCLONEDX_MEDIA_TYPE = 'application/vnd.cyclonedx+json';
 export const SPDX_MEDIA_TYPE = 'application/spdx+json';
 const CYCLONEDX_VERSIONS = ['1.4', '1.5', '1.6'];
 
+/** How deep CycloneDX components may nest: real ones nest a few levels (a package in an image). */
+export const MAX_COMPONENT_DEPTH = 32;
+/** How many components (with or without a purl) a document may list, nested ones included. */
+export const MAX_COMPONENTS = 10 * MAX_ENTRIES;
+
 export interface SbomComponent {
   /** bom-ref (CycloneDX) or SPDXID (SPDX); made from the purl when the document gives none. */
   ref: string;
@@ -18,7 +23,16 @@ export interface SbomComponent {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
-const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+/** A non-empty string field; text that is not well-formed Unicode (a lone surrogate) is refused. */
+function text(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !value.trim()) return undefined;
+  if (/\p{Cs}/u.test(value)) throw badRequest('The SBOM holds text that is not valid Unicode (a lone surrogate)');
+  return value.trim();
+}
+
+function tooMany(count: number): never {
+  throw appError('PAYLOAD_TOO_LARGE', `The SBOM lists more than ${MAX_COMPONENTS} components (${count} so far); split it`);
+}
 
 /** The purl with the component's version added when the purl itself has none. */
 function versioned(purl: string, version: string | undefined): string {
@@ -45,18 +59,31 @@ function cycloneDxComponents(bom: Record<string, unknown>): SbomComponent[] {
     throw badRequest(`CycloneDX specVersion must be one of ${CYCLONEDX_VERSIONS.join(', ')}`);
   }
   const found: SbomComponent[] = [];
-  const visit = (list: unknown) => {
+  // Depth first with an explicit stack, in document order (a component, then the ones inside it):
+  // a document nested thousands deep is refused at the bound instead of overflowing the call stack.
+  const open: { list: unknown[]; next: number }[] = [];
+  let seen = 0;
+  const enter = (list: unknown) => {
     if (list === undefined) return;
     if (!Array.isArray(list)) throw badRequest('CycloneDX components must be a list');
-    for (const component of list) {
-      if (!isObject(component)) throw badRequest('each CycloneDX component must be an object');
-      const purl = text(component.purl) ?? modelPurl(component);
-      const version = text(component.version);
-      if (purl) found.push({ ref: text(component['bom-ref']) ?? purl, purl: versioned(purl, version), name: text(component.name) ?? purl, version });
-      visit(component.components);
-    }
+    if (open.length >= MAX_COMPONENT_DEPTH) throw badRequest(`CycloneDX components may nest at most ${MAX_COMPONENT_DEPTH} levels deep`);
+    if ((seen += list.length) > MAX_COMPONENTS) tooMany(seen);
+    open.push({ list, next: 0 });
   };
-  visit(bom.components);
+  enter(bom.components);
+  while (open.length) {
+    const top = open[open.length - 1]!;
+    if (top.next === top.list.length) {
+      open.pop();
+      continue;
+    }
+    const component = top.list[top.next++];
+    if (!isObject(component)) throw badRequest('each CycloneDX component must be an object');
+    const purl = text(component.purl) ?? modelPurl(component);
+    const version = text(component.version);
+    if (purl) found.push({ ref: text(component['bom-ref']) ?? purl, purl: versioned(purl, version), name: text(component.name) ?? purl, version });
+    enter(component.components);
+  }
   return found;
 }
 
@@ -64,7 +91,9 @@ function spdxComponents(doc: Record<string, unknown>): SbomComponent[] {
   if (doc.spdxVersion !== 'SPDX-2.3') throw badRequest('SPDX spdxVersion must be SPDX-2.3');
   if (doc.packages !== undefined && !Array.isArray(doc.packages)) throw badRequest('SPDX packages must be a list');
   const found: SbomComponent[] = [];
-  for (const pkg of (doc.packages as unknown[] | undefined) ?? []) {
+  const packages = (doc.packages as unknown[] | undefined) ?? [];
+  if (packages.length > MAX_COMPONENTS) tooMany(packages.length);
+  for (const pkg of packages) {
     if (!isObject(pkg)) throw badRequest('each SPDX package must be an object');
     const refs = Array.isArray(pkg.externalRefs) ? pkg.externalRefs.filter(isObject) : [];
     const version = text(pkg.versionInfo);

@@ -16,7 +16,7 @@ const ClassificationReason = builder.objectRef<Evidence>('ClassificationReason')
   fields: (t) => ({
     kind: t.exposeString('kind', {
       description:
-        'catalogue-package, registry-summary, catalogue-repository, catalogue-organisation, listed-repository, listed-organisation, reference-host, package-name, repository-name, term, domain-term, atlas, ai-vendor or model.',
+        'catalogue-package, registry-summary, catalogue-repository, catalogue-organisation, listed-repository, listed-organisation, reference-host, package-name, repository-name, term, domain-term, atlas, ai-vendor, model, concern-term (a word of security, privacy or safety in a news, research, regulation or incident item), tool-or-bait (AI only as a tool of defence or as a lure, which counts against) or missing (such an item lacks AI or security evidence; detail says which).',
     }),
     detail: t.exposeString('detail', { description: 'What was found, e.g. "PyPI:langchain (LangChain; pypi-llm-frameworks)"; for model, the words that moved it most.' }),
     weight: t.exposeFloat('weight', { description: 'Its contribution in log-odds: positive for relevant, negative against.' }),

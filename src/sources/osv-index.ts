@@ -48,8 +48,12 @@ export function newestIn(csv: string): string | null {
   return changedSince(csv, new Date(8.64e15).toISOString()).newest;
 }
 
-/** Reads the index, or answers null when the source does not offer one (any fetch failure). */
-export async function readIndex(location: string, options: FetchOptions): Promise<string | null> {
+/**
+ * Reads the index, or answers null when the source does not offer a usable one: any fetch failure,
+ * or a file that is not an index (an HTML error page served with 200), which `onUnusable` is told
+ * about; the sync then reads the whole export instead of failing every time.
+ */
+export async function readIndex(location: string, options: FetchOptions, onUnusable: (problem: string) => void = () => {}): Promise<string | null> {
   let fetched;
   try {
     fetched = await fetchSource(besideExport(location, 'modified_id.csv'), { ...options, validators: {}, attempts: 1 });
@@ -58,11 +62,21 @@ export async function readIndex(location: string, options: FetchOptions): Promis
     throw err;
   }
   if (!fetched.changed) return null;
+  let text: string;
   try {
-    return await readFile(fetched.path, 'utf8');
+    text = await readFile(fetched.path, 'utf8');
   } finally {
     await fetched.cleanup();
   }
+  try {
+    // Every line checked once here (reading back to the epoch), so a bad line never fails the sync later.
+    changedSince(text, new Date(0).toISOString());
+  } catch (err) {
+    if (!(err instanceof SourceError)) throw err;
+    onUnusable(err.message);
+    return null;
+  }
+  return text;
 }
 
 /**

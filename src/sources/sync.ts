@@ -169,7 +169,8 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
       };
       // Read before the export, so a record modified while the export downloads is newer than
       // the `since` this sync leaves behind.
-      const index = source.kind === 'osv-zip' ? await readIndex(source.location, fetchOptions) : null;
+      const unusable = (problem: string) => log.warn('source index unusable, reading the whole export', { source: source.name, error: problem });
+      const index = source.kind === 'osv-zip' ? await readIndex(source.location, fetchOptions, unusable) : null;
       let counts = emptyCounts();
       let next = validators;
       let since = index ? (newestIn(index) ?? undefined) : undefined;

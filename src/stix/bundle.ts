@@ -9,15 +9,13 @@ import { columnsSql } from '../db/driver-read.js';
 import { owaspRisk } from '../ingest/classifier/crosswalk.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { atlasTechnique, atlasTechniqueIds } from './atlas.js';
+import { DATA_LICENSE } from '../data-license.js';
 
 /** Fixed namespace of every secwire STIX id. Changing it changes every exported id: never do. */
 export const STIX_NAMESPACE = 'cf3099ba-b731-4a7a-bcec-5ab36da748e7';
 
 /** Creation time of the objects that describe the service rather than an issue. */
 export const SERVICE_EPOCH = '2025-01-01T00:00:00.000Z';
-
-/** The data's licence (CC BY 4.0), named by STIX, Atom, OpenAPI and every API response's Link header. */
-export const LICENSE_URL = 'https://creativecommons.org/licenses/by/4.0/';
 
 /** TLP:CLEAR as OASIS publishes it (TLP 2.0 extension, cti-stix-common-objects). */
 const TLP_CLEAR: StixObject = {
@@ -56,9 +54,9 @@ const LICENSE_MARKING: StixObject = {
   name: 'CC-BY-4.0',
   definition_type: 'statement',
   definition: {
-    statement: `secwire data is licensed under Creative Commons Attribution 4.0 International (CC BY 4.0, ${LICENSE_URL}). Attribute each item to its source (the external reference named "source").`,
+    statement: `secwire data is licensed under Creative Commons Attribution 4.0 International (CC BY 4.0, ${DATA_LICENSE.url}). Attribute each item to its source (the external reference named "source").`,
   },
-  external_references: [{ source_name: 'license', description: 'CC BY 4.0', url: LICENSE_URL }],
+  external_references: [{ source_name: 'license', description: 'CC BY 4.0', url: DATA_LICENSE.url }],
 };
 
 const IDENTITY = stixObject('identity', 'identity:secwire', serviceTimes, {

@@ -7,6 +7,7 @@
 //   have settled (config.taxiiSettleSeconds), so a slow ingest transaction cannot commit behind a
 //   cursor.
 // `next` is the position of the page's last object, not an offset, so inserts never shift it.
+import { inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
 import { isUuid } from '../params.js';
 import type { DriverRead } from '../db/driver-read.js';
@@ -35,8 +36,12 @@ const encodeNext = (position: Position) => Buffer.from(JSON.stringify(position))
 export function decodeNext(next: string): Position {
   try {
     const value = JSON.parse(Buffer.from(next, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (Number.isInteger(value.r)) return { r: value.r as number };
-    if (typeof value.t === 'string' && !Number.isNaN(Date.parse(value.t)) && typeof value.id === 'string' && isUuid(value.id) && Number.isInteger(value.k)) {
+    // Positions this server can have given: a reference object that exists, or an issue's object
+    // at a stored date (a forged year 0 or negative index would reach SQL or index past the list).
+    const position = (n: unknown, below = Number.MAX_SAFE_INTEGER) => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) < below;
+    if ('r' in value) {
+      if (position(value.r, referenceObjects().size)) return { r: value.r as number };
+    } else if (typeof value.t === 'string' && !Number.isNaN(Date.parse(value.t)) && inDateRange(new Date(value.t)) && typeof value.id === 'string' && isUuid(value.id) && position(value.k)) {
       return { t: value.t, id: value.id, k: value.k as number };
     }
   } catch {

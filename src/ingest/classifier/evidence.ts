@@ -21,7 +21,13 @@ export type EvidenceKind =
   | 'domain-term'
   | 'atlas'
   | 'ai-vendor'
-  | 'model';
+  | 'model'
+  /** Text items: a word of security, privacy or safety (items.ts). */
+  | 'concern-term'
+  /** Text items: AI as a defender's tool or a lure's bait, which counts against serving. */
+  | 'tool-or-bait'
+  /** Text items: a kind of evidence the decision needs and did not find. */
+  | 'missing';
 
 export interface Evidence {
   kind: EvidenceKind;

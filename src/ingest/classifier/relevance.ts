@@ -7,11 +7,12 @@ import type { Item } from '../item.js';
 import { catalogueFiles, defaultCatalogue, type Catalogue, type CatalogueEntry } from './catalogue.js';
 import { crosswalkUrl } from './crosswalk.js';
 import type { Evidence } from './evidence.js';
+import { decideItem, isTextItem, itemExamples, labelledItemsUrl, trainItems, type TrainedItems } from './items.js';
 import { scoreText } from './model.js';
 import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
 
 /** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
-const rulesVersion = '2.5.0';
+const rulesVersion = '2.6.0';
 
 export interface Provenance {
   /** classifierPromptVersion of the classifier that decided. */
@@ -37,10 +38,17 @@ export class RelevanceJudge {
     readonly trained: TrainedRelevance,
     readonly catalogue: Catalogue,
     readonly version: string,
+    /** The text items' model (items.ts); without it, text items are judged as advisories are. */
+    readonly items?: TrainedItems,
   ) {}
 
   /** `lookedUp`: registry summaries found for the item's packages (Catalogue.lookedUp). */
   decide(item: Item, vendors: string[], lookedUp?: ReadonlyMap<string, string>): RelevanceDecision {
+    if (this.items && isTextItem(item)) {
+      const decided = decideItem(this.items, item, this.catalogue, vendors);
+      const probability = round(decided.probability);
+      return { version: this.version, relevant: probability >= 0.5, probability, modelScore: round(decided.modelScore), reasons: decided.reasons, entries: [] };
+    }
     const { stacker, model } = this.trained;
     const catalogue = lookedUp?.size ? { ...this.catalogue, lookedUp } : this.catalogue;
     const scored = scoreItem(item, scoreText(model, item), catalogue, vendors);
@@ -60,12 +68,13 @@ function dataHash(): string {
   for (const file of catalogueFiles) hash.update(readFileSync(file));
   hash.update(readFileSync(crosswalkUrl));
   for (const e of trainingExamples()) hash.update(`${e.id}:${e.relevant}\n`);
+  hash.update(readFileSync(labelledItemsUrl));
   return hash.digest('hex').slice(0, 8);
 }
 
 let judge: RelevanceJudge | undefined;
 /** Trained on first use (well under a second), deterministically, from the project's own data. */
 export function defaultJudge(): RelevanceJudge {
-  judge ??= new RelevanceJudge(trainRelevance(), defaultCatalogue(), `rules-${rulesVersion}+${dataHash()}`);
+  judge ??= new RelevanceJudge(trainRelevance(), defaultCatalogue(), `rules-${rulesVersion}+${dataHash()}`, trainItems(defaultCatalogue(), itemExamples()));
   return judge;
 }

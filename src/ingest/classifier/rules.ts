@@ -6,6 +6,7 @@ import { cweEntry, cweShortName } from './cwe.js';
 import type { Classification, Classifier, Facts } from './index.js';
 import { noRemediation, remediation } from './packages.js';
 import { crosswalk } from './crosswalk.js';
+import { isTextItem, textItemType } from './items.js';
 import { defaultJudge, type RelevanceJudge } from './relevance.js';
 import { exploitMaturityOf, isKnownExploited } from './exploitation.js';
 import { decideSeverity } from './severity.js';
@@ -25,20 +26,16 @@ import type { CatalogueEntry } from './catalogue.js';
 
 export const ruleClassifierModel = 'secwire-rules';
 
-const typeRules: { type: IssueType; text: RegExp }[] = [
-  { type: 'regulatory', text: /\b(regulation|regulatory|legislation|\blaw\b|act\b.*\b(enters?|entered) into force|directive|executive order|guidance|standard|framework (released|published)|compliance|regulator)/i },
-  { type: 'research', text: /\b(paper|researchers?|study|preprint|arxiv|proceedings|we (show|demonstrate|present))\b/i },
-  { type: 'incident', text: /\b(breach(ed)?|incident|attackers? (used|abused|compromised)|was (compromised|exploited|attacked)|in the wild|leaked)\b/i },
-];
-
-function inferType(item: Item, facts: Facts, text: string): IssueType {
+function inferType(item: Item, facts: Facts): IssueType {
   if (item.typeHint) return item.typeHint;
   if (item.affected.length > 0) return 'vulnerability';
   // A source's default (an arXiv listing is research) before a CVE its text names.
   if (item.sourceHints?.issueType) return item.sourceHints.issueType;
-  // An article naming a CVE is news (or research...) about it, not its record.
+  // A record of a vulnerability (an advisory page's entry, a KEV item) is one; an article naming
+  // a CVE is news (or research...) about it, typed by its words as any text item.
   if (facts.cveId && !item.article) return 'vulnerability';
-  return typeRules.find((r) => r.text.test(text))?.type ?? 'news';
+  if (isTextItem(item)) return textItemType(item);
+  return 'vulnerability';
 }
 
 function attackTypesOf(item: Item, text: string): AttackType[] {
@@ -107,7 +104,7 @@ export class RuleClassifier implements Classifier {
   async classify(item: Item, facts: Facts, lookedUp?: ReadonlyMap<string, string>): Promise<Classification> {
     const text = [item.title, plainText(item.details), item.vendorHints.join(' ')].join('\n');
     const relevance = this.judge.decide(item, facts.vendors.normalised, lookedUp);
-    const issueType = inferType(item, facts, text);
+    const issueType = inferType(item, facts);
     const attacks = attackTypesOf(item, text);
     const codeExec = codeExecution.cwes.some((c) => item.cweIds.includes(c)) || codeExecution.text.test(text);
     const attackTypes: AttackType[] =
@@ -132,6 +129,8 @@ export class RuleClassifier implements Classifier {
 
     const labels = new Set<string>();
     if (issueType === 'vulnerability' || issueType === 'incident' || attackTypes.some((t) => t !== 'other')) labels.add('security');
+    // An item served for an attack on, a flaw in or a threat to an AI system is a security item whatever its type.
+    if (relevance.relevant && textSignals.security.test(text)) labels.add('security');
     if (issueType === 'research') labels.add('research');
     if (issueType === 'regulatory') labels.add('policy');
     if (issueType === 'news') labels.add('industry');

@@ -22,6 +22,8 @@ export const evidenceWeights = {
   domainMax: 3,
   atlas: 5,
   aiVendor: 3,
+  /** A text item's only words of concern are the weak ones (items.ts): shown, not counted. */
+  concernWeak: 0,
 };
 
 /** Words in a package name that make it AI/ML software ("guardrails-ai", "stanford-corenlp"'s "nlp"). */
@@ -111,6 +113,41 @@ export const aiTerms = {
     /(?<![\w./-])(ai|ml)(?![\w/-])|\b(jupyter\w*|ipython|ipynb|pytorch|torch|tensorflow|keras|onnx|scikit-learn|sklearn|xgboost|embeddings|(text|word|sentence|vector|image) embeddings?|embedding (models?|vectors?)|agentic|openai|langchain|llama[- ]?index|vector (stores?|index(es)?|embeddings?)|(malicious(ly)?|untrusted|uploaded|pickled|poisoned|trained|pre-?trained)\s+(['‘’"]?[\w-]+['‘’"]?\s+)?models?|model (files?|uploads?|checkpoints?|artifacts?|training|weights|loading)|safetensors|gguf|ollama|vllm|llama\.cpp|mcp|claude|anthropic|deepseek|qwen|chat completions?)\b/i,
 };
 
+/**
+ * Words that make an item about security, privacy or safety: with AI evidence beside them, a text
+ * item may be served (items.ts); without them, an item about AI is general AI news. Attacks and
+ * flaws, misuse, leaks and privacy, harm and safety, and the regulators' vocabulary of risk.
+ */
+export const concernTerms = {
+  /** Attacks, flaws, leaks, misuse and harm: each says the item is about one. */
+  strong:
+    /\b(prompt[- ]injections?|jailbreak(s|ing|ed)?|adversarial|backdoor(s|ed)?|poison(s|ed|ing)?|membership inference|model (stealing|extraction|inversion|theft)|extraction attacks?|inversion attacks?|evasion attacks?|red[- ]team(s|ing)?|guardrails?|vulnerab(le|ility|ilities)|exploit(s|ed|ing|ation)?|attacks?|attackers?|malicious|malware|hack(s|ed|ers?|ing)?|breach(es|ed)?|leak(s|ed|ing|age)?|exfiltrat\w*|hijack(s|ed|ing)?|exposed|exposes|flaws?|zero[- ]click|remote code execution|rce|cve-\d{4}-\d+|privacy|private data|personal (data|information)|surveillance|unsafe|harmful|misuse|abuse[sd]?|deepfakes?|voice[- ]clon\w*|impersonat\w*|scams?|fraud\w*|watermark\w*|fingerprint\w*|unlearning|differential privacy|self-harm|suicide|csam|nonconsensual|non-consensual|unauthori[sz]ed|secrets|intrusions?|compromised?|safety|security|secure|liable|liability|high-risk|risk management|ai act|ai (laws?|regulations?|rules|standards?|governance|management system)|prohibited (ai )?practices)\b/i,
+  /** Words of risk that many texts use in passing ("robust", "risk", "biased"): alone they serve nothing. */
+  weak: /\b(harms?|threats?|risks?|robustness|misalign\w*|deceptive|deception|manipulat\w*|disinformation|misinformation|hallucinat\w*|wrong answers?|misleading|accidents?|injur\w*|discriminat\w*|biased)\b/i,
+};
+
+/**
+ * AI words of papers and press beyond aiTerms (which advisories share): the architectures, tasks and
+ * model families research names ("DNNs", "text-to-image models", "object detectors", "VLA models").
+ * Only text items weigh them (items.ts), as evidence that the item is about an AI/ML system.
+ */
+export const itemAiTerms =
+  /\b(dnns?|cnns?|rnns?|gnns?|deep neural|neural|vision[- ]language(-action)?|vlms?|vlas?|mllms?|lvlms?|lrms?|multimodal (large )?(language |reasoning )?models?|text-to-(image|video|speech|sql)|image generat\w*|generative (models?|ai)|gans?|diffusion|object detect\w*|detectors?|face recognition|facial recognition|speaker (recognition|verification)|speech recognition|asr|recommender systems?|recommendation (systems?|models?)|graph (neural|learning)|reinforcement learning|federated learning|split learning|contrastive learning|self-supervised|representation learning|[\w-]+ learning|classifiers?|image classification|segment anything|foundation models?|pre-?trained|fine-?tun\w*|transformers?|bert|vision transformers?|vits?|reasoning models?|agents?|agentic|autonomous (driving|vehicles?)|embeddings?|chatbots?|ai|a\.i\.|copilot|chatgpt|openai|anthropic|claude|gemini|grok|deepseek|llama|mistral|qwen|gpt-?[\w.]*|llms?|deepfakes?|voice[- ]clon\w*|mcp)\b/i;
+
+/**
+ * Text items where AI is only the defender's tool or the bait (docs/curation.md, out of scope):
+ * "LLM-based phishing detection", "AI-powered SOC", a fake ChatGPT app that drops a stealer. Each
+ * counts against serving, unless the item also attacks the model itself (`againstTheModel`).
+ */
+export const toolOrBait = {
+  defence:
+    /\b(detect\w*|detectors?|intrusion|malware|phishing|fuzz\w*|pentest\w*|penetration test\w*|honeypots?|cti|threat (intelligence|hunting|detection)|vulnerability (evaluation|detection|discovery|assessment|repair|management)|squatting|misbehaviou?r|anomal\w*|edr|siem|soc|incident response|forensic\w*|security patches|detection rules)\b.{0,80}\b(llms?|large language models?|language models?|machine learning|deep learning|gpt-?[\w.]*|bert|mistral[\w-]*|llama[\w-]*|ai|agents?|neural networks?|transformers?)\b|\b(llms?|large language models?|machine learning|deep learning|gpt-?[\w.]*|bert|mistral[\w-]*|llama[\w-]*|ai|ml)[- ]?(based|powered|driven|native|enabled|assisted|enhanced|for)?\b.{0,60}\b(detect\w*|detectors?|intrusion|malware detection|phishing detection|fuzz\w*|pentest\w*|penetration test\w*|honeypots?|threat (intelligence|hunting|detection)|vulnerability (evaluation|detection|discovery|assessment|repair)|security operations|soc|siem|incident response)\b|\b(security copilot|copilot for security|ai soc|agentic soc|ai (security )?analysts?|autonomous security operations)\b|\b(combat\w*|fight\w*|tackl\w*|thwart\w*|defend\w* against|protect\w* (your )?(business|enterprises?|organi[sz]ations?))\b.{0,40}\b(cyber\w*|threats?|attacks?)\b/i,
+  lure: /\b(fake|bogus|malicious|spoofed|counterfeit|trojani[sz]ed|rogue|lookalike)\s+(chatgpt|openai|deepseek|claude|gemini|copilot|sora|ai)\b.{0,40}\b(apps?|extensions?|sites?|installers?|tools?|ads|downloads?|video generators?)|\b(chatgpt|openai|deepseek|claude|gemini|ai)[- ](themed|branded)\b|\b(disguised as|posing as|masquerading as|impersonating)\s+(an? )?(chatgpt|openai|deepseek|claude|gemini|ai)\b/i,
+  againstTheModel:
+    /\b(adversarial|evasion|evade[sd]?|bypass\w*|fool\w*|trick\w*|poison\w*|backdoor\w*|jailbreak\w*|prompt[- ]injection|model (stealing|extraction|inversion)|membership inference|attacks? (on|against) (the )?(llms?|ml|ai|machine learning|deep learning|detectors?|classifiers?|models?))\b/i,
+  weight: -4,
+};
+
 /** Terms that make an item specific to large language models. */
 export const llmTerms = /\b(llms?|large language models?|language models?|prompt injection|system prompts?|prompts? (template|injection)|chatgpt|gpt-?[2345]o?|gpts|chatbots?|jailbreak(s|ing)?|copilot|claude|gemini|bard|llama ?[234]?|mistral|text-to-sql|rag|retrieval[- ]augmented|ai agents?|mcp)\b/i;
 
@@ -170,6 +207,7 @@ export const textSignals = {
   credentials: /(api keys?|credentials|secrets?|tokens?) (are |were )?(exposed|leaked|stolen|disclosed|logged)|unsecured credentials|credential (theft|harvesting|access)/i,
   toolInvocation: /tool (invocation|calling)|agent tools?|invok(e|es|ing) tools?/i,
   exploited: /exploited in the wild|actively exploited|in-the-wild|under active exploitation|known exploited/i,
+  security: /\b(attack(s|ed|ers?)?|vulnerab\w*|exploit\w*|malicious|malware|backdoor\w*|poison\w*|adversarial|hack(s|ed|ers?|ing)?|breach\w*|flaws?|security|threats?|prompt[- ]injection|jailbreak\w*)\b/i,
   privacy: /privacy|gdpr|personal data|surveillance|facial recognition|biometric/i,
   safety: /\bsafety\b|harmful (content|outputs?)|deepfakes?|misinformation|disinformation|self-harm|\bbias(ed)?\b/i,
   sophisticated: /sophisticated|nation[- ]state|\bapt\d*\b|advanced persistent|multi-stage|novel (technique|attack)|white-box|gradient/i,
