@@ -54,7 +54,10 @@ export function summariseProfile(file: string, top = 25, lastMs?: number): strin
   const table = (title: string, map: Map<string, number>, limit: number) => [
     `| ${title} | self time |`,
     '|---|---|',
-    ...[...map].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([key, hits]) => `| \`${key}\` | ${share(hits)} |`),
+    ...[...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, limit)
+      .map(([key, hits]) => `| \`${key}\` | ${share(hits)} |`),
   ];
   return [...table('package', byPackage, 20), '', ...table('function', byFunction, top)].join('\n');
 }

@@ -122,7 +122,8 @@ async function child(kind: 'postgres' | 'pglite', arg: string): Promise<Figures>
 }
 
 /** The V8 flags `npm start` runs the service with on this database, or BENCH_CHILD_FLAGS (e.g. --max-old-space-size=64). */
-const childFlags = (kind: 'postgres' | 'pglite') => process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? serverNodeFlags(kind).filter((flag) => flag !== '--expose-gc');
+const childFlags = (kind: 'postgres' | 'pglite') =>
+  process.env.BENCH_CHILD_FLAGS?.split(' ').filter(Boolean) ?? serverNodeFlags(kind).filter((flag) => flag !== '--expose-gc');
 
 async function parent() {
   const loadStart = loadavg()[0]!.toFixed(1);
@@ -152,17 +153,25 @@ async function parent() {
   const f1 = (v: number) => v.toFixed(1);
   const rate = (rows: number, seconds: number) => Math.round(rows / seconds).toLocaleString('en');
   console.log(`Machine: ${cpus().length} CPUs, ${cpus()[0]?.model ?? ''}; load average ${loadStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.\n`);
-  console.log(`GET /api/issues/export, body read to the end in-process (child flags: ${childFlags('postgres').join(' ') || 'none'} on PostgreSQL, ${childFlags('pglite').join(' ') || 'none'} on PGlite); RSS of the whole process, sampled every 20 ms.`);
+  console.log(
+    `GET /api/issues/export, body read to the end in-process (child flags: ${childFlags('postgres').join(' ') || 'none'} on PostgreSQL, ${childFlags('pglite').join(' ') || 'none'} on PGlite); RSS of the whole process, sampled every 20 ms.`,
+  );
   console.log('Baseline: the same keyset pages read with plain SQL on the driver, no CSV.\n');
-  console.log('| database | rows exported | CSV size | export rows/s | baseline rows/s | export time / baseline | RSS before the export | peak RSS during it | growth |');
+  console.log(
+    '| database | rows exported | CSV size | export rows/s | baseline rows/s | export time / baseline | RSS before the export | peak RSS during it | growth |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    console.log(`| ${r.kind === 'postgres' ? 'PostgreSQL' : 'PGlite (database in the process)'} | ${r.served.toLocaleString('en')} | ${f1(r.bytes / 1024 / 1024)} MB | ${rate(r.served, r.exportSeconds)} | ${rate(r.served, r.baselineSeconds)} | ${(r.exportSeconds / r.baselineSeconds).toFixed(2)} | ${f1(r.rssBeforeMb)} MB | ${f1(r.exportPeakMb)} MB | ${f1(r.exportPeakMb - r.rssBeforeMb)} MB |`);
+    console.log(
+      `| ${r.kind === 'postgres' ? 'PostgreSQL' : 'PGlite (database in the process)'} | ${r.served.toLocaleString('en')} | ${f1(r.bytes / 1024 / 1024)} MB | ${rate(r.served, r.exportSeconds)} | ${rate(r.served, r.baselineSeconds)} | ${(r.exportSeconds / r.baselineSeconds).toFixed(2)} | ${f1(r.rssBeforeMb)} MB | ${f1(r.exportPeakMb)} MB | ${f1(r.exportPeakMb - r.rssBeforeMb)} MB |`,
+    );
   }
   const pgResult = results.find((r) => r.kind === 'postgres');
   const liteResult = results.find((r) => r.kind === 'pglite');
   if (pgResult && liteResult) {
-    console.log(`\nPGlite / PostgreSQL export throughput (rows/s): ${((liteResult.served / liteResult.exportSeconds) / (pgResult.served / pgResult.exportSeconds)).toFixed(2)}`);
+    console.log(
+      `\nPGlite / PostgreSQL export throughput (rows/s): ${(liteResult.served / liteResult.exportSeconds / (pgResult.served / pgResult.exportSeconds)).toFixed(2)}`,
+    );
   }
 }
 

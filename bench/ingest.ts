@@ -49,7 +49,8 @@ async function runOn(db: Database, sample: unknown[], synthetic: unknown[]): Pro
     const start = performance.now();
     const result = await ingest(deps, records, { chunkSize: 200, relay: false });
     const seconds = (performance.now() - start) / 1000;
-    if (result[expect] !== records.length) throw new Error(`${label}: expected ${records.length} ${expect}, got ${JSON.stringify({ ...result, ids: undefined })}`);
+    if (result[expect] !== records.length)
+      throw new Error(`${label}: expected ${records.length} ${expect}, got ${JSON.stringify({ ...result, ids: undefined })}`);
     passes.push({ label, records: records.length, seconds });
   };
   try {
@@ -69,7 +70,14 @@ function cliSeconds(env: Record<string, string>): { seconds: number; line: strin
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
   });
-  return { seconds: (performance.now() - start) / 1000, line: out.trim().split('\n').find((l) => l.startsWith('received')) ?? '' };
+  return {
+    seconds: (performance.now() - start) / 1000,
+    line:
+      out
+        .trim()
+        .split('\n')
+        .find((l) => l.startsWith('received')) ?? '',
+  };
 }
 
 const sample = await readSampleRecords();

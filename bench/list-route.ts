@@ -22,12 +22,28 @@ const types = ['vulnerability', 'incident', 'news', 'regulatory', 'research'] as
 const labels = ['security', 'research', 'industry', 'policy', 'privacy', 'safety'];
 const vendors = ['openai', 'anthropic', 'google', 'meta', 'microsoft', 'langchain', 'huggingface', 'nvidia', 'mistral', 'cohere'];
 const packages = ['langchain', 'llama-index', 'transformers', 'vllm', 'gradio', 'mlflow', 'ray', 'torch', 'openai', 'chromadb'];
-const words = ['prompt', 'injection', 'jailbreak', 'model', 'agent', 'plugin', 'leak', 'poisoning', 'rag', 'exfiltration', 'supply', 'chain', 'remote', 'code', 'execution'];
+const words = [
+  'prompt',
+  'injection',
+  'jailbreak',
+  'model',
+  'agent',
+  'plugin',
+  'leak',
+  'poisoning',
+  'rag',
+  'exfiltration',
+  'supply',
+  'chain',
+  'remote',
+  'code',
+  'execution',
+];
 
 /** Deterministic pseudo-random numbers, so both databases hold the same rows. */
 function random(seed: number) {
   let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
 }
 
 function dataset(): Prisma.IssueCreateManyInput[] {
@@ -69,7 +85,6 @@ const filters: [string, string][] = [
   ['offset 5000', 'offset=5000'],
 ];
 
-
 async function measure(db: Database) {
   const data = dataset();
   for (let i = 0; i < data.length; i += 1000) await db.prisma.issue.createMany({ data: data.slice(i, i + 1000) });
@@ -79,7 +94,13 @@ async function measure(db: Database) {
   const get = (path: string) => Promise.resolve(app.fetch(new Request(`http://localhost${path}`))).then((r) => r.text());
   const gql = (query: string, variables: Record<string, unknown>) =>
     Promise.resolve(
-      app.fetch(new Request('http://localhost/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) })),
+      app.fetch(
+        new Request('http://localhost/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query, variables }),
+        }),
+      ),
     ).then((r) => r.text());
   const results = new Map<string, { page: number; rows: number; total: number }>();
   const listQuery = (selection: string) => `query($search: String, $label: [String!], $severity: Severity, $vendor: String, $package: String,
@@ -106,12 +127,16 @@ async function main() {
 
   const ms = (v: number) => v.toFixed(1);
   console.log(`GET /api/v1/issues, ${rows} rows (90% served), median of ${iterations} in-process requests, milliseconds\n`);
-  console.log('| filter | PostgreSQL page | PostgreSQL rows only | PostgreSQL total only | PGlite page | PGlite rows only | PGlite total only | PGlite / PostgreSQL (page) |');
+  console.log(
+    '| filter | PostgreSQL page | PostgreSQL rows only | PostgreSQL total only | PGlite page | PGlite rows only | PGlite total only | PGlite / PostgreSQL (page) |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const [filter] of filters) {
     const p = onPostgres.get(filter)!;
     const l = onPGlite.get(filter)!;
-    console.log(`| ${filter} | ${ms(p.page)} | ${ms(p.rows)} | ${ms(p.total)} | ${ms(l.page)} | ${ms(l.rows)} | ${ms(l.total)} | ${(l.page / p.page).toFixed(2)} |`);
+    console.log(
+      `| ${filter} | ${ms(p.page)} | ${ms(p.rows)} | ${ms(p.total)} | ${ms(l.page)} | ${ms(l.rows)} | ${ms(l.total)} | ${(l.page / p.page).toFixed(2)} |`,
+    );
   }
 }
 

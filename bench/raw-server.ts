@@ -78,7 +78,9 @@ async function stats() {
 }
 
 async function digest() {
-  const [row] = (await pool.query<{ generatedAt: Date }>(`SELECT date, content, "issueCount", "generatedAt" FROM "Digest" WHERE "issueCount" > 0 ORDER BY date DESC LIMIT 1`)).rows;
+  const [row] = (
+    await pool.query<{ generatedAt: Date }>(`SELECT date, content, "issueCount", "generatedAt" FROM "Digest" WHERE "issueCount" > 0 ORDER BY date DESC LIMIT 1`)
+  ).rows;
   return row && { data: { ...row, generatedAt: iso(row.generatedAt) } };
 }
 
@@ -97,7 +99,14 @@ async function scan(packages: string[]) {
   const data = rows.map((row) => {
     bySeverity[row.severity as string]! += 1;
     const names = new Set(row.packageNames as string[]);
-    return { id: row.id, title: row.title, severity: row.severity, cveId: row.cveId, matchedPackages: packages.filter((p, i) => names.has(keys[i]!)), matchedVendors: [] };
+    return {
+      id: row.id,
+      title: row.title,
+      severity: row.severity,
+      cveId: row.cveId,
+      matchedPackages: packages.filter((p, i) => names.has(keys[i]!)),
+      matchedVendors: [],
+    };
   });
   return { data, meta: { total: data.length, bySeverity } };
 }
@@ -105,7 +114,10 @@ async function scan(packages: string[]) {
 /** GraphQL: only the benchmark's own query, recognised by its text. */
 async function graphql(body: { query?: string }) {
   if (body.query !== smallGraphqlQuery) return undefined;
-  const page = await list(new URLSearchParams(), `id::text, title, severity::text, "publishedAt"`, (row) => ({ ...row, publishedAt: iso(row.publishedAt as Date) }));
+  const page = await list(new URLSearchParams(), `id::text, title, severity::text, "publishedAt"`, (row) => ({
+    ...row,
+    publishedAt: iso(row.publishedAt as Date),
+  }));
   return { data: { issues: { data: page.data, meta: { total: page.meta.total } } } };
 }
 

@@ -51,7 +51,10 @@ async function measure(db: Database, input: unknown[]): Promise<Run> {
     await db.prisma.issue.updateMany({ where: { id: { in: missed } }, data: { relevant: false, announcedAt: null } });
     const before = new Set((await db.prisma.issueEvent.findMany({ select: { id: true } })).map((e) => e.id));
 
-    const bar = new SingleBar({ format: 'reclassify [{bar}] {percentage}% | {value}/{total} issues | {eta_formatted} left', hideCursor: true }, Presets.shades_classic);
+    const bar = new SingleBar(
+      { format: 'reclassify [{bar}] {percentage}% | {value}/{total} issues | {eta_formatted} left', hideCursor: true },
+      Presets.shades_classic,
+    );
     bar.start(0, 0);
     const start = performance.now();
     const result = await reclassify(deps, { batchSize: 500, relay: false, onProgress: (done, all) => (bar.setTotal(all), bar.update(done)) });

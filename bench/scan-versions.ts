@@ -51,7 +51,9 @@ async function measure(db: Database): Promise<{ ms: number; max: number; matches
   const app = createApp({ config: testConfig(), db, log: createLogger('error'), pubsub });
   let matches = 0;
   const post = async () => {
-    const res = await app.fetch(new Request('http://localhost/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages }) }));
+    const res = await app.fetch(
+      new Request('http://localhost/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages }) }),
+    );
     if (res.status !== 200) throw new Error(`scan answered ${res.status}: ${await res.text()}`);
     matches = ((await res.json()) as { meta: { total: number } }).meta.total;
   };

@@ -23,9 +23,7 @@ const iterations = Number(process.argv[3] ?? 30);
 /** 1,000 package entries; `hits` of them are names that issues spread over the table affect. */
 function stack(hits: number, version: string | undefined): string[] {
   const at = version ? `@${version}` : '';
-  return Array.from({ length: 1000 }, (_, i) =>
-    i < hits ? `${packagesOf(1 + Math.floor((i * issues) / hits))[i % 2]}${at}` : `unaffected-package-${i}${at}`,
-  );
+  return Array.from({ length: 1000 }, (_, i) => (i < hits ? `${packagesOf(1 + Math.floor((i * issues) / hits))[i % 2]}${at}` : `unaffected-package-${i}${at}`));
 }
 
 const stacks: [string, string[]][] = [
@@ -60,7 +58,9 @@ async function measure(bench: BenchDatabase): Promise<Map<string, Result>> {
     const parsed = parseStack(packages, []);
     const keys = [...new Set(parsed.packages.flatMap((p) => p.keys))];
     const post = async () => {
-      const res = await app.fetch(new Request('http://localhost/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages }) }));
+      const res = await app.fetch(
+        new Request('http://localhost/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages }) }),
+      );
       if (res.status !== 200) throw new Error(`scan answered ${res.status}: ${await res.text()}`);
       return (await res.json()) as { meta: { total: number } };
     };
@@ -94,13 +94,17 @@ async function main() {
   console.log(`Machine: ${cpus().length} CPUs, ${cpus()[0]?.model ?? ''}; load average ${loadStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.\n`);
   console.log(`POST /api/v1/scan against ${issues.toLocaleString('en')} issues (90% served), median of ${iterations} in-process requests, milliseconds.`);
   console.log('"SQL" is the candidate statement alone on the driver; "module" is scanStack() without HTTP/GraphQL; "route" is the whole request.\n');
-  console.log('| stack | candidates | matches | PostgreSQL SQL | PostgreSQL module | PostgreSQL route | route / SQL | PGlite SQL | PGlite route | route / SQL | PGlite / PostgreSQL (route) |');
+  console.log(
+    '| stack | candidates | matches | PostgreSQL SQL | PostgreSQL module | PostgreSQL route | route / SQL | PGlite SQL | PGlite route | route / SQL | PGlite / PostgreSQL (route) |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [name] of stacks) {
     const p = onPostgres.get(name)!;
     const l = onPGlite.get(name)!;
     if (p.matches !== l.matches) throw new Error(`${name}: PostgreSQL found ${p.matches} matches, PGlite ${l.matches}`);
-    console.log(`| ${name} | ${p.candidates} | ${p.matches} | ${ms(p.sql)} | ${ms(p.module)} | ${ms(p.route)} | ${(p.route / p.sql).toFixed(1)} | ${ms(l.sql)} | ${ms(l.route)} | ${(l.route / l.sql).toFixed(1)} | ${(l.route / p.route).toFixed(2)} |`);
+    console.log(
+      `| ${name} | ${p.candidates} | ${p.matches} | ${ms(p.sql)} | ${ms(p.module)} | ${ms(p.route)} | ${(p.route / p.sql).toFixed(1)} | ${ms(l.sql)} | ${ms(l.route)} | ${(l.route / l.sql).toFixed(1)} | ${(l.route / p.route).toFixed(2)} |`,
+    );
   }
 }
 

@@ -131,11 +131,20 @@ async function runSync(open: () => Promise<BenchDatabase>, zip: string, env: Rec
   // `npm run cli -- sync bench` as bin/secwire runs it, with the peak-RSS preload.
   const run = spawnSync(launcher, ['cli', 'sync', 'bench'], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', ...env, SOURCES: sources, NODE_OPTIONS: `--import=${new URL('peak-rss.mjs', import.meta.url).href}` },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'error',
+      REGISTRY_LOOKUP: 'false',
+      ...env,
+      SOURCES: sources,
+      NODE_OPTIONS: `--import=${new URL('peak-rss.mjs', import.meta.url).href}`,
+    },
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   });
-  const line = /^bench \(osv-zip\): (\w+) in ([\d.]+) s: received (\d+), created (\d+), updated (\d+), unchanged (\d+), rejected (\d+), skipped (\d+)$/m.exec(run.stdout);
+  const line = /^bench \(osv-zip\): (\w+) in ([\d.]+) s: received (\d+), created (\d+), updated (\d+), unchanged (\d+), rejected (\d+), skipped (\d+)$/m.exec(
+    run.stdout,
+  );
   const peak = /^peak-rss-mb (\d+)$/m.exec(run.stderr);
   if (run.status !== 0 || !line || !peak) throw new Error(`npm run cli -- sync failed (${run.status}): ${run.stdout}\n${run.stderr}`);
   db = await open();

@@ -42,7 +42,7 @@ const nameCount = Number(values.names);
 
 // A fixed pseudo-random sequence: every run builds the same stacks.
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const name = (n: number) => `benchpkg-${n}`;
 
 const bench: BenchDatabase = values.db === 'pglite' ? await scratchPGlite() : await scratchPostgres();
@@ -70,10 +70,10 @@ for (let i = 0; i < stackCount; i += 1000) {
     [ids, ids.map((_, k) => stackReceiver.url(`/s/${i + k}`)), owner],
   );
   const entries = (k: number) => chunk[k]!.map((c) => `pkg:pypi/${name(c.n)}@${c.version}`);
-  await bench.sql(
-    `INSERT INTO "WatchedStack" ("webhookId", "components", "updatedAt") SELECT id, c, now() FROM unnest($1::uuid[], $2::jsonb[]) AS x(id, c)`,
-    [ids, ids.map((_, k) => JSON.stringify(entries(k).map((entry) => ({ entry, ref: entry, name: entry }))))],
-  );
+  await bench.sql(`INSERT INTO "WatchedStack" ("webhookId", "components", "updatedAt") SELECT id, c, now() FROM unnest($1::uuid[], $2::jsonb[]) AS x(id, c)`, [
+    ids,
+    ids.map((_, k) => JSON.stringify(entries(k).map((entry) => ({ entry, ref: entry, name: entry })))),
+  ]);
   const flat = ids.flatMap((id, k) => chunk[k]!.map((c) => [id, name(c.n), `pkg:pypi/${name(c.n)}@${c.version}`]));
   await bench.sql(`INSERT INTO "StackEntry" ("webhookId", "key", "entry") SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[])`, [
     flat.map((r) => r[0]),
@@ -85,7 +85,13 @@ await bench.sql('ANALYZE');
 // The healthy receiver: another key's plain webhook (no stack, no filters).
 const healthyIds = [randomUUID()];
 await db.prisma.webhook.create({
-  data: { id: healthyIds[0], url: healthyReceiver.url('/healthy'), secret: newSecret(), ownerKeyHash: sha256Hex('healthy'), subscribedAt: new Date(Date.now() - 60_000) },
+  data: {
+    id: healthyIds[0],
+    url: healthyReceiver.url('/healthy'),
+    secret: newSecret(),
+    ownerKeyHash: sha256Hex('healthy'),
+    subscribedAt: new Date(Date.now() - 60_000),
+  },
 });
 const setupMs = performance.now() - setupStart;
 
@@ -118,11 +124,14 @@ healthyReceiver.on('/healthy', (req) => {
 let publishing = true;
 async function publishSmallBatches() {
   for (let k = 0; publishing; k++) {
-    const { id, eventId } = await db.prisma.$transaction(async (tx) => {
-      const [issue] = await tx.issue.createManyAndReturn({ data: [makeIssue({ title: `Unrelated news ${k}`, issueType: 'news' })], select: { id: true } });
-      const event = await tx.issueEvent.create({ data: { issueIds: [issue!.id] }, select: { id: true } });
-      return { id: issue!.id, eventId: event.id };
-    }, { maxWait: 60_000 });
+    const { id, eventId } = await db.prisma.$transaction(
+      async (tx) => {
+        const [issue] = await tx.issue.createManyAndReturn({ data: [makeIssue({ title: `Unrelated news ${k}`, issueType: 'news' })], select: { id: true } });
+        const event = await tx.issueEvent.create({ data: { issueIds: [issue!.id] }, select: { id: true } });
+        return { id: issue!.id, eventId: event.id };
+      },
+      { maxWait: 60_000 },
+    );
     publishedAt.set(id, performance.now());
     pubsub.publish('newIssues', { eventId, issueIds: [id] });
     await new Promise((r) => setTimeout(r, 200));
@@ -135,7 +144,9 @@ const rows = touched.map((n, k) =>
     packageNames: [name(n)],
     affectedPackages: [`${name(n)}@<1.5.0 (fixed: 1.5.0)`],
     affectedPackageRefs: [`PyPI:${name(n)}`],
-    source: { affected: [{ package: { ecosystem: 'PyPI', name: name(n) }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }] }] },
+    source: {
+      affected: [{ package: { ecosystem: 'PyPI', name: name(n) }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.5.0' }] }] }],
+    },
   }),
 );
 const cpuBefore = process.cpuUsage();

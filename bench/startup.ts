@@ -48,7 +48,9 @@ interface Measurement {
 
 /** A field of /proc/<pid>/status in MB (VmRSS, VmHWM). */
 function statusMb(pid: number, field: string): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1]) / 1024;
 }
 
@@ -67,7 +69,12 @@ async function measure([command, ...args]: string[], env: Record<string, string>
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
       base ??= /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1];
-      const ok = base && (await fetch(`${base}/api/v1/issues?limit=1`).then((r) => r.ok, () => false));
+      const ok =
+        base &&
+        (await fetch(`${base}/api/v1/issues?limit=1`).then(
+          (r) => r.ok,
+          () => false,
+        ));
       if (ok) break;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -90,7 +97,9 @@ if (options['postgres-only']) {
   for (let i = 0; i < Number(options.repeat); i++) {
     const postgres = await emptyPostgres();
     const m = await measure(runners['npm start'], { DATABASE_URL: postgres.url, SEED_SAMPLE_DATA: 'true' }).finally(() => postgres.drop());
-    console.log(`| npm start | PostgreSQL, fresh (migrate + seed) | ${m.firstAnswerS.toFixed(2)} | ${m.warmS.toFixed(2)} | ${m.peakMb.toFixed(0)} | ${m.idleMb.toFixed(0)} |`);
+    console.log(
+      `| npm start | PostgreSQL, fresh (migrate + seed) | ${m.firstAnswerS.toFixed(2)} | ${m.warmS.toFixed(2)} | ${m.peakMb.toFixed(0)} | ${m.idleMb.toFixed(0)} |`,
+    );
   }
   process.exit(0);
 }
@@ -113,7 +122,10 @@ for (const [runner, args] of Object.entries(runners)) {
     await rm(seedDir, { recursive: true, force: true });
   }
   const postgres = await emptyPostgres();
-  measured.push(['PostgreSQL, fresh (migrate + seed)', await measure(args, { DATABASE_URL: postgres.url, SEED_SAMPLE_DATA: 'true' }).finally(() => postgres.drop())]);
+  measured.push([
+    'PostgreSQL, fresh (migrate + seed)',
+    await measure(args, { DATABASE_URL: postgres.url, SEED_SAMPLE_DATA: 'true' }).finally(() => postgres.drop()),
+  ]);
   for (const [database, m] of measured) {
     const row = `| ${runner} | ${database} | ${m.firstAnswerS.toFixed(2)} | ${m.warmS.toFixed(2)} | ${m.peakMb.toFixed(0)} | ${m.idleMb.toFixed(0)} |`;
     console.log(row);

@@ -89,7 +89,7 @@ function postgresCopy(client: pg.Client): Copy {
 /** PGlite takes COPY input as one Blob per statement: 5,000 rows at a time keeps memory flat. */
 function pgliteCopy(pglite: PGlite): Copy {
   return {
-    out: async (query) => (await (await pglite.query(`COPY (${query}) TO '/dev/blob'`)).blob!.text()),
+    out: async (query) => await (await pglite.query(`COPY (${query}) TO '/dev/blob'`)).blob!.text(),
     async in(target, lines) {
       let chunk: string[] = [];
       const flush = async () => {
@@ -106,7 +106,10 @@ function pgliteCopy(pglite: PGlite): Copy {
 async function templateRows(copy: Copy, columns: string[]): Promise<CopyRow[]> {
   const select = columns.map((c) => (c === 'publishedAt' ? `(extract(epoch from "publishedAt") * 1000)::bigint` : `"${c}"`)).join(', ');
   const text = await copy.out(`SELECT ${select} FROM "Issue" ORDER BY "publishedAt", id`);
-  return text.split('\n').filter(Boolean).map((line) => line.split('\t'));
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t'));
 }
 
 const CLONES_KEEPING_NAMES = 64;
@@ -122,7 +125,17 @@ function cloneLine(template: CopyRow, column: Map<string, number>, i: number, ge
   const suffix = generation % CLONES_KEEPING_NAMES;
   const names = template[column.get('packageNames')!]!;
   // Only plain names (no quoting needed in an array literal) are renamed; quoted ones stay as they are.
-  if (suffix !== 0 && !names.includes('"')) set('packageNames', names === '{}' ? names : `{${names.slice(1, -1).split(',').map((n) => `${n}-${suffix}`).join(',')}}`);
+  if (suffix !== 0 && !names.includes('"'))
+    set(
+      'packageNames',
+      names === '{}'
+        ? names
+        : `{${names
+            .slice(1, -1)
+            .split(',')
+            .map((n) => `${n}-${suffix}`)
+            .join(',')}}`,
+    );
   return `${row.join('\t')}\n`;
 }
 
@@ -146,7 +159,10 @@ async function seed(bench: BenchDatabase, total: number): Promise<void> {
     function* lines() {
       for (let i = 0; i < clones; i++) yield cloneLine(templates[i % templates.length]!, column, i, 1 + Math.floor(i / templates.length));
     }
-    await withoutSecondaryIndexes((q) => bench.sql(q), () => copy.in(`"Issue" (${columns.map((c) => `"${c}"`).join(', ')})`, lines()));
+    await withoutSecondaryIndexes(
+      (q) => bench.sql(q),
+      () => copy.in(`"Issue" (${columns.map((c) => `"${c}"`).join(', ')})`, lines()),
+    );
     // The visibility map, so counts can be index-only scans as on a long-running database.
     await bench.sql('VACUUM "Issue"');
   } finally {
@@ -175,7 +191,9 @@ async function prepare(kind: Target['kind']): Promise<Target> {
   const bench = dir ? await scratchPGlite(join(dir, 'real')) : await scratchPostgres();
   try {
     await seed(bench, issueCount);
-    const [{ served }] = (await bench.sql<{ served: number }>(`SELECT count(*) FILTER (WHERE relevant AND processed AND NOT withdrawn)::int AS served FROM "Issue"`)) as [{ served: number }];
+    const [{ served }] = (await bench.sql<{ served: number }>(
+      `SELECT count(*) FILTER (WHERE relevant AND processed AND NOT withdrawn)::int AS served FROM "Issue"`,
+    )) as [{ served: number }];
     console.error(`${kind}: seeded ${issueCount} issues (${served} served) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const list = await workloads(bench, served);
     // What the broad search costs the database alone (the count is the part no index answers).
@@ -190,15 +208,33 @@ async function prepare(kind: Target['kind']): Promise<Target> {
     }
     if (!dir) {
       const activeStatements = async () =>
-        (await bench.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`))[0]!.n;
-      return { kind, served, workloads: list, env: { real: { DATABASE_URL: bench.url! }, raw: { DATABASE_URL: bench.url! } }, activeStatements, close: () => bench.close() };
+        (
+          await bench.sql<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+          )
+        )[0]!.n;
+      return {
+        kind,
+        served,
+        workloads: list,
+        env: { real: { DATABASE_URL: bench.url! }, raw: { DATABASE_URL: bench.url! } },
+        activeStatements,
+        close: () => bench.close(),
+      };
     }
     await bench.close();
     const env = (name: string) => ({ DATABASE_URL: '', DATA_DIR: join(dir, name) });
     // The server writes at start-up (yesterday's digest): once, before the copy, so both copies hold it.
     await (await startReal(env('real'))).stop();
     await cp(join(dir, 'real'), join(dir, 'raw'), { recursive: true });
-    return { kind, served, workloads: list, env: { real: env('real'), raw: env('raw') }, activeStatements: async () => 0, close: () => rm(dir, { recursive: true, force: true }) };
+    return {
+      kind,
+      served,
+      workloads: list,
+      env: { real: env('real'), raw: env('raw') },
+      activeStatements: async () => 0,
+      close: () => rm(dir, { recursive: true, force: true }),
+    };
   } catch (err) {
     await bench.close();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -390,7 +426,14 @@ async function drive(server: Server, workload: Workload, duration: number): Prom
     duration,
   });
   const cpu = cpuMs(server.pid) - cpuBefore;
-  return { failed: result.errors + result.timeouts + result.non2xx, reqPerSec: result.requests.total / duration, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total, rss: memoryMb(server.pid).rss };
+  return {
+    failed: result.errors + result.timeouts + result.non2xx,
+    reqPerSec: result.requests.total / duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuPerRequest: cpu / result.requests.total,
+    rss: memoryMb(server.pid).rss,
+  };
 }
 
 /** One profiled server process per workload: 1 s warm-up, then `seconds` under load, summarised. */
@@ -421,7 +464,11 @@ async function profile(target: Target, dir: string): Promise<void> {
     `<!-- throughput-profile-${target.kind}:begin -->`,
     `### Where the real server's CPU goes under load (\`npm run bench -- throughput --cpu-prof <dir>${options.only ? ` --only ${options.only}` : ''} --seconds ${seconds}\`)`,
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (load average ${loadavg().map((v) => v.toFixed(1)).join(' / ')}), ${databaseName[target.kind]}, ${issueCount.toLocaleString('en')} issues, autocannon -c ${connections}. The server runs as \`npm start\` runs it plus \`--cpu-prof\`; only the samples of the last ${seconds} s (under load, after a 1 s warm-up) count, idle excluded. Self time: the function itself, not what it calls. Packages: node_modules/<name>, the project's src/<folder>, node internals, and V8's own entries such as (garbage collector) and (program).`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (load average ${loadavg()
+      .map((v) => v.toFixed(1))
+      .join(
+        ' / ',
+      )}), ${databaseName[target.kind]}, ${issueCount.toLocaleString('en')} issues, autocannon -c ${connections}. The server runs as \`npm start\` runs it plus \`--cpu-prof\`; only the samples of the last ${seconds} s (under load, after a 1 s warm-up) count, idle excluded. Self time: the function itself, not what it calls. Packages: node_modules/<name>, the project's src/<folder>, node internals, and V8's own entries such as (garbage collector) and (program).`,
     '',
     ...sections,
     `<!-- throughput-profile-${target.kind}:end -->`,
@@ -497,7 +544,9 @@ async function main() {
           if (options['trace-gc'] && server.output) console.error(`  ${gcPauses(server.output().slice(linesBefore), seconds)}`);
           await quiesce(target, servers);
           samples.get(workload.name)![server === real ? 'real' : 'raw'].push(sample);
-          console.error(`round ${round + 1}, ${workload.name}, ${server.name}: ${sample.reqPerSec.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req${sample.failed ? `, ${sample.failed} failed` : ''}`);
+          console.error(
+            `round ${round + 1}, ${workload.name}, ${server.name}: ${sample.reqPerSec.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req${sample.failed ? `, ${sample.failed} failed` : ''}`,
+          );
         }
       }
     }

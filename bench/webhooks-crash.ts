@@ -47,7 +47,10 @@ async function waitReady(base: string, child: ChildProcess, timeoutMs = 300_000)
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(`${base}/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -56,7 +59,10 @@ async function waitReady(base: string, child: ChildProcess, timeoutMs = 300_000)
 
 function startServer(env: Record<string, string>): ChildProcess {
   // Node itself with tsx's loader, so SIGKILL reaches the server process and not a launcher.
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 interface Outcome {
@@ -79,8 +85,15 @@ async function run(database: 'pglite' | 'postgres', receiver: Receiver, caFile: 
   let dataDir: string | undefined;
   let scratch: string | undefined;
   const env: Record<string, string> = {
-    PORT: String(port), HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '0',
-    WEBHOOK_API_KEY: webhookKey, ADMIN_API_KEY: adminKey, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NODE_EXTRA_CA_CERTS: caFile,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SEED_SAMPLE_DATA: 'false',
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_PER_MINUTE: '0',
+    WEBHOOK_API_KEY: webhookKey,
+    ADMIN_API_KEY: adminKey,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    NODE_EXTRA_CA_CERTS: caFile,
   };
   if (database === 'pglite') {
     dataDir = await mkdtemp(join(tmpdir(), 'secwire-bench-crash-'));

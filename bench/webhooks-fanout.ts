@@ -99,11 +99,13 @@ async function runShape(db: Database, shape: Shape): Promise<Result> {
   worker.start();
   try {
     const start = performance.now();
-    const res = await app.fetch(new Request('http://localhost/api/v1/admin/ingest', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` },
-      body: JSON.stringify(batch(randomBytes(4).toString('hex'))),
-    }));
+    const res = await app.fetch(
+      new Request('http://localhost/api/v1/admin/ingest', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` },
+        body: JSON.stringify(batch(randomBytes(4).toString('hex'))),
+      }),
+    );
     const ingestMs = performance.now() - start;
     const body = (await res.json()) as { data: { created: number } };
     if (body.data.created !== itemCount) throw new Error(`ingest created ${body.data.created} of ${itemCount}`);

@@ -9,7 +9,6 @@ import { listOsvDir } from '../src/sources/osv-dir.js';
 import { openOsvZip } from '../src/sources/osv-zip.js';
 import { cell, metricRow, metricsHeader, missRows } from './markdown.js';
 
-
 export function corpusMarkdown(path: string, report: CorpusReport, unserved: boolean): string {
   const served = report.packages.filter((p) => p.served > 0);
   const lines = [

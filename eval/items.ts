@@ -35,12 +35,23 @@ export function itemLines(e: ItemEvaluation): string[] {
     '',
     '| field | right | of | accuracy | some disagreements (expected -> said) |',
     '|---|---|---|---|---|',
-    ...e.fields.map((f) => `| ${f.field} | ${f.right} | ${f.of} | ${f.of ? pct(f.right / f.of) : '-'} | ${cell(f.wrong.slice(0, 4).map((w) => `${w.link}: ${w.expected} -> ${w.said}`).join('; ') || '-')} |`),
+    ...e.fields.map(
+      (f) =>
+        `| ${f.field} | ${f.right} | ${f.of} | ${f.of ? pct(f.right / f.of) : '-'} | ${cell(
+          f.wrong
+            .slice(0, 4)
+            .map((w) => `${w.link}: ${w.expected} -> ${w.said}`)
+            .join('; ') || '-',
+        )} |`,
+    ),
     '',
     `Misclassified (${e.misses.length}), with the evidence, strongest first:`,
     '',
     '| source | title | group | label | p(relevant) | evidence |',
     '|---|---|---|---|---|---|',
-    ...e.misses.map((m) => `| ${cell(m.source)} | [${cell(m.title.slice(0, 90))}](${m.link}) | ${m.group} | ${m.expected ? 'in scope' : 'out'} | ${pct(m.probability)} | ${cell(m.evidence)} |`),
+    ...e.misses.map(
+      (m) =>
+        `| ${cell(m.source)} | [${cell(m.title.slice(0, 90))}](${m.link}) | ${m.group} | ${m.expected ? 'in scope' : 'out'} | ${pct(m.probability)} | ${cell(m.evidence)} |`,
+    ),
   ];
 }

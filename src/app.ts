@@ -207,7 +207,15 @@ export function createApp(services: AppServices) {
     }),
   });
   // A node:http server answers cache hits and the public reads before Yoga (createHttpServer).
-  return Object.assign(yoga, { earlyReply: earlyReply({ responseCache, rateLimiter, cors, directRead: restGate.directRead, pagingLinks: (url, data) => pagingLinks(url, data as ListBody) }) });
+  return Object.assign(yoga, {
+    earlyReply: earlyReply({
+      responseCache,
+      rateLimiter,
+      cors,
+      directRead: restGate.directRead,
+      pagingLinks: (url, data) => pagingLinks(url, data as ListBody),
+    }),
+  });
 }
 
 export type App = ReturnType<typeof createApp>;

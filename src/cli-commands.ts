@@ -52,7 +52,11 @@ async function lookUp(config: Config, pipeline: SyncDeps, issueIds?: string[]): 
   const bar = progressBar('registry lookups [{bar}] {percentage}% | {value}/{total} packages');
   const started = performance.now();
   bar.start(0, 0);
-  const r = await lookUpRegistries(pipeline, config.registryLookup, { issueIds, relay: false, onProgress: (done, total) => (bar.setTotal(total), bar.update(done)) }).finally(() => bar.stop());
+  const r = await lookUpRegistries(pipeline, config.registryLookup, {
+    issueIds,
+    relay: false,
+    onProgress: (done, total) => (bar.setTotal(total), bar.update(done)),
+  }).finally(() => bar.stop());
   console.log(
     `registry lookups: asked ${r.asked} (found ${r.found}, missing ${r.missing}, failed ${r.failed}), summaries changed ${r.changed}, ` +
       `newly served ${r.reclassified?.newlyServed ?? 0}, no longer served ${r.reclassified?.unserved ?? 0} in ${((performance.now() - started) / 1000).toFixed(2)} s`,
@@ -81,7 +85,9 @@ const commands: Record<string, { help: string; run: Command }> = {
         const bar = progressBar('ingest [{bar}] {percentage}% | {value}/{total} records');
         const started = performance.now();
         bar.start(input.records.length, 0);
-        const result = await ingest(pipeline, input.records, { chunkSize: 200, relay: false, onProgress: (done) => bar.update(done) }).finally(() => bar.stop());
+        const result = await ingest(pipeline, input.records, { chunkSize: 200, relay: false, onProgress: (done) => bar.update(done) }).finally(() =>
+          bar.stop(),
+        );
         const seconds = (performance.now() - started) / 1000;
         console.log(
           `received ${result.received}, created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}, ` +
@@ -112,7 +118,9 @@ const commands: Record<string, { help: string; run: Command }> = {
             onProgress: (done, total) => (bar.setTotal(total), bar.update(done)),
           }).finally(() => bar.stop());
           const c = outcome.counts;
-          const detail = outcome.error ?? `received ${c.received}, created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, rejected ${c.rejected}, skipped ${c.skipped}`;
+          const detail =
+            outcome.error ??
+            `received ${c.received}, created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, rejected ${c.rejected}, skipped ${c.skipped}`;
           console.log(`${source.name} (${source.kind}): ${outcome.status} in ${outcome.seconds.toFixed(2)} s: ${detail}`);
           failed ||= outcome.status === 'failed';
         }
@@ -131,7 +139,9 @@ const commands: Record<string, { help: string; run: Command }> = {
         const bar = progressBar('reclassify [{bar}] {percentage}% | {value}/{total} issues');
         const started = performance.now();
         bar.start(0, 0);
-        const result = await reclassify(pipeline, { batchSize, relay: false, onProgress: (done, total) => (bar.setTotal(total), bar.update(done)) }).finally(() => bar.stop());
+        const result = await reclassify(pipeline, { batchSize, relay: false, onProgress: (done, total) => (bar.setTotal(total), bar.update(done)) }).finally(
+          () => bar.stop(),
+        );
         const seconds = (performance.now() - started) / 1000;
         console.log(
           `${result.version}: examined ${result.examined}, updated ${result.updated}, newly served ${result.newlyServed}, ` +

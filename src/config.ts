@@ -158,7 +158,10 @@ export class ConfigError extends Error {
 /** Parses an environment; throws ConfigError listing one line per bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const result = schema.safeParse(env);
-  const sources = parseSources({ SOURCES: unsetIfEmpty(env.SOURCES) as string | undefined, SOURCES_FILE: unsetIfEmpty(env.SOURCES_FILE) as string | undefined });
+  const sources = parseSources({
+    SOURCES: unsetIfEmpty(env.SOURCES) as string | undefined,
+    SOURCES_FILE: unsetIfEmpty(env.SOURCES_FILE) as string | undefined,
+  });
   if (!result.success || sources.problems.length) {
     throw new ConfigError([
       ...(result.error?.issues ?? []).map((i) => {
@@ -181,7 +184,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
-    ...parseConfig({ SEED_SAMPLE_DATA: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', TAXII_SETTLE_SECONDS: '0', REGISTRY_LOOKUP: 'false', SOURCES: '[]' }),
+    ...parseConfig({
+      SEED_SAMPLE_DATA: 'false',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '0',
+      TAXII_SETTLE_SECONDS: '0',
+      REGISTRY_LOOKUP: 'false',
+      SOURCES: '[]',
+    }),
     ...overrides,
   };
 }

@@ -10,10 +10,12 @@ export interface Logger {
 }
 
 export function createLogger(level: LogLevel): Logger {
-  const emit = (at: Exclude<LogLevel, 'silent'>) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (order[at] < order[level]) return;
-    const err = fields.err instanceof Error ? { err: { message: fields.err.message, stack: fields.err.stack } } : {};
-    process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields, ...err })}\n`);
-  };
+  const emit =
+    (at: Exclude<LogLevel, 'silent'>) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (order[at] < order[level]) return;
+      const err = fields.err instanceof Error ? { err: { message: fields.err.message, stack: fields.err.stack } } : {};
+      process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields, ...err })}\n`);
+    };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

@@ -104,9 +104,14 @@ if (config.sources.length) {
     sources: config.sources.map((s) => s.name),
   });
 } else {
-  log.info(config.seedSampleData ? 'no sources configured: the feed is the bundled sample data (and what is ingested by hand)' : 'no sources configured: the feed is what is ingested by hand', {
-    sources: [],
-  });
+  log.info(
+    config.seedSampleData
+      ? 'no sources configured: the feed is the bundled sample data (and what is ingested by hand)'
+      : 'no sources configured: the feed is what is ingested by hand',
+    {
+      sources: [],
+    },
+  );
 }
 // The sync (its readers, and the ingest pipeline with the classifier) is loaded only when there is something to sync.
 const sources = config.sources.length

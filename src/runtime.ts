@@ -6,7 +6,9 @@ import nodeModule from 'node:module';
 
 export function prepareRuntime(): void {
   if (Number(process.versions.node.split('.')[0]) < 24) {
-    console.error(`secwire: cannot start: it needs Node 24 or later, this is Node ${process.versions.node} (npm start and bin/secwire use the Node the project installs)`);
+    console.error(
+      `secwire: cannot start: it needs Node 24 or later, this is Node ${process.versions.node} (npm start and bin/secwire use the Node the project installs)`,
+    );
     process.exit(1);
   }
   // Stack traces name our TypeScript source. Only our own files' maps: --enable-source-maps also

@@ -57,7 +57,10 @@ describe('GraphQL document limits', () => {
     const refused = await expectRefused(scans(15), /at most one scan field per request/i);
     expect(refused.errors).toHaveLength(1);
     await expectRefused('{ a: stixBundle b: stixBundle(limit: 1) }', /at most one stixBundle field per request/i);
-    await expectRefused('query { ...S scan(vendors: ["openai"]) { meta { total } } } fragment S on Query { other: scan(vendors: ["x"]) { meta { total } } }', /at most one scan/i);
+    await expectRefused(
+      'query { ...S scan(vendors: ["openai"]) { meta { total } } } fragment S on Query { other: scan(vendors: ["x"]) { meta { total } } }',
+      /at most one scan/i,
+    );
   });
 
   it('refuses depth 20 before execution, even under introspection', async () => {
@@ -69,7 +72,9 @@ describe('GraphQL document limits', () => {
   });
 
   it("serves GraphiQL's full introspection query", async () => {
-    const { status, body } = await t.graphql(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true }));
+    const { status, body } = await t.graphql(
+      getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true }),
+    );
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
     expect(body.data.__schema.queryType.name).toBe('Query');
@@ -86,7 +91,14 @@ describe('GraphQL document limits', () => {
     for (const key of Object.keys(restRoutes)) {
       const [type, field] = key.split('.') as [string, string];
       const operation = print(
-        buildOperationNodeForField({ schema: routeSchema, kind: type === 'Mutation' ? 'mutation' : 'query', field, models: [], ignore: [], circularReferenceDepth: 1 }),
+        buildOperationNodeForField({
+          schema: routeSchema,
+          kind: type === 'Mutation' ? 'mutation' : 'query',
+          field,
+          models: [],
+          ignore: [],
+          circularReferenceDepth: 1,
+        }),
       );
       const { body } = await t.graphql(operation);
       // Parsed and validated: it ran (errors from resolvers carry a path, e.g. no digest yet), or,
@@ -187,11 +199,14 @@ describe('request body limits', () => {
       for (const path of ['/graphql', '/api/v1/scan']) {
         // Declare 5 MB, send only the first kilobyte, and wait for the answer.
         const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 5 * MB } }, (res) => {
-            let body = '';
-            res.on('data', (chunk) => (body += chunk));
-            res.on('end', () => resolve({ status: res.statusCode!, body }));
-          });
+          const req = httpRequest(
+            { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 5 * MB } },
+            (res) => {
+              let body = '';
+              res.on('data', (chunk) => (body += chunk));
+              res.on('end', () => resolve({ status: res.statusCode!, body }));
+            },
+          );
           req.on('error', reject);
           req.write('x'.repeat(1024));
         });
@@ -210,11 +225,19 @@ describe('inputs the fuzzer found (each was a 500)', () => {
     const rest = await t.fetch('/api/v1/issues?search=a%00b');
     expect(rest.status).toBe(400);
     expect(await rest.json()).toEqual({ error: { message: 'search must not contain NUL characters', status: 400 } });
-    const scan = await t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages: ['a\u0000b'] }) });
+    const scan = await t.fetch('/api/v1/scan', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ packages: ['a\u0000b'] }),
+    });
     expect(await scan.json()).toEqual({ error: { message: 'packages[0] must not contain NUL characters', status: 400 } });
     // Percent-encoded in a purl (the fuzzer, seed 701817146, on PostgreSQL).
     for (const purl of ['pkg:pypi/@a%00b', 'pkg:npm/a@1.0%00', 'pkg:npm/%00ns/a']) {
-      const encoded = await t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ packages: ['x', purl] }) });
+      const encoded = await t.fetch('/api/v1/scan', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ packages: ['x', purl] }),
+      });
       expect(encoded.status, purl).toBe(400);
       expect(await encoded.json(), purl).toEqual({ error: { message: 'packages[1] must not contain NUL characters', status: 400 } });
     }

@@ -82,7 +82,12 @@ describe('POST /api/v1/admin/digests', () => {
     const res = await post('/admin/digests', { date: '2024-01-22' });
     expect(res.status).toBe(200);
     const { data } = await res.json();
-    expect(data).toEqual({ date: '2024-01-22', content: expect.stringContaining('SQL injection in llama-index (CVE-2024-23751)'), issueCount: 1, generatedAt: expect.stringMatching(/Z$/) });
+    expect(data).toEqual({
+      date: '2024-01-22',
+      content: expect.stringContaining('SQL injection in llama-index (CVE-2024-23751)'),
+      issueCount: 1,
+      generatedAt: expect.stringMatching(/Z$/),
+    });
     const latest = await t.fetch('/api/v1/digest/latest');
     expect((await latest.json()).data.date).toBe('2024-01-22');
   });
@@ -105,15 +110,49 @@ describe('POST /api/v1/admin/digests', () => {
 
 // The spec's table as JSON types; `?` marks nullable.
 const spec: Record<string, string> = {
-  id: 'string', title: 'string', headline: 'string?', summary: 'string?', sourceUrl: 'string', publishedAt: 'timestamp',
-  severity: 'string', cvssSeverity: 'string?', cvssScore: 'decimal?', labels: 'string[]', issueType: 'string', cveId: 'string?',
-  cweIds: 'string[]?', affectedPackages: 'string[]?', affectedPackageRefs: 'string[]?', affectedVendors: 'string[]',
-  affectedVendorsRaw: 'string[]', classifierModel: 'string', classifierPromptVersion: 'string', solution: 'string?',
-  attackType: 'string[]', cvssVector: 'string?', attackVector: 'string?', attackComplexity: 'string?', privilegesRequired: 'string?',
-  userInteraction: 'string?', exploitMaturity: 'string?', epssScore: 'number?', epssCheckedAt: 'timestamp?', kevDateAdded: 'string?',
-  advisoryAliases: 'string[]?', affectedPackagesSource: 'string?', patchAvailable: 'boolean?', disclosureDate: 'timestamp?',
-  capecIds: 'string[]?', crossRefCount: 'integer', attackSophistication: 'string', impactType: 'string[]?',
-  aiComponentTargeted: 'string?', llmSpecific: 'boolean', classifierConfidence: 'number', researchCategory: 'string?', atlasIds: 'string[]?',
+  id: 'string',
+  title: 'string',
+  headline: 'string?',
+  summary: 'string?',
+  sourceUrl: 'string',
+  publishedAt: 'timestamp',
+  severity: 'string',
+  cvssSeverity: 'string?',
+  cvssScore: 'decimal?',
+  labels: 'string[]',
+  issueType: 'string',
+  cveId: 'string?',
+  cweIds: 'string[]?',
+  affectedPackages: 'string[]?',
+  affectedPackageRefs: 'string[]?',
+  affectedVendors: 'string[]',
+  affectedVendorsRaw: 'string[]',
+  classifierModel: 'string',
+  classifierPromptVersion: 'string',
+  solution: 'string?',
+  attackType: 'string[]',
+  cvssVector: 'string?',
+  attackVector: 'string?',
+  attackComplexity: 'string?',
+  privilegesRequired: 'string?',
+  userInteraction: 'string?',
+  exploitMaturity: 'string?',
+  epssScore: 'number?',
+  epssCheckedAt: 'timestamp?',
+  kevDateAdded: 'string?',
+  advisoryAliases: 'string[]?',
+  affectedPackagesSource: 'string?',
+  patchAvailable: 'boolean?',
+  disclosureDate: 'timestamp?',
+  capecIds: 'string[]?',
+  crossRefCount: 'integer',
+  attackSophistication: 'string',
+  impactType: 'string[]?',
+  aiComponentTargeted: 'string?',
+  llmSpecific: 'boolean',
+  classifierConfidence: 'number',
+  researchCategory: 'string?',
+  atlasIds: 'string[]?',
 };
 const is: Record<string, (v: unknown) => boolean> = {
   string: (v) => typeof v === 'string',

@@ -29,7 +29,11 @@ async function servers(app: App) {
 }
 
 async function ingest(t: TestApp, records: unknown): Promise<void> {
-  const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify(records) });
+  const res = await t.fetch('/api/v1/admin/ingest', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...adminHeaders },
+    body: JSON.stringify(records),
+  });
   expect(res.status).toBe(200);
 }
 

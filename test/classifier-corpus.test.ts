@@ -63,7 +63,12 @@ describe('the classifier over a corpus of OSV records', () => {
 
   it('refuses a label file it cannot read as labels', () => {
     expect(() => labelsFrom([{ name: 'numpy', label: 'negative' }])).toThrow(/"id" or "package" column/);
-    expect(() => labelsFrom([{ id: 'GHSA-x', label: 'negative' }, { id: 'GHSA-y', label: 'maybe' }])).toThrow(/line 3: label "maybe"/);
+    expect(() =>
+      labelsFrom([
+        { id: 'GHSA-x', label: 'negative' },
+        { id: 'GHSA-y', label: 'maybe' },
+      ]),
+    ).toThrow(/line 3: label "maybe"/);
   });
 
   it('npm run eval -- --osv reads a zip and a label file, prints the figures and leaves eval/README.md alone', async () => {

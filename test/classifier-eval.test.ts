@@ -117,10 +117,20 @@ const advisory = (ecosystem: string, name: string, summary: string, details: str
 describe('relevance of software in none of the data', () => {
   it.each([
     ['npm', 'ua-sniffer-lite', 'ReDoS in User-Agent parsing', 'A crafted User-Agent header makes the agent parser backtrack for minutes.'],
-    ['PyPI', 'django-tagfield-plus', 'SQL injection via crafted model field', 'A crafted model lookup in the admin reaches a raw query. Model instances are serialised unescaped.'],
+    [
+      'PyPI',
+      'django-tagfield-plus',
+      'SQL injection via crafted model field',
+      'A crafted model lookup in the admin reaches a raw query. Model instances are serialised unescaped.',
+    ],
     ['Go', 'github.com/acme-oss/jwtkit', 'Token validation bypass', 'The JWT token signature is not checked when the alg header is none; tokens are accepted.'],
     ['Packagist', 'acme/twiglet', 'Server-side template injection', 'User input reaches the template compiler, so templates execute arbitrary PHP.'],
-    ['Go', 'github.com/acme-oss/ci-runner', 'Pipeline secrets exposed to build agents', 'Secrets of one pipeline are visible to the agents of another pipeline run.'],
+    [
+      'Go',
+      'github.com/acme-oss/ci-runner',
+      'Pipeline secrets exposed to build agents',
+      'Secrets of one pipeline are visible to the agents of another pipeline run.',
+    ],
     ['crates.io', 'ml-kem-fast', 'Timing side channel in ML-KEM decapsulation', 'Decapsulation in the ML-KEM implementation is not constant time.'],
     ['PyPI', 'pipenvx', 'Credentials embedded in lock files', 'Embedding credentials in index URLs writes them to the lock file in clear text.'],
     // Nothing but general vulnerability words: a text model taught the all-AI sample as well as the
@@ -142,13 +152,38 @@ describe('relevance of software in none of the data', () => {
   });
 
   it.each([
-    ['PyPI', 'acme-modelhub', 'Arbitrary code execution when loading untrusted models', 'Loading an untrusted model with the PyTorch loader unpickles attacker-controlled data.'],
-    ['Go', 'github.com/acme-oss/promptgate', 'Authorization bypass in the MCP server', 'Any authenticated user can call the tools of every registered MCP server.'],
-    ['npm', 'acme-context-kit', 'Path traversal in document loader', 'The retrieval-augmented generation pipeline reads arbitrary files into the vector store.'],
-    ['Go', 'github.com/acme-oss/toolrelay', 'Tenant isolation bypass in tool relay', 'Any tenant can list and call the MCP tools of another tenant, and read the Claude API key stored for it.'],
+    [
+      'PyPI',
+      'acme-modelhub',
+      'Arbitrary code execution when loading untrusted models',
+      'Loading an untrusted model with the PyTorch loader unpickles attacker-controlled data.',
+    ],
+    [
+      'Go',
+      'github.com/acme-oss/promptgate',
+      'Authorization bypass in the MCP server',
+      'Any authenticated user can call the tools of every registered MCP server.',
+    ],
+    [
+      'npm',
+      'acme-context-kit',
+      'Path traversal in document loader',
+      'The retrieval-augmented generation pipeline reads arbitrary files into the vector store.',
+    ],
+    [
+      'Go',
+      'github.com/acme-oss/toolrelay',
+      'Tenant isolation bypass in tool relay',
+      'Any tenant can list and call the MCP tools of another tenant, and read the Claude API key stored for it.',
+    ],
     // One domain word and nothing the catalogue knows: a stacker fitted on the grouped view alone
     // weighed such words too lightly to serve these (0.23 and 0.28 before classifier 2.4.0).
-    ['Go', 'github.com/acme-oss/ctxhub', 'Cross-tenant tool access in the gateway', 'A user of one tenant can list and call the MCP tools registered by another tenant.'],
+    [
+      'Go',
+      'github.com/acme-oss/ctxhub',
+      'Cross-tenant tool access in the gateway',
+      'A user of one tenant can list and call the MCP tools registered by another tenant.',
+    ],
     [
       'PyPI',
       'acme-notes',
@@ -162,7 +197,12 @@ describe('relevance of software in none of the data', () => {
 
   it('a huntr.com report speaks for AI/ML software only from August 2023, when huntr took it up', () => {
     const report = ['https://huntr.com/bounties/1899ffb2-ce1e-4dc0-af96-972612190f6e'];
-    const bug = ['Go', 'github.com/acme-oss/notes', 'Stored XSS using two files', 'Uploading two files with crafted names makes the preview page run script.'] as const;
+    const bug = [
+      'Go',
+      'github.com/acme-oss/notes',
+      'Stored XSS using two files',
+      'Uploading two files with crafted names makes the preview page run script.',
+    ] as const;
     const before = advisory(...bug, report, '2023-01-05T00:00:00Z');
     const after = advisory(...bug, report, '2023-09-05T00:00:00Z');
     const host = (d: typeof before) => d.reasons.find((r) => r.kind === 'reference-host')?.detail;

@@ -5,7 +5,15 @@ import { itemExamples } from '../src/ingest/classifier/items.js';
 import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { parseEntry } from '../src/ingest/parse.js';
 
-const outOfScopeGroups = ['ai-general-news', 'ai-for-defence', 'ai-brand-lure', 'llm-efficiency', 'ai-without-security', 'security-ai-only-a-word', 'security-general'];
+const outOfScopeGroups = [
+  'ai-general-news',
+  'ai-for-defence',
+  'ai-brand-lure',
+  'llm-efficiency',
+  'ai-without-security',
+  'security-ai-only-a-word',
+  'security-general',
+];
 
 const judge = (title: string, summary?: string) => {
   const parsed = parseEntry({ title, url: `https://news.example/${encodeURIComponent(title)}`, publishedAt: '2025-06-01', ...(summary ? { summary } : {}) });
@@ -59,6 +67,8 @@ describe('a text item', () => {
     const defence = judge('Phishing detection using large language models on enterprise email');
     expect(defence.relevant).toBe(false);
     // Evading the detector is an attack on the model: in scope.
-    expect(judge('Adversarial emails evade LLM-based phishing detection', 'Researchers craft adversarial attacks that fool a machine learning classifier.').relevant).toBe(true);
+    expect(
+      judge('Adversarial emails evade LLM-based phishing detection', 'Researchers craft adversarial attacks that fool a machine learning classifier.').relevant,
+    ).toBe(true);
   });
 });

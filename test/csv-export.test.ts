@@ -64,7 +64,11 @@ const tricky = makeIssue({
 const bulk = Array.from({ length: 1100 }, (_, i) =>
   makeIssue({ naturalKey: `bulk-${i}`, title: `Bulk ${i}`, publishedAt: new Date(Date.UTC(2023, 0, 1 + (i % 5))), cvssScore: i % 2 ? '5.0' : null }),
 );
-const hidden = [makeIssue({ naturalKey: 'not-relevant', relevant: false }), makeIssue({ naturalKey: 'withdrawn', withdrawn: true }), makeIssue({ naturalKey: 'unprocessed', processed: false })];
+const hidden = [
+  makeIssue({ naturalKey: 'not-relevant', relevant: false }),
+  makeIssue({ naturalKey: 'withdrawn', withdrawn: true }),
+  makeIssue({ naturalKey: 'unprocessed', processed: false }),
+];
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -95,7 +99,14 @@ describe('GET /api/issues/export', () => {
     expect(header).toEqual([...csvColumns]);
     // The spec's 43 fields, then when each issue last changed, its OWASP ids and the classification provenance.
     expect(header).toHaveLength(49);
-    expect(header.slice(43)).toEqual(['modifiedAt', 'owaspIds', 'classificationVersion', 'classificationProbability', 'classificationModelScore', 'classificationReasons']);
+    expect(header.slice(43)).toEqual([
+      'modifiedAt',
+      'owaspIds',
+      'classificationVersion',
+      'classificationProbability',
+      'classificationModelScore',
+      'classificationReasons',
+    ]);
   });
 
   it('is readable cross-origin like the rest of the API', async () => {
@@ -111,7 +122,10 @@ describe('GET /api/issues/export', () => {
     expect(rows).toHaveLength(body.data.stats.data.totalIssues);
     expect(rows).toHaveLength(1101);
 
-    const stored = await t.db.prisma.issue.findMany({ where: { relevant: true, processed: true, withdrawn: false }, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }] });
+    const stored = await t.db.prisma.issue.findMany({
+      where: { relevant: true, processed: true, withdrawn: false },
+      orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+    });
     const expected = (issue: (typeof stored)[number], column: string): string => {
       const value = (issue as Record<string, unknown>)[column];
       if (column === 'cvssScore') return issue.cvssScore === null ? '' : issue.cvssScore.toFixed(1);
@@ -170,7 +184,7 @@ describe('GET /api/issues/export', () => {
   });
 });
 
-describe('export filters (the list route\'s, parsed by the same code)', () => {
+describe("export filters (the list route's, parsed by the same code)", () => {
   const count = async (query: string) => (await exportCsv(query)).rows.length;
 
   it('narrow the export', async () => {

@@ -14,7 +14,13 @@ async function classify(record: Record<string, unknown>) {
   const facts = extractFacts(parsed.item);
   return { facts, c: await classifier.classify(parsed.item, facts) };
 }
-const news = (title: string, summary: string, extra: Record<string, unknown> = {}) => ({ title, summary, url: 'https://example.org/a', publishedAt: '2025-01-01', ...extra });
+const news = (title: string, summary: string, extra: Record<string, unknown> = {}) => ({
+  title,
+  summary,
+  url: 'https://example.org/a',
+  publishedAt: '2025-01-01',
+  ...extra,
+});
 
 describe('severity', () => {
   it('follows CVSS 4.0 where the advisory has no reviewed severity; the CVSS fields keep the 3.1 vector', async () => {
@@ -32,7 +38,13 @@ describe('severity', () => {
   });
 
   it('gives an item describing code execution in a product a severity from its impact, not info', async () => {
-    const { c } = await classify(news('Researchers find remote code execution in a popular LLM serving framework', 'The paper shows unauthenticated remote code execution in vLLM through a crafted request.', { type: 'research' }));
+    const { c } = await classify(
+      news(
+        'Researchers find remote code execution in a popular LLM serving framework',
+        'The paper shows unauthenticated remote code execution in vLLM through a crafted request.',
+        { type: 'research' },
+      ),
+    );
     expect(c.severity).not.toBe('info');
     expect(c.severity).not.toBe('low');
   });
@@ -48,11 +60,19 @@ describe('severity', () => {
 
 describe('exploitMaturity only from evidence', () => {
   it.each([
-    ['an incident with no exploitation', news('Company bans staff from using chatbots', 'After an incident, the company told employees not to paste code into chatbots.', { type: 'incident' }), 'unknown'],
-    ['a statement of exploitation in the wild', news('Ray AI framework flaw exploited in the wild', 'Attackers have actively exploited the flaw to take over clusters.'), 'active'],
+    [
+      'an incident with no exploitation',
+      news('Company bans staff from using chatbots', 'After an incident, the company told employees not to paste code into chatbots.', { type: 'incident' }),
+      'unknown',
+    ],
+    [
+      'a statement of exploitation in the wild',
+      news('Ray AI framework flaw exploited in the wild', 'Attackers have actively exploited the flaw to take over clusters.'),
+      'active',
+    ],
     ['a denied statement', news('Patch for an LLM gateway flaw', 'There is no evidence that it has been exploited in the wild.'), 'unknown'],
     ['a public exploit', news('Proof-of-concept exploit released for a Jupyter flaw', 'A proof-of-concept exploit is publicly available.'), 'poc'],
-    ['the source\'s own flag', news('LLM app flaw', 'A flaw in an LLM app.', { knownExploited: true }), 'active'],
+    ["the source's own flag", news('LLM app flaw', 'A flaw in an LLM app.', { knownExploited: true }), 'active'],
   ])('%s', async (_name, record, maturity) => {
     expect((await classify(record)).c.exploitMaturity).toBe(maturity);
   });
@@ -67,7 +87,7 @@ describe('summaries', () => {
     ['e.g.', 'Agents that call tools, e.g. a shell, run whatever the model asks. Restrict them.'],
     ['a domain name', 'A breach at ID.me exposed selfies used for face matching. The company said little.'],
     ['a file name', 'A heap overflow in dlpack.cc lets a crafted tensor corrupt memory. Upgrade TensorFlow.'],
-    ['an amount', 'Scammers cloned a director\'s voice and took $3.4 million in payments. Police arrested two.'],
+    ['an amount', "Scammers cloned a director's voice and took $3.4 million in payments. Police arrested two."],
     ['an initialism', 'The U.S. Commerce Department asked AI labs to report red-team results. The rule starts in 2025.'],
   ])('%s', (_name, text) => {
     const first = text.slice(0, text.lastIndexOf('. ', text.length - 3) + 1);
@@ -75,13 +95,13 @@ describe('summaries', () => {
     expect(summarise(text, text.length - 1)).toBe(first);
   });
 
-  it('leave out GitHub\'s template prompts', async () => {
+  it("leave out GitHub's template prompts", async () => {
     const { c } = await classify(loadAdvisory('GHSA-c7vm-f5p4-8fqh'));
     expect(c.summary).not.toMatch(/What kind of vulnerability|Who is impacted/);
     expect(c.summary).toMatch(/Open redirect vulnerability - a maliciously crafted link/);
   });
 
-  it('start with the source\'s first sentence, whole, for a feed entry longer than a summary', async () => {
+  it("start with the source's first sentence, whole, for a feed entry longer than a summary", async () => {
     const long = `${'Researchers showed that a prompt injection in version 0.0.21 of the agent leaks e.g. API keys. '.repeat(20)}`;
     const parsed = parseEntry(news('Agent leaks keys', long));
     if (!('item' in parsed)) throw new Error(parsed.message);

@@ -19,19 +19,59 @@ beforeAll(async () => {
     data: [
       // The day's items: a critical one without exploitation, a medium one in KEV, a high one
       // with a likely EPSS score, and a low one with a title that tries to be HTML.
-      makeIssue({ title: 'Critical RCE in model server', severity: 'critical', cvssScore: 9.8, publishedAt: at(`${day}T08:00:00Z`), attackType: ['code_execution'], solution: 'Upgrade model-server to 2.0.1 or later.', affectedPackageRefs: ['pypi:model-server'] }),
-      makeIssue({ title: 'Agent framework auth bypass', severity: 'medium', cveId: 'CVE-2025-0001', kevDateAdded: '2025-06-09', exploitMaturity: 'active', publishedAt: at(`${day}T09:00:00Z`), attackType: ['prompt_injection'], solution: 'Upgrade agentkit to 1.4.2 or later.', epssScore: 0.02 }),
-      makeIssue({ title: 'High SSRF in LLM gateway', severity: 'high', epssScore: 0.4, publishedAt: at(`${day}T10:00:00Z`), attackType: ['prompt_injection'], solution: 'N/A: no patch or mitigation has been published.' }),
-      makeIssue({ title: 'Low <img src=x onerror=alert(1)> in notebook', severity: 'low', publishedAt: at(`${day}T11:00:00Z`), issueType: 'research', solution: null }),
+      makeIssue({
+        title: 'Critical RCE in model server',
+        severity: 'critical',
+        cvssScore: 9.8,
+        publishedAt: at(`${day}T08:00:00Z`),
+        attackType: ['code_execution'],
+        solution: 'Upgrade model-server to 2.0.1 or later.',
+        affectedPackageRefs: ['pypi:model-server'],
+      }),
+      makeIssue({
+        title: 'Agent framework auth bypass',
+        severity: 'medium',
+        cveId: 'CVE-2025-0001',
+        kevDateAdded: '2025-06-09',
+        exploitMaturity: 'active',
+        publishedAt: at(`${day}T09:00:00Z`),
+        attackType: ['prompt_injection'],
+        solution: 'Upgrade agentkit to 1.4.2 or later.',
+        epssScore: 0.02,
+      }),
+      makeIssue({
+        title: 'High SSRF in LLM gateway',
+        severity: 'high',
+        epssScore: 0.4,
+        publishedAt: at(`${day}T10:00:00Z`),
+        attackType: ['prompt_injection'],
+        solution: 'N/A: no patch or mitigation has been published.',
+      }),
+      makeIssue({
+        title: 'Low <img src=x onerror=alert(1)> in notebook',
+        severity: 'low',
+        publishedAt: at(`${day}T11:00:00Z`),
+        issueType: 'research',
+        solution: null,
+      }),
       // The week before: two prompt injections and a data poisoning.
       makeIssue({ title: 'Earlier injection 1', publishedAt: at('2025-06-05T10:00:00Z'), attackType: ['prompt_injection'] }),
       makeIssue({ title: 'Earlier injection 2', publishedAt: at('2025-06-03T10:00:00Z'), attackType: ['prompt_injection', 'data_poisoning'] }),
       makeIssue({ title: 'Too early', publishedAt: at('2025-06-02T10:00:00Z'), attackType: ['model_theft'] }),
       // Published long ago, added to KEV this week: exploited now.
-      makeIssue({ title: 'Old notebook server flaw', cveId: 'CVE-2023-0002', kevDateAdded: '2025-06-08', exploitMaturity: 'active', publishedAt: at('2023-01-01T00:00:00Z'), solution: 'Upgrade notebook-server to 7.0.0 or later.' }),
+      makeIssue({
+        title: 'Old notebook server flaw',
+        cveId: 'CVE-2023-0002',
+        kevDateAdded: '2025-06-08',
+        exploitMaturity: 'active',
+        publishedAt: at('2023-01-01T00:00:00Z'),
+        solution: 'Upgrade notebook-server to 7.0.0 or later.',
+      }),
     ],
   });
-  await t.db.prisma.sourceState.create({ data: { name: 'osv-pypi', kind: 'osv-zip', location: 'https://example.org/all.zip', lastNewDataAt: at('2025-06-10T06:00:00Z') } });
+  await t.db.prisma.sourceState.create({
+    data: { name: 'osv-pypi', kind: 'osv-zip', location: 'https://example.org/all.zip', lastNewDataAt: at('2025-06-10T06:00:00Z') },
+  });
 });
 afterAll(async () => t?.close());
 
@@ -79,7 +119,10 @@ it('lists what is exploited now, the attack types against the week before, and h
   expect(exploited[1]).toContain('added to CISA KEV on 2025-06-08. Action: Upgrade notebook-server to 7.0.0 or later.');
   const tokens = md.parse(content, {});
   const table = tokens
-    .slice(tokens.findIndex((tk) => tk.type === 'table_open'), tokens.findIndex((tk) => tk.type === 'table_close'))
+    .slice(
+      tokens.findIndex((tk) => tk.type === 'table_open'),
+      tokens.findIndex((tk) => tk.type === 'table_close'),
+    )
     .filter((tk) => tk.type === 'inline')
     .map((tk) => tk.content);
   // Header cells, then rows of [type, the day, the seven days before].

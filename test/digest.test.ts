@@ -28,10 +28,34 @@ describe('generateDigest', () => {
       {
         items: [
           loadAdvisory('GHSA-2jxw-4hm4-6w87'), // 2024-01-22, high vulnerability
-          { title: 'Prompt injection worm hits LLM email assistants', url: 'https://example.org/worm', publishedAt: '2024-01-22T09:00:00Z', type: 'incident', severity: 'critical', summary: 'A self-replicating prompt spread between LLM email assistants. It stole contacts.' },
-          { title: 'Regulators publish AI model guidance', url: 'https://example.org/guidance', publishedAt: '2024-01-22T23:59:59Z', type: 'regulatory', summary: 'Guidance on artificial intelligence model risk management.' },
-          { title: 'Spreadsheet macro flaw', url: 'https://example.org/macro', publishedAt: '2024-01-22T10:00:00Z', summary: 'A macro flaw in an office suite.' },
-          { title: 'Next-day LLM jailbreak paper', url: 'https://example.org/next', publishedAt: '2024-01-23T00:00:00Z', type: 'research', summary: 'A jailbreak of large language models.' },
+          {
+            title: 'Prompt injection worm hits LLM email assistants',
+            url: 'https://example.org/worm',
+            publishedAt: '2024-01-22T09:00:00Z',
+            type: 'incident',
+            severity: 'critical',
+            summary: 'A self-replicating prompt spread between LLM email assistants. It stole contacts.',
+          },
+          {
+            title: 'Regulators publish AI model guidance',
+            url: 'https://example.org/guidance',
+            publishedAt: '2024-01-22T23:59:59Z',
+            type: 'regulatory',
+            summary: 'Guidance on artificial intelligence model risk management.',
+          },
+          {
+            title: 'Spreadsheet macro flaw',
+            url: 'https://example.org/macro',
+            publishedAt: '2024-01-22T10:00:00Z',
+            summary: 'A macro flaw in an office suite.',
+          },
+          {
+            title: 'Next-day LLM jailbreak paper',
+            url: 'https://example.org/next',
+            publishedAt: '2024-01-23T00:00:00Z',
+            type: 'research',
+            summary: 'A jailbreak of large language models.',
+          },
         ],
       },
       adminHeaders,
@@ -46,11 +70,24 @@ describe('generateDigest', () => {
     expect(c).toMatch(/^# secwire daily digest: 2024-01-22\n/);
     expect(c).toContain('3 issues were published on 2024-01-22 (UTC): 1 critical, 1 high, 1 info.');
     // severity order, then type headings under each severity
-    const order = ['## Critical', '### Incidents', '[Prompt injection worm hits LLM email assistants](https://example.org/worm)', '## High', '### Vulnerabilities', '[SQL injection in llama-index (CVE-2024-23751)](https://github.com/advisories/GHSA-2jxw-4hm4-6w87)', '## Info', '### Regulatory', '(https://example.org/guidance)'];
+    const order = [
+      '## Critical',
+      '### Incidents',
+      '[Prompt injection worm hits LLM email assistants](https://example.org/worm)',
+      '## High',
+      '### Vulnerabilities',
+      '[SQL injection in llama-index (CVE-2024-23751)](https://github.com/advisories/GHSA-2jxw-4hm4-6w87)',
+      '## Info',
+      '### Regulatory',
+      '(https://example.org/guidance)',
+    ];
     // The list of every item follows the briefing (top items, exploited now, attack types).
     const list = c.slice(c.indexOf('## Critical'));
     const positions = order.map((s) => list.indexOf(s));
-    expect(positions.every((p) => p >= 0), c).toBe(true);
+    expect(
+      positions.every((p) => p >= 0),
+      c,
+    ).toBe(true);
     expect(c.indexOf('## Top items')).toBeLessThan(c.indexOf('## Critical'));
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(c).toContain('A self-replicating prompt spread between LLM email assistants.');
@@ -60,7 +97,21 @@ describe('generateDigest', () => {
   });
 
   it('brings an existing digest up to date when an issue of its day arrives late, and regenerates a day in place', async () => {
-    await t.graphql(ingestMutation, { items: [{ title: 'Late LLM agent incident', url: 'https://example.org/late', publishedAt: '2024-01-22T12:00:00Z', type: 'incident', summary: 'An AI agent deleted files.' }] }, adminHeaders);
+    await t.graphql(
+      ingestMutation,
+      {
+        items: [
+          {
+            title: 'Late LLM agent incident',
+            url: 'https://example.org/late',
+            publishedAt: '2024-01-22T12:00:00Z',
+            type: 'incident',
+            summary: 'An AI agent deleted files.',
+          },
+        ],
+      },
+      adminHeaders,
+    );
     const refreshed = await t.db.prisma.digest.findUniqueOrThrow({ where: { date: '2024-01-22' } });
     expect(refreshed.issueCount).toBe(4);
     expect(refreshed.content).toContain('Late LLM agent incident');

@@ -13,7 +13,11 @@ import { adminHeaders, adminKey, clonedAdvisories } from './helpers/samples.js';
 /** All but the date, the request id when the server chose it, and the budget left (each request spends one). */
 function comparable({ status, headers, body }: Answer, requestId: boolean) {
   const { date: _date, ratelimit, 'x-request-id': id, ...rest } = headers;
-  return { status, headers: { ...rest, ratelimit: ratelimit?.replace(/r=\d+;t=\d+/, 'r=?;t=?'), ...(requestId ? { 'x-request-id': id } : {}) }, body: body.toString('base64') };
+  return {
+    status,
+    headers: { ...rest, ratelimit: ratelimit?.replace(/r=\d+;t=\d+/, 'r=?;t=?'), ...(requestId ? { 'x-request-id': id } : {}) },
+    body: body.toString('base64'),
+  };
 }
 
 function started(rateLimitPerMinute: number) {

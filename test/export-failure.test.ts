@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import { createHttpServer } from '../src/http/server.js';
-import { csvHeader } from '../src/rest/csv.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { makeIssue } from './helpers/issues.js';
 import { hangDatabase } from './helpers/hang.js';

@@ -16,7 +16,11 @@ const issueIdOf = new Map<string, string>();
 beforeAll(async () => {
   t = await createTestApp({ adminApiKey: adminKey });
   const items = [...advisories, ...loadItems('atlas-case-studies.json'), ...loadItems('news-and-regulation.json')];
-  const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify({ items }) });
+  const res = await t.fetch('/api/v1/admin/ingest', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...adminHeaders },
+    body: JSON.stringify({ items }),
+  });
   expect(res.status).toBe(200);
   expect((await res.json()).data.rejected).toEqual([]);
   const served = await t.db.prisma.issue.findMany({ where: { relevant: true, processed: true, withdrawn: false }, select: { id: true, identifiers: true } });
@@ -28,12 +32,16 @@ const post = (body: unknown) => t.fetch('/api/v1/scan', { method: 'POST', header
 
 /** Independently of src/scan: is `version` inside one simple introduced/fixed/last_affected range of `name`? */
 function affects(advisory: Record<string, any>, name: string, version: string): boolean {
-  return advisory.affected.some((a: any) => a.package.name === name && a.ranges.some((r: any) => {
-    const ev = Object.assign({}, ...r.events) as Record<string, string>;
-    const above = ev.introduced === '0' || pep440(version, ev.introduced!) >= 0;
-    const below = ev.fixed ? pep440(version, ev.fixed) < 0 : ev.last_affected ? pep440(version, ev.last_affected) <= 0 : true;
-    return above && below;
-  }));
+  return advisory.affected.some(
+    (a: any) =>
+      a.package.name === name &&
+      a.ranges.some((r: any) => {
+        const ev = Object.assign({}, ...r.events) as Record<string, string>;
+        const above = ev.introduced === '0' || pep440(version, ev.introduced!) >= 0;
+        const below = ev.fixed ? pep440(version, ev.fixed) < 0 : ev.last_affected ? pep440(version, ev.last_affected) <= 0 : true;
+        return above && below;
+      }),
+  );
 }
 
 describe('POST /api/v1/scan on the real advisories', () => {
@@ -100,8 +108,12 @@ describe('STIX on the real data', () => {
     expect(types).toContain('vulnerability');
     expect(types).toContain('report');
     expect(bundle.objects.some((o: { type: string }) => o.type === 'course-of-action')).toBe(true);
-    expect(bundle.objects.some((o: { type: string; external_references?: { source_name: string }[] }) =>
-      o.type === 'attack-pattern' && o.external_references?.[0]?.source_name === 'mitre-atlas')).toBe(true);
+    expect(
+      bundle.objects.some(
+        (o: { type: string; external_references?: { source_name: string }[] }) =>
+          o.type === 'attack-pattern' && o.external_references?.[0]?.source_name === 'mitre-atlas',
+      ),
+    ).toBe(true);
     expect(checkBundle(bundle)).toEqual({ schemaErrors: [], danglingRefs: [] });
   });
 });
@@ -110,8 +122,12 @@ describe('classification provenance and the taxonomy cross-walk', () => {
   it('every served issue shows in GraphQL why it was judged relevant, and REST carries none of it', async () => {
     const { data: stats } = await (await t.fetch('/api/v1/stats')).json();
     expect(stats.totalIssues).toBe(71 + 75);
-    const { body } = await t.graphql(`{ issues(limit: 100, offset: 0) { data { classifierPromptVersion classifierConfidence classification { version relevant probability modelScore reasons { kind detail weight } } } } }`);
-    const { body: rest } = await t.graphql(`{ issues(limit: 100, offset: 100) { data { classifierPromptVersion classifierConfidence classification { version relevant probability reasons { kind weight } } } } }`);
+    const { body } = await t.graphql(
+      `{ issues(limit: 100, offset: 0) { data { classifierPromptVersion classifierConfidence classification { version relevant probability modelScore reasons { kind detail weight } } } } }`,
+    );
+    const { body: rest } = await t.graphql(
+      `{ issues(limit: 100, offset: 100) { data { classifierPromptVersion classifierConfidence classification { version relevant probability reasons { kind weight } } } } }`,
+    );
     const issues = [...body.data.issues.data, ...rest.data.issues.data];
     expect(issues).toHaveLength(146);
     for (const issue of issues) {
@@ -133,7 +149,9 @@ describe('classification provenance and the taxonomy cross-walk', () => {
 
   it('maps attack types to OWASP LLM Top 10 ids in GraphQL and STIX, and to ATLAS techniques', async () => {
     const { body } = await t.graphql(`{ issues(limit: 100, search: "prompt injection") { data { id attackType llmSpecific owaspIds atlasIds } } }`);
-    const injections = body.data.issues.data.filter((i: { attackType: string[]; llmSpecific: boolean }) => i.attackType.includes('prompt_injection') && i.llmSpecific);
+    const injections = body.data.issues.data.filter(
+      (i: { attackType: string[]; llmSpecific: boolean }) => i.attackType.includes('prompt_injection') && i.llmSpecific,
+    );
     expect(injections.length).toBeGreaterThan(0);
     for (const issue of injections) {
       expect(issue.owaspIds).toContain('LLM01:2025');
@@ -142,8 +160,14 @@ describe('classification provenance and the taxonomy cross-walk', () => {
     const res = await t.fetch('/api/v1/issues/stix?limit=100');
     const bundle = await res.json();
     const refs = bundle.objects.flatMap((o: { type: string; external_references?: { source_name: string; external_id?: string; url?: string }[] }) =>
-      o.type === 'vulnerability' ? (o.external_references ?? []) : []);
-    expect(refs).toContainEqual({ source_name: 'owasp-llm-top-10-2025', external_id: 'LLM01:2025', url: 'https://genai.owasp.org/llmrisk/llm01-prompt-injection/', description: 'Prompt Injection' });
+      o.type === 'vulnerability' ? (o.external_references ?? []) : [],
+    );
+    expect(refs).toContainEqual({
+      source_name: 'owasp-llm-top-10-2025',
+      external_id: 'LLM01:2025',
+      url: 'https://genai.owasp.org/llmrisk/llm01-prompt-injection/',
+      description: 'Prompt Injection',
+    });
   });
 });
 
@@ -160,12 +184,24 @@ describe('CSV of the whole dataset', () => {
     const served: Record<string, unknown>[] = [];
     for (let offset = 0; offset < stats.totalIssues; offset += 100) {
       const rest = (await (await t.fetch(`/api/v1/issues?limit=100&offset=${offset}`)).json()).data;
-      const { body } = await t.graphql(`{ issues(limit: 100, offset: ${offset}) { data { modifiedAt owaspIds classification { version probability modelScore reasons { kind detail weight } } } } }`);
+      const { body } = await t.graphql(
+        `{ issues(limit: 100, offset: ${offset}) { data { modifiedAt owaspIds classification { version probability modelScore reasons { kind detail weight } } } } }`,
+      );
       served.push(
         ...rest.map((issue: Record<string, unknown>, i: number) => {
           const { modifiedAt, owaspIds, classification: c } = body.data.issues.data[i];
-          const reasons = c.reasons.map((r: { kind: string; detail: string; weight: number }) => `${r.kind}: ${r.detail} (${r.weight >= 0 ? '+' : ''}${r.weight})`);
-          return { ...issue, modifiedAt, owaspIds, classificationVersion: c.version, classificationProbability: c.probability, classificationModelScore: c.modelScore, classificationReasons: reasons };
+          const reasons = c.reasons.map(
+            (r: { kind: string; detail: string; weight: number }) => `${r.kind}: ${r.detail} (${r.weight >= 0 ? '+' : ''}${r.weight})`,
+          );
+          return {
+            ...issue,
+            modifiedAt,
+            owaspIds,
+            classificationVersion: c.version,
+            classificationProbability: c.probability,
+            classificationModelScore: c.modelScore,
+            classificationReasons: reasons,
+          };
         }),
       );
     }
@@ -173,14 +209,20 @@ describe('CSV of the whole dataset', () => {
     const unneutralise = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
     rows.forEach((row, i) => {
       const issue = served[i]!;
-      expect(Object.fromEntries(csvColumns.map((c, j) => [c, unneutralise(row[j]!)]))).toEqual(Object.fromEntries(csvColumns.map((c) => [c, asCell(issue[c])])));
+      expect(Object.fromEntries(csvColumns.map((c, j) => [c, unneutralise(row[j]!)]))).toEqual(
+        Object.fromEntries(csvColumns.map((c) => [c, asCell(issue[c])])),
+      );
     });
   });
 });
 
 describe('one issue per event on the bundled sample', () => {
-  it('serves every sample record once, and a feed of the advisories\' pages adds no issue', async () => {
-    const served = () => t.db.prisma.issue.findMany({ where: { relevant: true, processed: true, withdrawn: false }, select: { id: true, naturalKey: true, cveId: true, sourceUrl: true } });
+  it("serves every sample record once, and a feed of the advisories' pages adds no issue", async () => {
+    const served = () =>
+      t.db.prisma.issue.findMany({
+        where: { relevant: true, processed: true, withdrawn: false },
+        select: { id: true, naturalKey: true, cveId: true, sourceUrl: true },
+      });
     const before = await served();
     expect(before).toHaveLength(146);
     expect(new Set(issueIdOf.values()).size).toBe(71);
@@ -194,7 +236,16 @@ describe('one issue per event on the bundled sample', () => {
       url: `https://github.com/advisories/${a.id}`,
       publishedAt: a.published,
     }));
-    const ingest = async () => (await (await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify({ items: pages }) })).json()).data;
+    const ingest = async () =>
+      (
+        await (
+          await t.fetch('/api/v1/admin/ingest', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...adminHeaders },
+            body: JSON.stringify({ items: pages }),
+          })
+        ).json()
+      ).data;
     expect(await ingest()).toMatchObject({ received: 71, created: 0, updated: 71, rejected: [] });
     expect(await ingest()).toMatchObject({ created: 0, updated: 0, unchanged: 71 });
     const after = await served();

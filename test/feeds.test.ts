@@ -13,14 +13,24 @@ beforeAll(async () => {
   t = await createTestApp({ adminApiKey: adminKey });
   await t.db.prisma.issue.createMany({
     data: [
-      makeIssue({ title: 'Critical <script>alert(1)</script> & co', severity: 'critical', labels: ['security'], publishedAt: new Date('2025-03-01T10:00:00Z'), summary: 'Tags <b>stay</b> text.' }),
+      makeIssue({
+        title: 'Critical <script>alert(1)</script> & co',
+        severity: 'critical',
+        labels: ['security'],
+        publishedAt: new Date('2025-03-01T10:00:00Z'),
+        summary: 'Tags <b>stay</b> text.',
+      }),
       makeIssue({ title: 'Second critical', severity: 'critical', publishedAt: new Date('2025-03-02T10:00:00Z') }),
       makeIssue({ title: 'A high one', severity: 'high', issueType: 'incident', publishedAt: new Date('2025-03-03T10:00:00Z') }),
       makeIssue({ title: 'Unserved', severity: 'critical', relevant: false, publishedAt: new Date('2025-03-03T11:00:00Z') }),
     ],
   });
   for (const date of [...days, '2025-03-04']) {
-    const res = await t.fetch('/api/v1/admin/digests', { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ date }) });
+    const res = await t.fetch('/api/v1/admin/digests', {
+      method: 'POST',
+      headers: { ...adminHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ date }),
+    });
     expect(res.status).toBe(200);
   }
 });
@@ -52,7 +62,10 @@ describe('GET /api/v1/issues.atom', () => {
   });
 
   it('takes the list filters and a limit', async () => {
-    expect((await atom('/api/v1/issues.atom?severity=critical')).items.map((i) => i.title)).toEqual(['Second critical', 'Critical <script>alert(1)</script> & co']);
+    expect((await atom('/api/v1/issues.atom?severity=critical')).items.map((i) => i.title)).toEqual([
+      'Second critical',
+      'Critical <script>alert(1)</script> & co',
+    ]);
     expect((await atom('/api/v1/issues.atom?issueType=incident')).items).toHaveLength(1);
     expect((await atom('/api/v1/issues.atom?limit=1')).items.map((i) => i.title)).toEqual(['A high one']);
     expect((await atom('/api/v1/issues.atom?search=nothing-matches')).items).toEqual([]);

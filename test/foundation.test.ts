@@ -56,9 +56,18 @@ describe('migrations', () => {
 describe('stats', () => {
   it('counts only served issues and digests', async () => {
     const base = {
-      title: 't', sourceUrl: 'https://example.org/x', severity: 'high' as const, issueType: 'vulnerability' as const,
-      classifierModel: 'test', classifierPromptVersion: 'v0', attackSophistication: 'trivial', llmSpecific: false,
-      classifierConfidence: 0.5, contentHash: 'h', searchText: 't', source: {},
+      title: 't',
+      sourceUrl: 'https://example.org/x',
+      severity: 'high' as const,
+      issueType: 'vulnerability' as const,
+      classifierModel: 'test',
+      classifierPromptVersion: 'v0',
+      attackSophistication: 'trivial',
+      llmSpecific: false,
+      classifierConfidence: 0.5,
+      contentHash: 'h',
+      searchText: 't',
+      source: {},
     };
     const now = Date.now();
     await t.db.prisma.issue.createMany({

@@ -23,7 +23,11 @@ describe('fresh clone', () => {
     const outside = /\.\.\/shared|\/work\/shared|['"]shared['"]\s*,\s*['"]data['"]/;
     const offenders = [...sources('test'), ...sources('bench')]
       .filter((file) => !file.endsWith('fresh-clone.test.ts'))
-      .filter((file) => readFileSync(file, 'utf8').split('\n').some((line) => !line.trimStart().startsWith('//') && outside.test(line)));
+      .filter((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .some((line) => !line.trimStart().startsWith('//') && outside.test(line)),
+      );
     expect(offenders).toEqual([]);
   });
 });

@@ -99,17 +99,17 @@ const forbiddenAnywhere: [RegExp, string][] = [
   [/\bSQL\b|postgres|pglite|\brelation "|syntax error at or near|violates .* constraint/i, 'database text'],
   [/graphql-armor|node_modules|\w\.(ts|js|mjs|cjs):\d+/i, 'library or file names'],
   // (graphql-js's own "Field x is not defined by type Y" and "Variable "$x" is not defined" are client errors.)
-  [/TypeError|ReferenceError|RangeError|URIError|is not a function|(?<!Variable "\$\w+" )is not defined(?! by type)|undefined is not|Cannot read prop/, 'a JavaScript error'],
+  [
+    /TypeError|ReferenceError|RangeError|URIError|is not a function|(?<!Variable "\$\w+" )is not defined(?! by type)|undefined is not|Cannot read prop/,
+    'a JavaScript error',
+  ],
   // graphql-js names fields, arguments, types and enum values it knows ("Did you mean "title"?").
   // Its lexer's advice on quotes ("did you mean to use a double quote") reveals nothing and stays.
   [/Did you mean ("|the enum value)/i, 'a schema hint'],
   [/Unexpected error\.|Internal server error/i, 'a masked unexpected error'],
 ];
 /** Under /api even GraphQL's own wording must not leak through (it is rephrased in our words). */
-const forbiddenUnderApi: [RegExp, string][] = [
-  ...forbiddenAnywhere,
-  [/Cannot|GraphQL|Int cannot represent|Variable "\$/, 'GraphQL or library wording'],
-];
+const forbiddenUnderApi: [RegExp, string][] = [...forbiddenAnywhere, [/Cannot|GraphQL|Int cannot represent|Variable "\$/, 'GraphQL or library wording']];
 
 function assertClean(text: string, rules: [RegExp, string][], where: string) {
   for (const [pattern, what] of rules) {
@@ -146,7 +146,10 @@ async function send(probe: Probe): Promise<void> {
     }
     const body = JSON.parse(text);
     expect(typeof body, where).toBe('object');
-    expect(Object.keys(body).every((k) => k === 'data' || k === 'errors' || k === 'extensions'), where).toBe(true);
+    expect(
+      Object.keys(body).every((k) => k === 'data' || k === 'errors' || k === 'extensions'),
+      where,
+    ).toBe(true);
     if (res.status >= 400) expect(body.errors?.length, where).toBeGreaterThan(0);
     for (const error of body.errors ?? []) {
       expect(typeof error.message, where).toBe('string');
@@ -194,14 +197,79 @@ async function sendRaw(probe: { target: string; host: string | undefined; method
 
 /** Strings that have broken parsers before: empties, escapes, encodings, numbers, injections. */
 const classics = fc.constantFrom(
-  '', ' ', '\u0000', 'a\u0000b', '%', '%00', '%zz', '%E0%A4%A', '%2F', '%2e%2e', '..', '../../etc/passwd', '\\', '"', "'", '`',
-  '<script>alert(1)</script>', '${7*7}', '{{7*7}}', "' OR 1=1 --", '"; DROP TABLE "Issue"; --', 'NaN', 'Infinity', '-Infinity', '-0',
-  '1e309', '0x1F', '1_000', '9'.repeat(400), '-1', '2147483648', '1.5', 'null', 'undefined', 'true', 'false', '[]', '{}',
-  '__proto__', 'constructor', 'prototype', '\uFEFF', '\uD800', '\uDFFF', '\u202E', 'ア', '\u{1F600}'.repeat(50), 'a'.repeat(10_000),
-  '2025-01-01', '2025-13-45', '2025-01-01T00:00:00Z', '0000-00-00', '+275760-09-13', 'critical', 'high', 'info', 'vulnerability',
-  '0000-01-01', '0001-01-01T00:00:00+14:00', '1969-12-31T23:59:59Z', '1970-01-01', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59-14:00',
-  '+010000-01-01T00:00:00Z', '-000001-01-01T00:00:00Z', '2024-02-30', '2024-02-29T24:00:00Z', '2024-01-01T00:00:00+99:00', '2024-01-01T00:00:00.123456789Z',
-  '00000000-0000-0000-0000-000000000000', 'CVE-2025-1001', 'langchain', 'LangChain',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '%',
+  '%00',
+  '%zz',
+  '%E0%A4%A',
+  '%2F',
+  '%2e%2e',
+  '..',
+  '../../etc/passwd',
+  '\\',
+  '"',
+  "'",
+  '`',
+  '<script>alert(1)</script>',
+  '${7*7}',
+  '{{7*7}}',
+  "' OR 1=1 --",
+  '"; DROP TABLE "Issue"; --',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '-0',
+  '1e309',
+  '0x1F',
+  '1_000',
+  '9'.repeat(400),
+  '-1',
+  '2147483648',
+  '1.5',
+  'null',
+  'undefined',
+  'true',
+  'false',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '\uFEFF',
+  '\uD800',
+  '\uDFFF',
+  '\u202E',
+  'ア',
+  '\u{1F600}'.repeat(50),
+  'a'.repeat(10_000),
+  '2025-01-01',
+  '2025-13-45',
+  '2025-01-01T00:00:00Z',
+  '0000-00-00',
+  '+275760-09-13',
+  'critical',
+  'high',
+  'info',
+  'vulnerability',
+  '0000-01-01',
+  '0001-01-01T00:00:00+14:00',
+  '1969-12-31T23:59:59Z',
+  '1970-01-01',
+  '9999-12-31T23:59:59.999Z',
+  '9999-12-31T23:59:59-14:00',
+  '+010000-01-01T00:00:00Z',
+  '-000001-01-01T00:00:00Z',
+  '2024-02-30',
+  '2024-02-29T24:00:00Z',
+  '2024-01-01T00:00:00+99:00',
+  '2024-01-01T00:00:00.123456789Z',
+  '00000000-0000-0000-0000-000000000000',
+  'CVE-2025-1001',
+  'langchain',
+  'LangChain',
 );
 
 const nastyString = fc.oneof(
@@ -268,7 +336,13 @@ const authorization = fc.constantFrom<Record<string, string>>(
   { authorization: 'Bearer' },
 );
 
-const accept = fc.constantFrom<Record<string, string>>({}, { accept: 'application/json' }, { accept: 'application/graphql-response+json' }, { accept: 'text/html' }, { accept: '*/*' });
+const accept = fc.constantFrom<Record<string, string>>(
+  {},
+  { accept: 'application/json' },
+  { accept: 'application/graphql-response+json' },
+  { accept: 'text/html' },
+  { accept: '*/*' },
+);
 
 /** Query strings: the route's own argument names and junk names, generated values, repeats, raw junk. */
 function queryString(argNames: string[]) {
@@ -311,10 +385,7 @@ function restProbe(key: string, route: RestRoute): fc.Arbitrary<Probe> {
   const bodyObject = fc.dictionary(fc.oneof(fc.constantFrom(...(argNames.length ? argNames : ['x'])), nastyString), nastyJson, { maxKeys: 6 });
   const segments = route.path.split('/');
   const path = fc
-    .tuple(
-      fc.array(pathSegment, { minLength: segments.length, maxLength: segments.length }),
-      fc.constantFrom('', '', '', '/', '/extra', '//'),
-    )
+    .tuple(fc.array(pathSegment, { minLength: segments.length, maxLength: segments.length }), fc.constantFrom('', '', '', '/', '/extra', '//'))
     .map(([values, suffix]) => segments.map((s, i) => (s.startsWith(':') ? values[i] : s)).join('/') + suffix);
   return fc
     .record({
@@ -393,7 +464,27 @@ function graphqlDocumentProbe(): fc.Arbitrary<Probe> {
   const token = fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...new Set(names)) },
     { weight: 4, arbitrary: fc.constantFrom('{', '}', '(', ')', '[', ']', ':', '$', '!', '=', '...', '@', '|', '&', ',') },
-    { weight: 2, arbitrary: fc.constantFrom('query', 'mutation', 'subscription', 'fragment', 'on', '__typename', '__schema', '__type', 'types', 'fields', 'name', '@include(if: true)', '@skip(if: $x)', '@deprecated', 'true', 'null') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        'query',
+        'mutation',
+        'subscription',
+        'fragment',
+        'on',
+        '__typename',
+        '__schema',
+        '__type',
+        'types',
+        'fields',
+        'name',
+        '@include(if: true)',
+        '@skip(if: $x)',
+        '@deprecated',
+        'true',
+        'null',
+      ),
+    },
     { weight: 1, arbitrary: nastyString.map((s) => JSON.stringify(s)) },
     { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double({ noNaN: true })).map(String) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 5 }) },
@@ -415,7 +506,13 @@ function graphqlDocumentProbe(): fc.Arbitrary<Probe> {
 function graphqlBodyProbe(): fc.Arbitrary<Probe> {
   const requestLike = fc.dictionary(fc.constantFrom('query', 'variables', 'operationName', 'extensions', 'id', 'x'), nastyJson, { maxKeys: 4 });
   return fc
-    .record({ method: fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT', 'DELETE', 'PATCH'), body: rawBody(requestLike), type: contentType, query: queryString(['query', 'variables', 'operationName', 'extensions']), accept })
+    .record({
+      method: fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT', 'DELETE', 'PATCH'),
+      body: rawBody(requestLike),
+      type: contentType,
+      query: queryString(['query', 'variables', 'operationName', 'extensions']),
+      accept,
+    })
     .map(({ method, body, type, query, accept }) => ({
       surface: 'GraphQL bodies',
       method,
@@ -429,7 +526,12 @@ function graphqlBodyProbe(): fc.Arbitrary<Probe> {
 function csvProbe(): fc.Arbitrary<Probe> {
   const listArgs = fieldOf('Query.issues').args.map((a) => a.name);
   return fc
-    .record({ method: fc.oneof({ weight: 5, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: otherMethod }), query: queryString([...listArgs, 'format', 'columns']), body: rawBody(fc.dictionary(nastyString, nastyJson, { maxKeys: 3 })), accept })
+    .record({
+      method: fc.oneof({ weight: 5, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: otherMethod }),
+      query: queryString([...listArgs, 'format', 'columns']),
+      body: rawBody(fc.dictionary(nastyString, nastyJson, { maxKeys: 3 })),
+      accept,
+    })
     .map(({ method, query, body, accept }) => ({
       surface: 'CSV export',
       method,
@@ -442,7 +544,11 @@ function csvProbe(): fc.Arbitrary<Probe> {
 /** Paths no route serves, under /api and elsewhere. */
 function unknownPathProbe(): fc.Arbitrary<Probe> {
   return fc
-    .record({ prefix: fc.constantFrom('/api/v1/', '/api/', '/api/v2/', '/', '/graphql/', '/api/v1/issues/'), segments: fc.array(pathSegment, { maxLength: 4 }), method: otherMethod })
+    .record({
+      prefix: fc.constantFrom('/api/v1/', '/api/', '/api/v2/', '/', '/graphql/', '/api/v1/issues/'),
+      segments: fc.array(pathSegment, { maxLength: 4 }),
+      method: otherMethod,
+    })
     .map(({ prefix, segments, method }) => ({ surface: 'unknown paths', method, path: prefix + segments.join('/') }));
 }
 
@@ -450,8 +556,25 @@ function unknownPathProbe(): fc.Arbitrary<Probe> {
 function scanProbe(): fc.Arbitrary<Probe> {
   const entry = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom('langchain', 'LangChain', 'llama_index', 'Llama.Index', '@scope/pkg', 'github.com/ollama/ollama') },
-    { weight: 3, arbitrary: fc.tuple(fc.constantFrom('langchain', 'llama-index', '@scope/pkg', 'torch'), fc.oneof(nastyString, fc.constantFrom('0.0.1', 'v1.2.3', '1.0.0-rc.1', 'latest', '1.2', '', '0'))).map(([n, v]) => `${n}@${v}`) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('pypi', 'npm', 'golang', 'maven', 'cargo', 'gem', 'nuget', 'x', ''), fc.constantFrom('langchain', '%40langchain/core', 'org.apache/x', 'a/b/c', ''), nastyString).map(([t, n, v]) => `pkg:${t}/${n}@${encodeURIComponent(wellFormed(v))}`) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('langchain', 'llama-index', '@scope/pkg', 'torch'),
+          fc.oneof(nastyString, fc.constantFrom('0.0.1', 'v1.2.3', '1.0.0-rc.1', 'latest', '1.2', '', '0')),
+        )
+        .map(([n, v]) => `${n}@${v}`),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('pypi', 'npm', 'golang', 'maven', 'cargo', 'gem', 'nuget', 'x', ''),
+          fc.constantFrom('langchain', '%40langchain/core', 'org.apache/x', 'a/b/c', ''),
+          nastyString,
+        )
+        .map(([t, n, v]) => `pkg:${t}/${n}@${encodeURIComponent(wellFormed(v))}`),
+    },
     { weight: 1, arbitrary: nastyJson },
   );
   const list = fc.oneof(
@@ -475,17 +598,56 @@ function scanProbe(): fc.Arbitrary<Probe> {
 /** Request lines and Host headers fetch would refuse: `*`, absolute forms, bad ports, junk. */
 function rawProbe() {
   const host = fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom('localhost', 'localhost:3000', '127.0.0.1', '[::1]:80', 'example.org', 'x:99999', 'x:-1', 'x:80:80', '[::1', 'a/b', '%zz', 'x@y', '', ' ', 'a b', 'localhost:', ':80', '[]', 'exa_mple.org', '\u00e9.example') },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        'localhost',
+        'localhost:3000',
+        '127.0.0.1',
+        '[::1]:80',
+        'example.org',
+        'x:99999',
+        'x:-1',
+        'x:80:80',
+        '[::1',
+        'a/b',
+        '%zz',
+        'x@y',
+        '',
+        ' ',
+        'a b',
+        'localhost:',
+        ':80',
+        '[]',
+        'exa_mple.org',
+        '\u00e9.example',
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).map((h) => h.replace(/[\r\n]/g, '')) },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
   const path = fc.oneof(
-    fc.constantFrom('/api/v1/issues', '/api/v1/stats', '/api/issues/export', '/graphql', '/health', '/ready', '/', '/api/v1/issues?limit=1#frag', '/api/v1/issues?since=0000-01-01'),
+    fc.constantFrom(
+      '/api/v1/issues',
+      '/api/v1/stats',
+      '/api/issues/export',
+      '/graphql',
+      '/health',
+      '/ready',
+      '/',
+      '/api/v1/issues?limit=1#frag',
+      '/api/v1/issues?since=0000-01-01',
+    ),
     fc.array(pathSegment, { maxLength: 3 }).map((s) => `/api/v1/${s.join('/')}`),
   );
   const target = fc.oneof(
     { weight: 3, arbitrary: path },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('http://localhost', 'https://localhost:1', 'http://x:99999', 'ftp://h', 'http://[::1', 'HTTP://LOCALHOST', 'http://'), path).map(([a, p]) => a + p) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom('http://localhost', 'https://localhost:1', 'http://x:99999', 'ftp://h', 'http://[::1', 'HTTP://LOCALHOST', 'http://'), path)
+        .map(([a, p]) => a + p),
+    },
     { weight: 2, arbitrary: fc.constantFrom('*', '', 'issues', '//', '%', '/%zz', '?', '#', '/\\evil', '/..', '/../etc/passwd', '/\u00e9') },
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 40 }).map((x) => x.replace(/[\s]/g, '')) },
   );
@@ -517,8 +679,15 @@ describe('fuzzing', () => {
   it('GraphQL: generated documents', async () => run(graphqlDocumentProbe(), 3_000), fuzzTimeout);
   it('GraphQL: bodies that are not GraphQL requests', async () => run(graphqlBodyProbe(), 1_200), fuzzTimeout);
   it('scan shapes', async () => run(scanProbe(), 600), fuzzTimeout);
-  it('raw request lines and Host headers over a socket', async () =>
-    fc.assert(fc.asyncProperty(rawProbe(), (p) => sendRaw(p)), { numRuns: Math.round(400 * scale) }), fuzzTimeout);
+  it(
+    'raw request lines and Host headers over a socket',
+    async () =>
+      fc.assert(
+        fc.asyncProperty(rawProbe(), (p) => sendRaw(p)),
+        { numRuns: Math.round(400 * scale) },
+      ),
+    fuzzTimeout,
+  );
 
   it('sent at least 10,000 generated requests (FUZZ_REQUESTS: at least that many)', () => {
     expect(sent).toBeGreaterThanOrEqual(Math.max(10_000, Number(process.env.FUZZ_REQUESTS ?? 0)));

@@ -88,7 +88,15 @@ describe('field by field', () => {
 
   it('GHSA-f54p-f6jp-4rhr: tensorflow, a local vector, three packages and three release lines each', () => {
     const i = issue('GHSA-f54p-f6jp-4rhr');
-    expect(i).toMatchObject({ severity: 'high', cvssSeverity: 'high', attackVector: 'local', privilegesRequired: 'low', userInteraction: 'none', cweIds: ['CWE-125'], capecIds: ['CAPEC-540'] });
+    expect(i).toMatchObject({
+      severity: 'high',
+      cvssSeverity: 'high',
+      attackVector: 'local',
+      privilegesRequired: 'low',
+      userInteraction: 'none',
+      cweIds: ['CWE-125'],
+      capecIds: ['CAPEC-540'],
+    });
     expect(i.cvssScore?.toFixed(1)).toBe('7.1');
     expect(i.affectedPackages).toHaveLength(9);
     expect(i.affectedPackages).toContain('tensorflow@>=2.6.0,<2.6.1 (fixed: 2.6.1)');
@@ -97,11 +105,17 @@ describe('field by field', () => {
     expect(i.solution).toContain('Upgrade tensorflow-gpu to 2.6.1, 2.5.2 or 2.4.4 or later');
   });
 
-  it('GHSA-c6mm-2g84-v4m7: mage-ai, the CVSS fields show the 3.1 vector, severity is GitHub\'s reviewed one', () => {
+  it("GHSA-c6mm-2g84-v4m7: mage-ai, the CVSS fields show the 3.1 vector, severity is GitHub's reviewed one", () => {
     const i = issue('GHSA-c6mm-2g84-v4m7');
     expect(i.cvssVector).toMatch(/^CVSS:3\.1\//);
     expect(i.cvssScore?.toFixed(1)).toBe('5.9');
-    expect(i).toMatchObject({ severity: 'high', cvssSeverity: 'medium', attackComplexity: 'high', attackSophistication: 'advanced', affectedVendors: ['Mage'] });
+    expect(i).toMatchObject({
+      severity: 'high',
+      cvssSeverity: 'medium',
+      attackComplexity: 'high',
+      attackSophistication: 'advanced',
+      affectedVendors: ['Mage'],
+    });
   });
 
   it('GHSA-8hqg-whrw-pv92: ollama, a Go module', () => {
@@ -120,7 +134,14 @@ describe('field by field', () => {
 
   it('GHSA-8hx6-qv6f-xgcw: MindsDB without CVE, keyed by its GHSA id, PyPI name normalised', () => {
     const i = issue('GHSA-8hx6-qv6f-xgcw');
-    expect(i).toMatchObject({ naturalKey: 'GHSA-8hx6-qv6f-xgcw', cveId: null, advisoryAliases: ['GHSA-8hx6-qv6f-xgcw'], severity: 'critical', cweIds: [], capecIds: [] });
+    expect(i).toMatchObject({
+      naturalKey: 'GHSA-8hx6-qv6f-xgcw',
+      cveId: null,
+      advisoryAliases: ['GHSA-8hx6-qv6f-xgcw'],
+      severity: 'critical',
+      cweIds: [],
+      capecIds: [],
+    });
     expect(i.affectedPackages).toEqual(['MindsDB@<23.7.4.0 (fixed: 23.7.4.0)']);
     expect(i.packageNames).toEqual(['mindsdb']);
   });
@@ -144,16 +165,49 @@ describe('field by field', () => {
 // The spec's Issue table: name -> type (nullable with a trailing ?), checked on every row as the
 // GraphQL Issue type serialises it (cvssScore a decimal string, timestamps ISO 8601).
 const specFields: Record<string, string> = {
-  id: 'uuid', title: 'string', headline: 'string?', summary: 'string?', sourceUrl: 'url', publishedAt: 'date',
-  severity: 'severity', cvssSeverity: 'band?', cvssScore: 'decimal?', labels: 'string[]', issueType: 'issueType',
-  cveId: 'cve?', cweIds: 'cwe[]?', affectedPackages: 'package[]?', affectedPackageRefs: 'ref[]?', affectedVendors: 'string[]',
-  affectedVendorsRaw: 'string[]', classifierModel: 'string', classifierPromptVersion: 'string', solution: 'string?',
-  attackType: 'string[]', cvssVector: 'string?', attackVector: 'string?', attackComplexity: 'string?',
-  privilegesRequired: 'string?', userInteraction: 'string?', exploitMaturity: 'string?', epssScore: 'number?',
-  epssCheckedAt: 'date?', kevDateAdded: 'string?', advisoryAliases: 'string[]?', affectedPackagesSource: 'string?',
-  patchAvailable: 'boolean?', disclosureDate: 'date?', capecIds: 'capec[]?', crossRefCount: 'count',
-  attackSophistication: 'sophistication', impactType: 'string[]?', aiComponentTargeted: 'component?', llmSpecific: 'boolean',
-  classifierConfidence: 'probability', researchCategory: 'string?', atlasIds: 'atlas[]?',
+  id: 'uuid',
+  title: 'string',
+  headline: 'string?',
+  summary: 'string?',
+  sourceUrl: 'url',
+  publishedAt: 'date',
+  severity: 'severity',
+  cvssSeverity: 'band?',
+  cvssScore: 'decimal?',
+  labels: 'string[]',
+  issueType: 'issueType',
+  cveId: 'cve?',
+  cweIds: 'cwe[]?',
+  affectedPackages: 'package[]?',
+  affectedPackageRefs: 'ref[]?',
+  affectedVendors: 'string[]',
+  affectedVendorsRaw: 'string[]',
+  classifierModel: 'string',
+  classifierPromptVersion: 'string',
+  solution: 'string?',
+  attackType: 'string[]',
+  cvssVector: 'string?',
+  attackVector: 'string?',
+  attackComplexity: 'string?',
+  privilegesRequired: 'string?',
+  userInteraction: 'string?',
+  exploitMaturity: 'string?',
+  epssScore: 'number?',
+  epssCheckedAt: 'date?',
+  kevDateAdded: 'string?',
+  advisoryAliases: 'string[]?',
+  affectedPackagesSource: 'string?',
+  patchAvailable: 'boolean?',
+  disclosureDate: 'date?',
+  capecIds: 'capec[]?',
+  crossRefCount: 'count',
+  attackSophistication: 'sophistication',
+  impactType: 'string[]?',
+  aiComponentTargeted: 'component?',
+  llmSpecific: 'boolean',
+  classifierConfidence: 'probability',
+  researchCategory: 'string?',
+  atlasIds: 'atlas[]?',
 };
 
 const checks: Record<string, (v: any) => boolean> = {

@@ -51,7 +51,8 @@ describe('classifier fast paths', () => {
       const repos = [...full.listedRepos].filter((repo) => !excludedRepo(repo));
       expect([...blind.listedRepos]).toEqual(repos);
       for (const [source, names] of full.registry) {
-        for (const name of [...exclusion.packages, 'langchain', 'mindsdb', 'requests']) expect(blind.registry.get(source)!.has(name)).toBe(names.has(name) && !exclusion.packages.has(name));
+        for (const name of [...exclusion.packages, 'langchain', 'mindsdb', 'requests'])
+          expect(blind.registry.get(source)!.has(name)).toBe(names.has(name) && !exclusion.packages.has(name));
       }
       const owners = new Map<string, string>();
       for (const repo of repos) {

@@ -40,7 +40,14 @@ async function ingest(items: unknown[]) {
   const { status, body } = await t.graphql(ingestMutation, { items }, adminHeaders);
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
   expect(status).toBe(200);
-  return body.data.ingestItems.data as { received: number; created: number; updated: number; unchanged: number; rejected: { index: number; message: string }[]; ids: string[] };
+  return body.data.ingestItems.data as {
+    received: number;
+    created: number;
+    updated: number;
+    unchanged: number;
+    rejected: { index: number; message: string }[];
+    ids: string[];
+  };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
@@ -123,7 +130,7 @@ describe('aliases', () => {
     summary: 'A write-up of CVE-2024-23751 in the LlamaIndex Text-to-SQL engines.',
   };
 
-  it('a news article about an advisory\'s CVE is its own news issue, carrying the CVE, and both count the cross-reference', async () => {
+  it("a news article about an advisory's CVE is its own news issue, carrying the CVE, and both count the cross-reference", async () => {
     const advisory = await ingest([loadAdvisory('GHSA-2jxw-4hm4-6w87')]);
     const { summary: _s, cve: _c, ...untyped } = nativeAboutCve;
     const native = await ingest([{ ...untyped, summary: 'A write-up of CVE-2024-23751 in the LlamaIndex Text-to-SQL engines.' }]);
@@ -146,7 +153,11 @@ describe('aliases', () => {
   });
 
   it('a feed entry linking the advisory page is that advisory: it attaches, before or after the advisory arrives', async () => {
-    const page = { title: 'SQL injection in llama-index (CVE-2024-23751)', url: 'https://github.com/advisories/GHSA-2jxw-4hm4-6w87', publishedAt: '2024-01-22' };
+    const page = {
+      title: 'SQL injection in llama-index (CVE-2024-23751)',
+      url: 'https://github.com/advisories/GHSA-2jxw-4hm4-6w87',
+      publishedAt: '2024-01-22',
+    };
     const first = await ingest([page]);
     const advisory = await ingest([loadAdvisory('GHSA-2jxw-4hm4-6w87')]);
     expect(advisory).toMatchObject({ created: 0, updated: 1, ids: first.ids });
@@ -202,7 +213,13 @@ describe('rejection', () => {
 describe('relevance and publishing', () => {
   it('stores an irrelevant item but never publishes it', async () => {
     const result = await ingest([
-      { title: 'WordPress plugin SQL injection', url: 'https://example.org/wp', publishedAt: '2024-01-01', cve: 'CVE-2024-0001', summary: 'A contact-form plugin for WordPress lets visitors inject SQL.' },
+      {
+        title: 'WordPress plugin SQL injection',
+        url: 'https://example.org/wp',
+        publishedAt: '2024-01-01',
+        cve: 'CVE-2024-0001',
+        summary: 'A contact-form plugin for WordPress lets visitors inject SQL.',
+      },
     ]);
     expect(result.created).toBe(1);
     const row = await t.db.prisma.issue.findUniqueOrThrow({ where: { id: result.ids[0]! } });
@@ -266,8 +283,7 @@ describe('relevance and publishing', () => {
     const b = loadAdvisory('GHSA-655w-fm8m-m478'); // langchain
     const c = loadAdvisory('GHSA-3x5j-9vwr-8rr5'); // gradio
     await ingest([a, b, c]);
-    const counts = async () =>
-      Object.fromEntries((await t.db.prisma.issue.findMany()).map((r) => [r.naturalKey, r.crossRefCount]));
+    const counts = async () => Object.fromEntries((await t.db.prisma.issue.findMany()).map((r) => [r.naturalKey, r.crossRefCount]));
     expect(await counts()).toEqual({ 'CVE-2023-36188': 1, 'CVE-2023-46229': 1, 'CVE-2023-25823': 0 });
     const moved = { ...b, modified: '2025-01-01T00:00:00Z', affected: [{ ...b.affected[0], package: { ecosystem: 'PyPI', name: 'gradio' } }] };
     expect(await ingest([moved])).toMatchObject({ updated: 1 });
@@ -305,7 +321,9 @@ describe('relevance and publishing', () => {
     };
     const current = records.map((r) => ({ ...r }));
     const check = async (step: number) => {
-      const rows = await t.db.prisma.issue.findMany({ select: { naturalKey: true, identifiers: true, packageNames: true, relevant: true, withdrawn: true, crossRefCount: true } });
+      const rows = await t.db.prisma.issue.findMany({
+        select: { naturalKey: true, identifiers: true, packageNames: true, relevant: true, withdrawn: true, crossRefCount: true },
+      });
       const servedRows = rows.filter((r) => r.relevant && !r.withdrawn);
       const shares = (a: (typeof rows)[number], b: (typeof rows)[number]) =>
         a.identifiers.some((k) => b.identifiers.includes(k)) || a.packageNames.some((k) => b.packageNames.includes(k));

@@ -30,7 +30,11 @@ afterAll(async () => {
 });
 
 const sync = (name: string, kind: 'kev' | 'osv-zip', path: string) =>
-  syncSource({ prisma: t.db.prisma, pubsub: t.pubsub, log: recordingLog(), db: t.db }, { name, kind, location: files.url(path), intervalMinutes: 60 }, { allowPrivate: true, ca: files.ca });
+  syncSource(
+    { prisma: t.db.prisma, pubsub: t.pubsub, log: recordingLog(), db: t.db },
+    { name, kind, location: files.url(path), intervalMinutes: 60 },
+    { allowPrivate: true, ca: files.ca },
+  );
 
 it('serves the KEV entry of AI software no advisory covers, as a known-exploited vulnerability; the advisory arriving later takes it over', async () => {
   const kev = await sync('kev', 'kev', '/kev.json');

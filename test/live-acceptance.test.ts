@@ -95,7 +95,12 @@ it('a default start pointed at local copies of its sources fills the feed', asyn
   // KEV's AI software that no advisory covers: served, known exploited.
   const exploited = await get('/api/v1/issues?knownExploited=true');
   const langflow = exploited.data.find((i: { cveId: string }) => i.cveId === 'CVE-2025-3248');
-  expect(langflow).toMatchObject({ issueType: 'vulnerability', kevDateAdded: '2025-05-05', exploitMaturity: 'active', sourceUrl: 'https://nvd.nist.gov/vuln/detail/CVE-2025-3248' });
+  expect(langflow).toMatchObject({
+    issueType: 'vulnerability',
+    kevDateAdded: '2025-05-05',
+    exploitMaturity: 'active',
+    sourceUrl: 'https://nvd.nist.gov/vuln/detail/CVE-2025-3248',
+  });
 
   // Its day's digest ranks it first, with what to do.
   const res = await fetch(`${server.base}/api/v1/admin/digests`, {
@@ -106,6 +111,8 @@ it('a default start pointed at local copies of its sources fills the feed', asyn
   expect(res.status).toBe(200);
   const { data: digest } = await res.json();
   const top = digest.content.slice(digest.content.indexOf('## Top items'));
-  expect(top).toMatch(/^## Top items\n\n1\. \[Langflow Missing Authentication Vulnerability \(CVE-2025-3248\)\]\(https:\/\/nvd\.nist\.gov\/vuln\/detail\/CVE-2025-3248\): [^\n]*known exploited \(CISA KEV since 2025-05-05\)\n {3}- Action: Apply mitigations per vendor instructions/);
+  expect(top).toMatch(
+    /^## Top items\n\n1\. \[Langflow Missing Authentication Vulnerability \(CVE-2025-3248\)\]\(https:\/\/nvd\.nist\.gov\/vuln\/detail\/CVE-2025-3248\): [^\n]*known exploited \(CISA KEV since 2025-05-05\)\n {3}- Action: Apply mitigations per vendor instructions/,
+  );
   expect(digest.content).toMatch(/## Exploited now\n\n- \[Langflow Missing Authentication Vulnerability/);
 }, 600_000);

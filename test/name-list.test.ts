@@ -18,7 +18,9 @@ describe('NameList', () => {
   });
 
   it('finds every name of the PyPI registry list and nothing else', () => {
-    const names = readFileSync(new URL('../data/catalogue/registry-pypi.txt', import.meta.url), 'utf8').split('\n').filter(Boolean);
+    const names = readFileSync(new URL('../data/catalogue/registry-pypi.txt', import.meta.url), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     const list = new NameList(names);
     expect(names.every((name) => list.has(name))).toBe(true);
     expect(names.some((name) => list.has(`${name}-not-listed-x`) && !names.includes(`${name}-not-listed-x`))).toBe(false);

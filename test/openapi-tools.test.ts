@@ -22,7 +22,13 @@ beforeAll(async () => {
   await t.db.prisma.issue.createMany({
     data: [
       makeIssue({ title: 'Critical one', severity: 'critical', publishedAt: new Date('2025-03-02T00:00:00Z') }),
-      makeIssue({ title: 'Critical two', severity: 'critical', publishedAt: new Date('2025-03-01T00:00:00Z'), packageNames: ['llm-serve'], affectedPackages: ['llm-serve'] }),
+      makeIssue({
+        title: 'Critical two',
+        severity: 'critical',
+        publishedAt: new Date('2025-03-01T00:00:00Z'),
+        packageNames: ['llm-serve'],
+        affectedPackages: ['llm-serve'],
+      }),
       makeIssue({ title: 'Low one', severity: 'low' }),
     ],
   });
@@ -38,7 +44,16 @@ async function spectral(document: unknown): Promise<{ code: number; findings: { 
   writeFileSync(file, JSON.stringify(document));
   writeFileSync(`${dir}.spectral.yaml`, 'extends: ["spectral:oas"]\n');
   try {
-    const { stdout } = await run(`${root}node_modules/.bin/spectral`, ['lint', file, '--ruleset', `${dir}.spectral.yaml`, '-f', 'json', '--fail-severity=hint', '-q']);
+    const { stdout } = await run(`${root}node_modules/.bin/spectral`, [
+      'lint',
+      file,
+      '--ruleset',
+      `${dir}.spectral.yaml`,
+      '-f',
+      'json',
+      '--fail-severity=hint',
+      '-q',
+    ]);
     return { code: 0, findings: JSON.parse(stdout || '[]') };
   } catch (err: any) {
     return { code: err.code, findings: JSON.parse(err.stdout || '[]') };
@@ -88,7 +103,16 @@ describe('a client generated with openapi-typescript and openapi-fetch', () => {
     writeFileSync(
       `${dir}tsconfig.json`,
       JSON.stringify({
-        compilerOptions: { noEmit: true, strict: true, skipLibCheck: true, target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], types: ['node'] },
+        compilerOptions: {
+          noEmit: true,
+          strict: true,
+          skipLibCheck: true,
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2023', 'DOM'],
+          types: ['node'],
+        },
         files: ['client.ts'],
       }),
     );

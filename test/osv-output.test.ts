@@ -47,7 +47,10 @@ beforeAll(async () => {
   const items = [...advisories, ...loadItems('atlas-case-studies.json').slice(0, 5), ...natives];
   const { body } = await t.graphql(ingestMutation, { items }, adminHeaders);
   expect(body.errors).toBeUndefined();
-  served = await t.db.prisma.issue.findMany({ where: { relevant: true, processed: true, withdrawn: false }, select: { id: true, cveId: true, sourceUrl: true, title: true } });
+  served = await t.db.prisma.issue.findMany({
+    where: { relevant: true, processed: true, withdrawn: false },
+    select: { id: true, cveId: true, sourceUrl: true, title: true },
+  });
   expect(served.length).toBeGreaterThan(40);
 }, 120_000);
 afterAll(async () => t?.close());

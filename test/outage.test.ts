@@ -37,7 +37,11 @@ async function expectUnavailable() {
   expect(rest.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
   expect(await rest.json()).toEqual({ error: { message: expect.stringMatching(/database is unavailable/i), status: 503 } });
 
-  const gql = await t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ issues { meta { total } } }' }) });
+  const gql = await t.fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ issues { meta { total } } }' }),
+  });
   expect(gql.status).toBe(503);
   expect(gql.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
   const body = await gql.json();
@@ -101,7 +105,11 @@ describe('an admin ingest that fails mid-way', () => {
     await t.db.prisma.$executeRawUnsafe('CREATE TRIGGER outage_test BEFORE INSERT ON "Issue" FOR EACH ROW EXECUTE FUNCTION outage_test()');
     let res: Response;
     try {
-      res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify(records) });
+      res = await t.fetch('/api/v1/admin/ingest', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...adminHeaders },
+        body: JSON.stringify(records),
+      });
     } finally {
       await t.db.prisma.$executeRawUnsafe('DROP TRIGGER outage_test ON "Issue"');
       await t.db.prisma.$executeRawUnsafe('DROP FUNCTION outage_test()');
@@ -114,7 +122,11 @@ describe('an admin ingest that fails mid-way', () => {
     const [row] = await t.db.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM "Issue" WHERE source->>'id' LIKE 'GHSA-dead-%'`);
     expect(row?.n).toBe(500);
 
-    const again = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify(records) });
+    const again = await t.fetch('/api/v1/admin/ingest', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...adminHeaders },
+      body: JSON.stringify(records),
+    });
     expect(again.status).toBe(200);
     const { data } = await again.json();
     expect({ created: data.created, unchanged: data.unchanged }).toEqual({ created: 700, unchanged: 500 });

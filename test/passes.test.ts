@@ -24,7 +24,9 @@ function withHelpers(file: string, seen = new Set<string>()): Set<string> {
 function dependsOnConfiguredServices(file: string): string[] {
   return [...withHelpers(file)].flatMap((source) => {
     if (source === 'test/helpers/database.ts') return [`imports ${source}`];
-    const code = readFileSync(join(root, source), 'utf8').split('\n').filter((line) => !line.trimStart().startsWith('//'));
+    const code = readFileSync(join(root, source), 'utf8')
+      .split('\n')
+      .filter((line) => !line.trimStart().startsWith('//'));
     return code.filter((line) => /\bTEST_(DATABASE|REDIS)_URL\b/.test(line)).map((line) => `${source}: ${line.trim()}`);
   });
 }

@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 const walSinceCheckpoint = async () =>
-  (await pglite.query<{ bytes: number }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::float8 AS bytes FROM pg_control_checkpoint()')).rows[0]!.bytes;
+  (await pglite.query<{ bytes: number }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::float8 AS bytes FROM pg_control_checkpoint()')).rows[0]!
+    .bytes;
 
 it('checkpoints once the WAL since the last checkpoint passes the threshold, and not before', async () => {
   expect(await checkpointIfDue(pglite)).toBe(false);

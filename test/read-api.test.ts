@@ -11,13 +11,49 @@ let t: TestApp;
 
 /** Every field of the spec's Issue table (section 2.1), in its order. */
 const specIssueFields = [
-  'id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'severity', 'cvssSeverity', 'cvssScore', 'labels',
-  'issueType', 'cveId', 'cweIds', 'affectedPackages', 'affectedPackageRefs', 'affectedVendors', 'affectedVendorsRaw',
-  'classifierModel', 'classifierPromptVersion', 'solution', 'attackType', 'cvssVector', 'attackVector',
-  'attackComplexity', 'privilegesRequired', 'userInteraction', 'exploitMaturity', 'epssScore', 'epssCheckedAt',
-  'kevDateAdded', 'advisoryAliases', 'affectedPackagesSource', 'patchAvailable', 'disclosureDate', 'capecIds',
-  'crossRefCount', 'attackSophistication', 'impactType', 'aiComponentTargeted', 'llmSpecific', 'classifierConfidence',
-  'researchCategory', 'atlasIds',
+  'id',
+  'title',
+  'headline',
+  'summary',
+  'sourceUrl',
+  'publishedAt',
+  'severity',
+  'cvssSeverity',
+  'cvssScore',
+  'labels',
+  'issueType',
+  'cveId',
+  'cweIds',
+  'affectedPackages',
+  'affectedPackageRefs',
+  'affectedVendors',
+  'affectedVendorsRaw',
+  'classifierModel',
+  'classifierPromptVersion',
+  'solution',
+  'attackType',
+  'cvssVector',
+  'attackVector',
+  'attackComplexity',
+  'privilegesRequired',
+  'userInteraction',
+  'exploitMaturity',
+  'epssScore',
+  'epssCheckedAt',
+  'kevDateAdded',
+  'advisoryAliases',
+  'affectedPackagesSource',
+  'patchAvailable',
+  'disclosureDate',
+  'capecIds',
+  'crossRefCount',
+  'attackSophistication',
+  'impactType',
+  'aiComponentTargeted',
+  'llmSpecific',
+  'classifierConfidence',
+  'researchCategory',
+  'atlasIds',
 ];
 
 /** An issue as ingestion would store it: the lower-cased search, vendor and package columns filled in. */
@@ -97,7 +133,8 @@ const fixtures: Record<string, Prisma.IssueCreateManyInput> = {
   unprocessed: issue({ title: 'Not classified yet', processed: false, publishedAt: at('2025-03-05T00:00:00.000Z') }),
 };
 const tieTime = at('2024-06-01T12:00:00.000Z');
-for (let i = 0; i < 23; i++) fixtures[`tie-${i}`] = issue({ title: `Tied issue ${i}`, labels: ['industry'], severity: 'medium', publishedAt: tieTime, classifierConfidence: 0.3 });
+for (let i = 0; i < 23; i++)
+  fixtures[`tie-${i}`] = issue({ title: `Tied issue ${i}`, labels: ['industry'], severity: 'medium', publishedAt: tieTime, classifierConfidence: 0.3 });
 
 const served = Object.keys(fixtures).filter((k) => !['notRelevant', 'withdrawn', 'unprocessed'].includes(k));
 const ids: Record<string, string> = {};
@@ -175,7 +212,10 @@ describe('GET /api/v1/issues', () => {
       expect(others).toHaveLength(served.length - 1);
       expect(others).not.toContain('langchain');
       expect(await listNames('?knownExploited=true&severity=high')).toEqual([]);
-      expect(await get('/api/v1/issues?knownExploited=yes')).toMatchObject({ status: 400, body: { error: { message: 'knownExploited must be true or false', status: 400 } } });
+      expect(await get('/api/v1/issues?knownExploited=yes')).toMatchObject({
+        status: 400,
+        body: { error: { message: 'knownExploited must be true or false', status: 400 } },
+      });
       const { body } = await t.graphql('{ issues(knownExploited: true) { data { id } meta { total } } }');
       expect(body.data.issues).toEqual({ data: [{ id: ids.langchain }], meta: { total: 1 } });
     });
@@ -208,7 +248,8 @@ describe('GET /api/v1/issues', () => {
       expect(await listNames('?search=jailbreaks%20or%20plugin')).toEqual(ordered(['openai', 'research']));
       expect(await listNames('?search=plugin%20-chatgpt')).toEqual([]);
       // Whatever a user types is a query, never a syntax error.
-      for (const text of ['%22unbalanced', 'a%20%26%20%7C%20!', '(prompt', 'or', '-', 'the']) expect((await get(`/api/v1/issues?search=${text}`)).status).toBe(200);
+      for (const text of ['%22unbalanced', 'a%20%26%20%7C%20!', '(prompt', 'or', '-', 'the'])
+        expect((await get(`/api/v1/issues?search=${text}`)).status).toBe(200);
     });
 
     it('search: a broad word pages newest first with the exact total, on REST and GraphQL', async () => {
@@ -226,7 +267,11 @@ describe('GET /api/v1/issues', () => {
         body: JSON.stringify({ query: '{ issues(search: "tied issue", limit: 3, offset: 20) { data { id } meta { total } } }' }),
       });
       expect(body.data.issues.meta.total).toBe(tied.length);
-      expect(body.data.issues.data.map((i: { id: string }) => i.id)).toEqual(ordered(tied).slice(20).map((k) => ids[k]));
+      expect(body.data.issues.data.map((i: { id: string }) => i.id)).toEqual(
+        ordered(tied)
+          .slice(20)
+          .map((k) => ids[k]),
+      );
     });
 
     // The page and its total are separate fields, each loaded only when asked (src/schema/issue.ts).
@@ -240,7 +285,12 @@ describe('GET /api/v1/issues', () => {
         });
         return body.data.issues;
       };
-      expect(await totals('meta { total } data { id }')).toEqual({ meta: { total: tied.length }, data: ordered(tied).slice(0, 3).map((k) => ({ id: ids[k] })) });
+      expect(await totals('meta { total } data { id }')).toEqual({
+        meta: { total: tied.length },
+        data: ordered(tied)
+          .slice(0, 3)
+          .map((k) => ({ id: ids[k] })),
+      });
       expect(await totals('meta { total }')).toEqual({ meta: { total: tied.length } });
       expect(await totals('data { id } meta { total }', tied.length)).toEqual({ data: [], meta: { total: tied.length } });
       expect((await list(`?search=tied&offset=${tied.length}`)).meta).toEqual({ total: tied.length, limit: 20, offset: tied.length });
@@ -427,7 +477,10 @@ describe('routes that do not exist', () => {
     ['GET', '/api/issues'],
     ['GET', '/api/v1/issues/%E0%A4%A'],
   ])('%s %s is a 404 envelope', async (method, path) => {
-    const { status, body } = await get(path, { method, ...(method === 'POST' || method === 'PUT' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+    const { status, body } = await get(path, {
+      method,
+      ...(method === 'POST' || method === 'PUT' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+    });
     expect(status).toBe(404);
     expect(body.error.status).toBe(404);
     expect(body.error.message).toContain(path);
@@ -459,7 +512,12 @@ describe('headers', () => {
   });
 
   it('answers preflight requests on REST and GraphQL routes', async () => {
-    for (const [path, method] of [['/api/v1/issues', 'GET'], ['/api/v1/issues/x', 'GET'], ['/graphql', 'POST'], ['/api/v1/webhooks/x', 'PATCH']] as const) {
+    for (const [path, method] of [
+      ['/api/v1/issues', 'GET'],
+      ['/api/v1/issues/x', 'GET'],
+      ['/graphql', 'POST'],
+      ['/api/v1/webhooks/x', 'PATCH'],
+    ] as const) {
       const res = await t.fetch(path, {
         method: 'OPTIONS',
         headers: { origin: 'https://app.example', 'access-control-request-method': method, 'access-control-request-headers': 'content-type' },
@@ -508,7 +566,10 @@ describe('GraphQL', () => {
     expect(body.errors).toBeUndefined();
     expect(body.data.issue).toEqual({ data: { id: ids.langchain, title: 'Prompt injection in LangChain agents' } });
     const listed = await t.graphql(`{ issues(limit: 2) { data { severity cvssScore } } }`);
-    expect(listed.body.data.issues.data).toEqual([{ severity: 'critical', cvssScore: '9.8' }, { severity: 'high', cvssScore: null }]);
+    expect(listed.body.data.issues.data).toEqual([
+      { severity: 'critical', cvssScore: '9.8' },
+      { severity: 'high', cvssScore: null },
+    ]);
   });
 
   it('returns the same data as REST for the list and for one issue', async () => {

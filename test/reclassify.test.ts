@@ -12,7 +12,11 @@ let t: TestApp;
 let deliveries: Deliveries;
 
 const post = (path: string, body?: unknown) =>
-  t.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: body === undefined ? undefined : JSON.stringify(body) });
+  t.fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...adminHeaders },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey });

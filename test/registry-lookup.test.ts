@@ -20,8 +20,14 @@ import { createWebhook, webhookKey } from './helpers/webhooks.js';
 
 // What the registries answer, by request path: PyPI's /pypi/<name>/json and npm's /<name>/latest.
 const registry = new Map<string, { status: number; body?: unknown }>([
-  ['/pypi/quokka-serve/json', { status: 200, body: { info: { name: 'quokka-serve', summary: 'Inference server for PyTorch and ONNX models', version: '2.1.0' } } }],
-  ['/pypi/ledgerlyne/json', { status: 200, body: { info: { name: 'ledgerlyne', summary: 'Double-entry bookkeeping for small businesses', version: '0.9.0' } } }],
+  [
+    '/pypi/quokka-serve/json',
+    { status: 200, body: { info: { name: 'quokka-serve', summary: 'Inference server for PyTorch and ONNX models', version: '2.1.0' } } },
+  ],
+  [
+    '/pypi/ledgerlyne/json',
+    { status: 200, body: { info: { name: 'ledgerlyne', summary: 'Double-entry bookkeeping for small businesses', version: '0.9.0' } } },
+  ],
   ['/pypi/ghostpkg/json', { status: 404, body: { message: 'Not Found' } }],
   ['/pypi/flakypkg/json', { status: 503 }],
   ['/@wombat%2Fcrew/latest', { status: 200, body: { name: '@wombat/crew', version: '1.4.2', description: 'Orchestrate AI agents over your own tools' } }],
@@ -71,7 +77,9 @@ beforeAll(async () => {
   urls = { pypiUrl: base, npmUrl: `${base}/` };
   // The runner needs the app's pub/sub, which the app builds: the app gets it through this handle.
   const handle: RegistryLookups = { request: (ids) => lookups.request(ids), stop: async () => {} };
-  t = await createTestApp({ adminApiKey: adminKey, webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, registryLookup: urls }, undefined, { registryLookups: handle });
+  t = await createTestApp({ adminApiKey: adminKey, webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, registryLookup: urls }, undefined, {
+    registryLookups: handle,
+  });
   lookups = startRegistryLookups({ prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent') }, urls);
   deliveries = await startDeliveries(t, { worker: { timeoutMs: 2000, leaseMs: 20_000 } });
 }, 120_000);
@@ -85,21 +93,36 @@ afterAll(async () => {
 
 const served = async () => {
   const { body } = await t.graphql(`{ issues(limit: 100) { data { id title affectedPackageRefs classification { relevant reasons { kind detail } } } } }`);
-  return body.data.issues.data as { id: string; title: string; affectedPackageRefs: string[]; classification: { reasons: { kind: string; detail: string }[] } }[];
+  return body.data.issues.data as {
+    id: string;
+    title: string;
+    affectedPackageRefs: string[];
+    classification: { reasons: { kind: string; detail: string }[] };
+  }[];
 };
 
 describe('registry lookups', () => {
   it('serve what the registry calls AI/ML software, once, with the summary as the reason', async () => {
     const hook = await createWebhook(t, deliveries.receiver.url('/lookups'));
     await deliveries.dispatcher.refresh();
-    const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify({ items: records }) });
+    const res = await t.fetch('/api/v1/admin/ingest', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...adminHeaders },
+      body: JSON.stringify({ items: records }),
+    });
     expect(res.status).toBe(200);
     expect((await res.json()).data).toMatchObject({ created: 6, rejected: [] });
 
     // The ingest asked the runner; it looks up in the background and judges the two again.
-    await vi.waitFor(async () => expect((await served()).map((i) => i.affectedPackageRefs[0]).sort()).toEqual(['PyPI:Quokka_Serve', 'npm:@wombat/crew']), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(async () => expect((await served()).map((i) => i.affectedPackageRefs[0]).sort()).toEqual(['PyPI:Quokka_Serve', 'npm:@wombat/crew']), {
+      timeout: 30_000,
+      interval: 50,
+    });
     const quokka = (await served()).find((i) => i.affectedPackageRefs[0] === 'PyPI:Quokka_Serve')!;
-    expect(quokka.classification.reasons).toContainEqual({ kind: 'registry-summary', detail: 'PyPI:Quokka_Serve (looked up: Inference server for PyTorch and ONNX models)' });
+    expect(quokka.classification.reasons).toContainEqual({
+      kind: 'registry-summary',
+      detail: 'PyPI:Quokka_Serve (looked up: Inference server for PyTorch and ONNX models)',
+    });
 
     // Each package asked once (PEP 503 name for PyPI, escaped scope for npm).
     expect([...asked].sort()).toEqual([...registry.keys()].sort());
@@ -117,7 +140,11 @@ describe('registry lookups', () => {
     // Delivered once, naming exactly the two.
     const [delivery] = await deliveries.receiver.waitFor((r) => r.some((x) => x.path === '/lookups'));
     const ids = (await served()).map((i) => i.id).sort();
-    expect(JSON.parse(delivery!.body.toString()).issues.map((i: { id: string }) => i.id).sort()).toEqual(ids);
+    expect(
+      JSON.parse(delivery!.body.toString())
+        .issues.map((i: { id: string }) => i.id)
+        .sort(),
+    ).toEqual(ids);
     expect(hook.active).toBe(true);
 
     // A second run asks only what failed, changes nothing and announces nothing.
@@ -133,7 +160,11 @@ describe('registry lookups', () => {
   it('keeps the judgement when an advisory comes again, and drops it when the registry changes its mind', async () => {
     const deps = { prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent') };
     const revised = { ...records[0]!, modified: '2026-10-02T00:00:00Z', summary: 'Path traversal in the upload endpoint' };
-    const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify({ items: [revised] }) });
+    const res = await t.fetch('/api/v1/admin/ingest', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...adminHeaders },
+      body: JSON.stringify({ items: [revised] }),
+    });
     expect((await res.json()).data).toMatchObject({ updated: 1 });
     expect((await served()).map((i) => i.title)).toContain('Path traversal in the upload endpoint');
 
@@ -168,7 +199,9 @@ describe('registry lookups', () => {
       const ingest = await runCli(lookupEnv, ['ingest', join(dir, 'records.json')]);
       expect(ingest.code, ingest.stderr).toBe(0);
       expect(ingest.stdout).toMatch(/^received 6, created 6, /m);
-      expect(ingest.stdout).toMatch(/^registry lookups: asked 6 \(found 4, missing 1, failed 1\), summaries changed 2, newly served 2, no longer served 0 in [\d.]+ s$/m);
+      expect(ingest.stdout).toMatch(
+        /^registry lookups: asked 6 \(found 4, missing 1, failed 1\), summaries changed 2, newly served 2, no longer served 0 in [\d.]+ s$/m,
+      );
 
       const again = await runCli(lookupEnv, ['lookup']);
       expect(again.code, again.stderr).toBe(0);

@@ -13,7 +13,11 @@ import { adminHeaders, adminKey, clonedAdvisories, loadAdvisory } from './helper
 const redisUrl = process.env.TEST_REDIS_URL || undefined;
 
 async function ingest(t: TestApp, records: unknown): Promise<void> {
-  const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify(records) });
+  const res = await t.fetch('/api/v1/admin/ingest', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...adminHeaders },
+    body: JSON.stringify(records),
+  });
   expect(res.status).toBe(200);
 }
 

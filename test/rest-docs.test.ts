@@ -47,7 +47,12 @@ describe('GET /api/v1/digest/latest', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(Object.keys(body)).toEqual(['data']);
-    expect(body.data).toEqual({ date: '2025-02-02', content: '# Digest', issueCount: 2, generatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(body.data).toEqual({
+      date: '2025-02-02',
+      content: '# Digest',
+      issueCount: 2,
+      generatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
     const { body: gql } = await t.graphql('{ latestDigest { data { date issueCount } } }');
     expect(gql.data.latestDigest.data).toEqual({ date: '2025-02-02', issueCount: 2 });
   });
@@ -70,8 +75,15 @@ describe('GET /api/v1/openapi.json', () => {
         .map((method) => `${method.toUpperCase()} ${((item.servers as { url: string }[] | undefined)?.[0]?.url ?? '') + path.replace(/\{(\w+)\}/g, ':$1')}`),
     );
     const plain = [
-      'GET /issues.atom', 'GET /digests.atom', 'GET /osv/all.zip', 'GET /osv/:ecosystem/all.zip', 'GET /osv/ecosystems.txt',
-      'GET /api/issues/export', 'GET /taxii2/', 'GET /taxii2/api/collections', 'GET /taxii2/api/collections/:collectionId/objects',
+      'GET /issues.atom',
+      'GET /digests.atom',
+      'GET /osv/all.zip',
+      'GET /osv/:ecosystem/all.zip',
+      'GET /osv/ecosystems.txt',
+      'GET /api/issues/export',
+      'GET /taxii2/',
+      'GET /taxii2/api/collections',
+      'GET /taxii2/api/collections/:collectionId/objects',
     ];
     expect(documented.sort()).toEqual([...Object.values(restRoutes).map((r) => `${r.method} ${r.path}`), ...plain].sort());
   });
@@ -79,7 +91,22 @@ describe('GET /api/v1/openapi.json', () => {
   it('documents the list parameters with their bounds, and the error responses', () => {
     const op = doc.paths['/issues'].get;
     const params = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(['alias', 'confidenceMin', 'cursor', 'issueType', 'knownExploited', 'label', 'limit', 'modifiedSince', 'offset', 'package', 'search', 'severity', 'since', 'vendor']);
+    expect(Object.keys(params).sort()).toEqual([
+      'alias',
+      'confidenceMin',
+      'cursor',
+      'issueType',
+      'knownExploited',
+      'label',
+      'limit',
+      'modifiedSince',
+      'offset',
+      'package',
+      'search',
+      'severity',
+      'since',
+      'vendor',
+    ]);
     expect(params.limit.schema).toMatchObject({ type: 'integer', minimum: 1 });
     expect(params.confidenceMin.schema).toMatchObject({ type: 'number', minimum: 0, maximum: 1 });
     expect(params.label.schema).toMatchObject({ type: 'array', items: { type: 'string' } });
@@ -96,8 +123,15 @@ describe('GET /api/v1/openapi.json', () => {
       expect(op.description, key).toBeTruthy();
       const bodyFields = Object.keys(op.requestBody?.content?.['application/json']?.schema?.properties ?? {});
       const paramNames = (op.parameters ?? []).map((p: any) => p.name);
-      expect(bodyFields.filter((f) => paramNames.includes(f)), key).toEqual([]);
-      if (route.method === 'POST') expect((op.parameters ?? []).filter((p: any) => p.in === 'query'), key).toEqual([]);
+      expect(
+        bodyFields.filter((f) => paramNames.includes(f)),
+        key,
+      ).toEqual([]);
+      if (route.method === 'POST')
+        expect(
+          (op.parameters ?? []).filter((p: any) => p.in === 'query'),
+          key,
+        ).toEqual([]);
       expect(Boolean(op.security), key).toBe(Boolean(route.bearer));
       expect('401' in op.responses, key).toBe(Boolean(route.bearer));
     }
@@ -178,4 +212,3 @@ describe('GET /api/v1/docs', () => {
     expect(html.match(/<section class="operation"/g)!.length).toBe(html.match(/<h3><span class="method">[\s\S]*?class="anchor"/g)!.length);
   });
 });
-

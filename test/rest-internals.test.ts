@@ -23,7 +23,9 @@ beforeAll(async () => {
   counting = client;
   const read: DriverRead = (query, settings) => (statements.push(query.text), db.read(query, settings));
   t = await createTestApp({ logLevel: 'error', adminApiKey: 'the-admin-key', webhookApiKey: 'the-webhook-key' }, { ...db, prisma: counting, read });
-  await db.prisma.issue.createMany({ data: Array.from({ length: 150 }, (_, i) => makeIssue({ cvssScore: i % 10, publishedAt: new Date(Date.UTC(2025, 0, 1 + (i % 40))) })) });
+  await db.prisma.issue.createMany({
+    data: Array.from({ length: 150 }, (_, i) => makeIssue({ cvssScore: i % 10, publishedAt: new Date(Date.UTC(2025, 0, 1 + (i % 40))) })),
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -114,7 +116,7 @@ describe('SQL statements per list page', () => {
   });
 
   it('one issue is one statement', async () => {
-    const { id } = (await db.prisma.issue.findFirstOrThrow({ select: { id: true } }));
+    const { id } = await db.prisma.issue.findFirstOrThrow({ select: { id: true } });
     expect(await countStatements(() => t.fetch(`/api/v1/issues/${id}`, fresh))).toHaveLength(1);
   });
 
@@ -237,9 +239,18 @@ describe('one REST gate', () => {
     const webhooks = { authorization: 'Bearer the-webhook-key', 'content-type': 'application/json' };
     // The admin ingest takes an array (reshaped to its argument without another parse), the scan
     // may be an SBOM (looked at before it is read as arguments), a webhook route looks up its owner.
-    expect(await passes('/admin/ingest', { method: 'POST', headers: admin, body: '[{"id": "GHSA-gate-0001"}]' })).toEqual({ status: 200, matches: 1, parses: 1 });
-    expect(await passes('/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages": ["pkg:pypi/langchain@0.1.0"]}' })).toEqual({ status: 200, matches: 1, parses: 1 });
-    expect(await passes('/webhooks', { method: 'POST', headers: webhooks, body: '{"url": "https://127.0.0.1/hook"}' })).toMatchObject({ matches: 1, parses: 1 });
+    expect(await passes('/admin/ingest', { method: 'POST', headers: admin, body: '[{"id": "GHSA-gate-0001"}]' })).toEqual({
+      status: 200,
+      matches: 1,
+      parses: 1,
+    });
+    expect(
+      await passes('/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages": ["pkg:pypi/langchain@0.1.0"]}' }),
+    ).toEqual({ status: 200, matches: 1, parses: 1 });
+    expect(await passes('/webhooks', { method: 'POST', headers: webhooks, body: '{"url": "https://127.0.0.1/hook"}' })).toMatchObject({
+      matches: 1,
+      parses: 1,
+    });
     expect(await passes('/issues?limit=1', { method: 'GET' })).toEqual({ status: 200, matches: 1, parses: 0 });
   });
 });

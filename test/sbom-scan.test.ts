@@ -28,7 +28,6 @@ async function scan(body: unknown, headers: Record<string, string> = { 'content-
   return { status: res.status, type: res.headers.get('content-type'), text, body: JSON.parse(text) };
 }
 
-
 describe('SBOM scan', () => {
   it('a cdxgen CycloneDX SBOM finds the same issues as its purls sent as packages', async () => {
     const plain = await scan({ packages: purls });
@@ -79,7 +78,9 @@ describe('SBOM scan', () => {
   it('a plain packages scan can answer as VEX too, and a broken VEX fails the validator', async () => {
     const result = await scan({ packages: ['pkg:pypi/gradio@3.40.0'] }, { 'content-type': 'application/json', accept: CDX });
     expect(await new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(result.text)).toBeNull();
-    expect(result.body.components).toEqual([{ type: 'library', 'bom-ref': 'pkg:pypi/gradio@3.40.0', name: 'pkg:pypi/gradio@3.40.0', purl: 'pkg:pypi/gradio@3.40.0' }]);
+    expect(result.body.components).toEqual([
+      { type: 'library', 'bom-ref': 'pkg:pypi/gradio@3.40.0', name: 'pkg:pypi/gradio@3.40.0', purl: 'pkg:pypi/gradio@3.40.0' },
+    ]);
     const broken = { ...result.body, vulnerabilities: [{ ...result.body.vulnerabilities[0], ratings: [{ severity: 'urgent' }] }] };
     expect(await new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(JSON.stringify(broken))).not.toBeNull();
   });
@@ -88,7 +89,13 @@ describe('SBOM scan', () => {
     ['not JSON', 'nope', { 'content-type': CDX }, 400, 'The request body must be JSON'],
     ['an old CycloneDX', { ...cdx15, specVersion: '1.2' }, { 'content-type': CDX }, 400, 'CycloneDX specVersion must be one of 1.4, 1.5, 1.6'],
     ['SPDX 3', { ...spdx, spdxVersion: 'SPDX-3.0' }, { 'content-type': 'application/spdx+json' }, 400, 'SPDX spdxVersion must be SPDX-2.3'],
-    ['neither format', { sbom: { hello: 'world' } }, { 'content-type': 'application/json' }, 400, 'The SBOM must be CycloneDX JSON (bomFormat "CycloneDX") or SPDX 2.3 JSON'],
+    [
+      'neither format',
+      { sbom: { hello: 'world' } },
+      { 'content-type': 'application/json' },
+      400,
+      'The SBOM must be CycloneDX JSON (bomFormat "CycloneDX") or SPDX 2.3 JSON',
+    ],
     ['no purls', { ...cdx15, components: [{ type: 'library', name: 'x' }] }, { 'content-type': CDX }, 400, 'The SBOM lists no component with a purl'],
     ['sbom and packages', { sbom: cdx15, packages: ['x'] }, { 'content-type': 'application/json' }, 400, 'Send either sbom or packages/vendors, not both'],
     ['an unknown field', { sbom: cdx15, colour: 'red' }, { 'content-type': 'application/json' }, 400, 'Unknown field: colour'],

@@ -10,7 +10,7 @@ import { VersionSet, versionsNotRuledOut } from '../src/scan/version-set.js';
 const entry = (ecosystem: string, name: string, events: Record<string, string>[], extra: Partial<AffectedVersions> = {}): AffectedVersions =>
   affectedEntries({ affected: [{ package: { ecosystem, name }, ranges: [{ type: 'ECOSYSTEM', events }], ...extra }] })[0]!;
 
-describe('Maven ordering (the orderings of Maven\'s ComparableVersionTest)', () => {
+describe("Maven ordering (the orderings of Maven's ComparableVersionTest)", () => {
   const ascending = (versions: string[]) => {
     for (let i = 0; i < versions.length; i++) {
       for (let j = i + 1; j < versions.length; j++) {
@@ -21,24 +21,95 @@ describe('Maven ordering (the orderings of Maven\'s ComparableVersionTest)', () 
   };
 
   it('orders qualifiers', () => {
-    ascending(['1-alpha2snapshot', '1-alpha2', '1-alpha-123', '1-beta-2', '1-beta123', '1-m2', '1-m11', '1-rc', '1-cr2',
-      '1-rc123', '1-SNAPSHOT', '1', '1-sp', '1-sp2', '1-sp123', '1-abc', '1-def', '1-pom-1', '1-1-snapshot', '1-1', '1-2', '1-123']);
+    ascending([
+      '1-alpha2snapshot',
+      '1-alpha2',
+      '1-alpha-123',
+      '1-beta-2',
+      '1-beta123',
+      '1-m2',
+      '1-m11',
+      '1-rc',
+      '1-cr2',
+      '1-rc123',
+      '1-SNAPSHOT',
+      '1',
+      '1-sp',
+      '1-sp2',
+      '1-sp123',
+      '1-abc',
+      '1-def',
+      '1-pom-1',
+      '1-1-snapshot',
+      '1-1',
+      '1-2',
+      '1-123',
+    ]);
   });
 
   it('orders numbers and mixed items', () => {
-    ascending(['2.0', '2-1', '2.0.a', '2.0.0.a', '2.0.2', '2.0.123', '2.1.0', '2.1-a', '2.1b', '2.1-c', '2.1-1', '2.1.0.1',
-      '2.2', '2.123', '11.a2', '11.a11', '11.b2', '11.b11', '11.m2', '11.m11', '11', '11.a', '11b', '11c', '11m']);
+    ascending([
+      '2.0',
+      '2-1',
+      '2.0.a',
+      '2.0.0.a',
+      '2.0.2',
+      '2.0.123',
+      '2.1.0',
+      '2.1-a',
+      '2.1b',
+      '2.1-c',
+      '2.1-1',
+      '2.1.0.1',
+      '2.2',
+      '2.123',
+      '11.a2',
+      '11.a11',
+      '11.b2',
+      '11.b11',
+      '11.m2',
+      '11.m11',
+      '11',
+      '11.a',
+      '11b',
+      '11c',
+      '11m',
+    ]);
   });
 
   it('treats equivalent spellings as equal', () => {
-    for (const [a, b] of [['1', '1.0.0'], ['1', '1-0'], ['1.0', '1.0-0'], ['1a', '1-a'], ['1a', '1.0.0-a'], ['1ga', '1'], ['1FINAL', '1'],
-      ['1cr', '1rc'], ['1a1', '1alpha1'], ['1m3', '1MILESTONE3'], ['1-abcdefghijklmnopqrstuvwxyz', '1-ABCDEFGHIJKLMNOPQRSTUVWXYZ']]) {
+    for (const [a, b] of [
+      ['1', '1.0.0'],
+      ['1', '1-0'],
+      ['1.0', '1.0-0'],
+      ['1a', '1-a'],
+      ['1a', '1.0.0-a'],
+      ['1ga', '1'],
+      ['1FINAL', '1'],
+      ['1cr', '1rc'],
+      ['1a1', '1alpha1'],
+      ['1m3', '1MILESTONE3'],
+      ['1-abcdefghijklmnopqrstuvwxyz', '1-ABCDEFGHIJKLMNOPQRSTUVWXYZ'],
+    ]) {
       expect(compareMavenVersions(a!, b!), `${a} == ${b}`).toBe(0);
     }
   });
 
   it('compares releases, snapshots and big numbers', () => {
-    ascending(['1.0-alpha-1-SNAPSHOT', '1.0-alpha-1', '1.0-beta-1', '1.0-SNAPSHOT', '1.0', '1.0-1', '1.0-2', '2.0-1', '2.0.1', '2.0.1-klm', '2.0.1-lmn', '2.0.1-123']);
+    ascending([
+      '1.0-alpha-1-SNAPSHOT',
+      '1.0-alpha-1',
+      '1.0-beta-1',
+      '1.0-SNAPSHOT',
+      '1.0',
+      '1.0-1',
+      '1.0-2',
+      '2.0-1',
+      '2.0.1',
+      '2.0.1-klm',
+      '2.0.1-lmn',
+      '2.0.1-123',
+    ]);
     ascending(['1.2.99999999999999999999', '1.2.100000000000000000000']);
   });
 });
@@ -62,7 +133,14 @@ describe('PyPI ranges (PEP 440)', () => {
   });
 
   it('several introduced/fixed pairs in one range, given in any order', () => {
-    const tf = entry('PyPI', 'tensorflow', [{ introduced: '2.4.0' }, { fixed: '2.4.3' }, { introduced: '0' }, { fixed: '2.3.4' }, { introduced: '2.5.0' }, { fixed: '2.5.1' }]);
+    const tf = entry('PyPI', 'tensorflow', [
+      { introduced: '2.4.0' },
+      { fixed: '2.4.3' },
+      { introduced: '0' },
+      { fixed: '2.3.4' },
+      { introduced: '2.5.0' },
+      { fixed: '2.5.1' },
+    ]);
     expect(versionVerdict('2.3.3', tf)).toBe('affected');
     expect(versionVerdict('2.3.4', tf)).toBe('not-affected');
     expect(versionVerdict('2.3.9', tf)).toBe('not-affected');
@@ -117,7 +195,9 @@ describe('npm and Go ranges (SemVer)', () => {
   });
 
   it('a SEMVER range uses SemVer whatever the ecosystem', () => {
-    const [e] = affectedEntries([{ package: { ecosystem: 'Go', name: 'm' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '1.0.0' }, { last_affected: '1.4.2' }] }] }]);
+    const [e] = affectedEntries([
+      { package: { ecosystem: 'Go', name: 'm' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '1.0.0' }, { last_affected: '1.4.2' }] }] },
+    ]);
     expect(versionVerdict('1.4.2', e!)).toBe('affected');
     expect(versionVerdict('1.4.3', e!)).toBe('not-affected');
   });
@@ -155,16 +235,22 @@ describe('unknown versions are reported, not hidden', () => {
   });
 
   it('an unparseable event version is unknown; another range can still decide "affected"', () => {
-    const e = affectedEntries([{ package: { ecosystem: 'npm', name: 'p' }, ranges: [
-      { type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: 'soon' }] },
-      { type: 'ECOSYSTEM', events: [{ introduced: '2.0.0' }, { fixed: '2.1.0' }] },
-    ] }])[0]!;
+    const e = affectedEntries([
+      {
+        package: { ecosystem: 'npm', name: 'p' },
+        ranges: [
+          { type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: 'soon' }] },
+          { type: 'ECOSYSTEM', events: [{ introduced: '2.0.0' }, { fixed: '2.1.0' }] },
+        ],
+      },
+    ])[0]!;
     expect(versionVerdict('3.0.0', e)).toBe('unknown');
     expect(versionVerdict('2.0.5', e)).toBe('affected');
   });
 
   it('GIT ranges say nothing about versions; a version list then decides', () => {
-    const git = (versions?: string[]) => affectedEntries([{ package: { ecosystem: 'PyPI', name: 'p' }, versions, ranges: [{ type: 'GIT', events: [{ introduced: 'abc123' }] }] }])[0]!;
+    const git = (versions?: string[]) =>
+      affectedEntries([{ package: { ecosystem: 'PyPI', name: 'p' }, versions, ranges: [{ type: 'GIT', events: [{ introduced: 'abc123' }] }] }])[0]!;
     expect(versionVerdict('1.0', git())).toBe('unknown');
     expect(versionVerdict('1.0', git(['0.9', '1.0']))).toBe('affected');
     expect(versionVerdict('1.1', git(['0.9', '1.0']))).toBe('not-affected');
@@ -173,8 +259,15 @@ describe('unknown versions are reported, not hidden', () => {
   it('ignores malformed source records', () => {
     expect(affectedEntries(null)).toEqual([]);
     expect(affectedEntries({ affected: 'x' })).toEqual([]);
-    expect(affectedEntries({ affected: [{ package: { name: 'x' } }, 3, { package: { ecosystem: 'PyPI', name: 'ok' }, ranges: [{ type: 'ECOSYSTEM', events: [{ nope: '1' }, { fixed: '1' }] }] }] }))
-      .toEqual([{ ecosystem: 'PyPI', name: 'ok', versions: [], ranges: [{ type: 'ECOSYSTEM', events: [{ kind: 'fixed', version: '1' }] }] }]);
+    expect(
+      affectedEntries({
+        affected: [
+          { package: { name: 'x' } },
+          3,
+          { package: { ecosystem: 'PyPI', name: 'ok' }, ranges: [{ type: 'ECOSYSTEM', events: [{ nope: '1' }, { fixed: '1' }] }] },
+        ],
+      }),
+    ).toEqual([{ ecosystem: 'PyPI', name: 'ok', versions: [], ranges: [{ type: 'ECOSYSTEM', events: [{ kind: 'fixed', version: '1' }] }] }]);
   });
 });
 
@@ -189,9 +282,21 @@ describe('stack entries', () => {
 
   it('reads purls of each ecosystem into OSV names', () => {
     expect(parsePackageEntry('pkg:pypi/LangChain@0.0.300', 'p')).toMatchObject({ name: 'langchain', ecosystem: 'pypi', version: '0.0.300' });
-    expect(parsePackageEntry('pkg:npm/%40langchain/core@0.1.2', 'p')).toMatchObject({ name: '@langchain/core', ecosystem: 'npm', version: '0.1.2', keys: ['@langchain/core'] });
-    expect(parsePackageEntry('pkg:golang/github.com/ollama/ollama@v0.1.30', 'p')).toMatchObject({ name: 'github.com/ollama/ollama', ecosystem: 'go', version: 'v0.1.30' });
-    expect(parsePackageEntry('pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1', 'p')).toMatchObject({ name: 'org.apache.logging.log4j:log4j-core', ecosystem: 'maven' });
+    expect(parsePackageEntry('pkg:npm/%40langchain/core@0.1.2', 'p')).toMatchObject({
+      name: '@langchain/core',
+      ecosystem: 'npm',
+      version: '0.1.2',
+      keys: ['@langchain/core'],
+    });
+    expect(parsePackageEntry('pkg:golang/github.com/ollama/ollama@v0.1.30', 'p')).toMatchObject({
+      name: 'github.com/ollama/ollama',
+      ecosystem: 'go',
+      version: 'v0.1.30',
+    });
+    expect(parsePackageEntry('pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1', 'p')).toMatchObject({
+      name: 'org.apache.logging.log4j:log4j-core',
+      ecosystem: 'maven',
+    });
     expect(parsePackageEntry('pkg:cargo/serde', 'p')).toMatchObject({ name: 'serde', ecosystem: 'crates.io', version: undefined });
     // OSV calls Conan's ecosystem "ConanCenter".
     expect(parsePackageEntry('pkg:conan/openssl@3.0.0', 'p')).toMatchObject({ name: 'openssl', ecosystem: 'conancenter' });
@@ -202,7 +307,12 @@ describe('stack entries', () => {
     expect(() => parseStack(['x@'], [])).toThrow(/packages\[0\] has an empty version/);
     expect(() => parseStack(['a', '  '], [])).toThrow(/packages\[1\] is empty/);
     expect(() => parseStack([], ['a'.repeat(201)])).toThrow(/vendors\[0\] is longer than 200 characters/);
-    expect(() => parseStack(Array.from({ length: 1001 }, (_, i) => `p${i}`), [])).toThrow(/at most 1000/);
+    expect(() =>
+      parseStack(
+        Array.from({ length: 1001 }, (_, i) => `p${i}`),
+        [],
+      ),
+    ).toThrow(/at most 1000/);
     expect(() => parseStack([], [])).toThrow(/at least one/);
     expect(() => parseStack(undefined, null)).toThrow(/at least one/);
   });

@@ -24,19 +24,81 @@ const advisory = (key: keyof typeof osvAffected, fields: Partial<Prisma.IssueCre
 };
 
 const rows: [string, Prisma.IssueCreateManyInput][] = [
-  ['lc236', advisory('GHSA-57fc-8q82-gfp3', { severity: 'critical', cveId: 'CVE-2023-36188', publishedAt: new Date('2023-07-06T15:30:33Z'), vendorKeys: ['langchain'] })],
-  ['lc156', advisory('GHSA-8h5w-f6q9-wg35', { severity: 'critical', cveId: 'CVE-2023-32785', publishedAt: new Date('2023-10-21T00:30:47Z'), vendorKeys: ['langchain'] })],
-  ['lc171', advisory('GHSA-7gfq-f96f-g85j', { severity: 'critical', cveId: 'CVE-2023-36281', publishedAt: new Date('2023-08-22T21:30:27Z'), vendorKeys: ['langchain'] })],
-  ['lc225', advisory('GHSA-7q94-qpjr-xpgm', { severity: 'high', cveId: 'CVE-2023-36189', publishedAt: new Date('2023-07-06T15:30:33Z'), vendorKeys: ['langchain'] })],
-  ['lc0111', advisory('GHSA-h59x-p739-982c', { severity: 'low', cveId: 'CVE-2024-28088', publishedAt: new Date('2024-03-04T00:30:53Z'), vendorKeys: ['langchain'] })],
-  ['ollama', advisory('GHSA-8hqg-whrw-pv92', { severity: 'medium', cveId: 'CVE-2024-37032', publishedAt: new Date('2024-05-31T06:30:27Z'), vendorKeys: ['ollama'] })],
-  ['tf', advisory('GHSA-q7f7-544h-67h9', { severity: 'medium', cveId: 'CVE-2021-37684', publishedAt: new Date('2021-08-25T14:40:13Z'), vendorKeys: ['google'] })],
-  ['litellm', advisory('GHSA-46cm-pfwv-cgf8', { severity: 'critical', cveId: 'CVE-2024-2952', publishedAt: new Date('2024-04-10T18:30:48Z'), vendorKeys: ['berriai'] })],
-  ['news', makeIssue({ naturalKey: 'news', title: 'OpenAI news', severity: 'info', issueType: 'news', publishedAt: new Date('2024-06-01T00:00:00Z'),
-    affectedVendors: ['OpenAI'], affectedVendorsRaw: ['OpenAI API'], vendorKeys: ['openai', 'openai api'] })],
-  ['mystery', makeIssue({ naturalKey: 'mystery', title: 'No ranges known', severity: 'high', publishedAt: new Date('2024-02-01T00:00:00Z'), packageNames: ['mystery-pkg'] })],
+  [
+    'lc236',
+    advisory('GHSA-57fc-8q82-gfp3', {
+      severity: 'critical',
+      cveId: 'CVE-2023-36188',
+      publishedAt: new Date('2023-07-06T15:30:33Z'),
+      vendorKeys: ['langchain'],
+    }),
+  ],
+  [
+    'lc156',
+    advisory('GHSA-8h5w-f6q9-wg35', {
+      severity: 'critical',
+      cveId: 'CVE-2023-32785',
+      publishedAt: new Date('2023-10-21T00:30:47Z'),
+      vendorKeys: ['langchain'],
+    }),
+  ],
+  [
+    'lc171',
+    advisory('GHSA-7gfq-f96f-g85j', {
+      severity: 'critical',
+      cveId: 'CVE-2023-36281',
+      publishedAt: new Date('2023-08-22T21:30:27Z'),
+      vendorKeys: ['langchain'],
+    }),
+  ],
+  [
+    'lc225',
+    advisory('GHSA-7q94-qpjr-xpgm', { severity: 'high', cveId: 'CVE-2023-36189', publishedAt: new Date('2023-07-06T15:30:33Z'), vendorKeys: ['langchain'] }),
+  ],
+  [
+    'lc0111',
+    advisory('GHSA-h59x-p739-982c', { severity: 'low', cveId: 'CVE-2024-28088', publishedAt: new Date('2024-03-04T00:30:53Z'), vendorKeys: ['langchain'] }),
+  ],
+  [
+    'ollama',
+    advisory('GHSA-8hqg-whrw-pv92', { severity: 'medium', cveId: 'CVE-2024-37032', publishedAt: new Date('2024-05-31T06:30:27Z'), vendorKeys: ['ollama'] }),
+  ],
+  [
+    'tf',
+    advisory('GHSA-q7f7-544h-67h9', { severity: 'medium', cveId: 'CVE-2021-37684', publishedAt: new Date('2021-08-25T14:40:13Z'), vendorKeys: ['google'] }),
+  ],
+  [
+    'litellm',
+    advisory('GHSA-46cm-pfwv-cgf8', { severity: 'critical', cveId: 'CVE-2024-2952', publishedAt: new Date('2024-04-10T18:30:48Z'), vendorKeys: ['berriai'] }),
+  ],
+  [
+    'news',
+    makeIssue({
+      naturalKey: 'news',
+      title: 'OpenAI news',
+      severity: 'info',
+      issueType: 'news',
+      publishedAt: new Date('2024-06-01T00:00:00Z'),
+      affectedVendors: ['OpenAI'],
+      affectedVendorsRaw: ['OpenAI API'],
+      vendorKeys: ['openai', 'openai api'],
+    }),
+  ],
+  [
+    'mystery',
+    makeIssue({
+      naturalKey: 'mystery',
+      title: 'No ranges known',
+      severity: 'high',
+      publishedAt: new Date('2024-02-01T00:00:00Z'),
+      packageNames: ['mystery-pkg'],
+    }),
+  ],
   ['hidden', advisory('GHSA-57fc-8q82-gfp3', { naturalKey: 'hidden', relevant: false, severity: 'critical', publishedAt: new Date('2024-07-01T00:00:00Z') })],
-  ['withdrawn', advisory('GHSA-57fc-8q82-gfp3', { naturalKey: 'withdrawn', withdrawn: true, severity: 'critical', publishedAt: new Date('2024-07-01T00:00:00Z') })],
+  [
+    'withdrawn',
+    advisory('GHSA-57fc-8q82-gfp3', { naturalKey: 'withdrawn', withdrawn: true, severity: 'critical', publishedAt: new Date('2024-07-01T00:00:00Z') }),
+  ],
 ];
 
 beforeAll(async () => {
@@ -60,7 +122,10 @@ async function scan(variables: Record<string, unknown>) {
   const { status, body } = await t.graphql(SCAN, variables);
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
   expect(status).toBe(200);
-  return body.data.scan as { data: { id: string; severity: keyof typeof severityRank; matchedPackages: string[]; matchedVendors: string[] }[]; meta: { total: number; bySeverity: Record<string, number> } };
+  return body.data.scan as {
+    data: { id: string; severity: keyof typeof severityRank; matchedPackages: string[]; matchedVendors: string[] }[];
+    meta: { total: number; bySeverity: Record<string, number> };
+  };
 }
 const idsOf = (result: Awaited<ReturnType<typeof scan>>) => result.data.map((m) => m.id);
 const named = (...names: string[]) => names.map((n) => ids[n]);
@@ -70,7 +135,14 @@ describe('package matching', () => {
     const result = await scan({ packages: ['langchain@0.0.200'] });
     // ordered by severity, then newest first
     expect(idsOf(result)).toEqual(named('lc236', 'lc225', 'lc0111'));
-    expect(result.data[0]).toEqual({ id: ids.lc236, title: 'GHSA-57fc-8q82-gfp3 advisory', severity: 'critical', cveId: 'CVE-2023-36188', matchedPackages: ['langchain@0.0.200'], matchedVendors: [] });
+    expect(result.data[0]).toEqual({
+      id: ids.lc236,
+      title: 'GHSA-57fc-8q82-gfp3 advisory',
+      severity: 'critical',
+      cveId: 'CVE-2023-36188',
+      matchedPackages: ['langchain@0.0.200'],
+      matchedVendors: [],
+    });
     expect(result.meta).toEqual({ total: 3, bySeverity: { critical: 1, high: 1, medium: 0, low: 1, info: 0 } });
   });
 
@@ -142,14 +214,26 @@ describe('vendors and filters', () => {
 });
 
 describe('histogram invariants', () => {
-  const packagePool = ['langchain', 'langchain@0.0.200', 'langchain@0.1.0', 'pkg:pypi/langchain@0.0.100', 'tensorflow@2.4.1', 'litellm',
-    'mystery-pkg', 'github.com/ollama/ollama@0.1.0', 'pkg:npm/langchain', 'unknown-pkg'];
+  const packagePool = [
+    'langchain',
+    'langchain@0.0.200',
+    'langchain@0.1.0',
+    'pkg:pypi/langchain@0.0.100',
+    'tensorflow@2.4.1',
+    'litellm',
+    'mystery-pkg',
+    'github.com/ollama/ollama@0.1.0',
+    'pkg:npm/langchain',
+    'unknown-pkg',
+  ];
   const vendorPool = ['openai', 'Ollama', 'langchain', 'google', 'nobody'];
 
   it('bySeverity has every key, sums to total, and data is ordered and explained', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.subarray(packagePool), fc.subarray(vendorPool), fc.constantFrom(undefined, 'critical', 'high', 'medium', 'low', 'info'),
+        fc.subarray(packagePool),
+        fc.subarray(vendorPool),
+        fc.constantFrom(undefined, 'critical', 'high', 'medium', 'low', 'info'),
         async (packages, vendors, severityMin) => {
           fc.pre(packages.length + vendors.length > 0);
           const result = await scan({ packages, vendors, severityMin });
@@ -214,7 +298,12 @@ describe('validation', () => {
 
 describe('POST /api/v1/scan', () => {
   const post = (body: unknown, init: RequestInit = {}) =>
-    t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body), ...init });
+    t.fetch('/api/v1/scan', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      ...init,
+    });
 
   it('takes the stack as top-level JSON keys and answers {data, meta} like GraphQL', async () => {
     const res = await post({ packages: ['langchain@0.0.200'], vendors: ['OpenAI'], severityMin: 'info', since: '2020-01-01' });
@@ -230,7 +319,9 @@ describe('POST /api/v1/scan', () => {
     const res = await post({ vendors: ['ollama'] });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
-      data: [{ id: ids.ollama, title: 'GHSA-8hqg-whrw-pv92 advisory', severity: 'medium', cveId: 'CVE-2024-37032', matchedPackages: [], matchedVendors: ['ollama'] }],
+      data: [
+        { id: ids.ollama, title: 'GHSA-8hqg-whrw-pv92 advisory', severity: 'medium', cveId: 'CVE-2024-37032', matchedPackages: [], matchedVendors: ['ollama'] },
+      ],
       meta: { total: 1, bySeverity: { critical: 0, high: 0, medium: 1, low: 0, info: 0 } },
     });
   });

@@ -68,14 +68,23 @@ describe('configuration', () => {
 
   it('takes an empty value as unset and only plain digits as a number', () => {
     expect(parseConfig({ PORT: '', RATE_LIMIT_PER_MINUTE: ' ', TRUST_PROXY: '' })).toMatchObject({ port: 3000, rateLimitPerMinute: 60, trustProxy: false });
-    for (const [name, value] of [['PORT', '0x10'], ['PORT', '1e3'], ['PORT', '65536'], ['RATE_LIMIT_PER_MINUTE', '-1'], ['RATE_LIMIT_PER_MINUTE', '2.5']]) {
+    for (const [name, value] of [
+      ['PORT', '0x10'],
+      ['PORT', '1e3'],
+      ['PORT', '65536'],
+      ['RATE_LIMIT_PER_MINUTE', '-1'],
+      ['RATE_LIMIT_PER_MINUTE', '2.5'],
+    ]) {
       expect(() => parseConfig({ [name!]: value }), `${name}=${value}`).toThrow(ConfigError);
     }
   });
 
   it('looks up registry summaries from the public registries unless told otherwise', () => {
     expect(parseConfig({}).registryLookup).toEqual({ pypiUrl: 'https://pypi.org', npmUrl: 'https://registry.npmjs.org' });
-    expect(parseConfig({ PYPI_URL: '', NPM_REGISTRY_URL: 'http://127.0.0.1:4873' }).registryLookup).toEqual({ pypiUrl: 'https://pypi.org', npmUrl: 'http://127.0.0.1:4873' });
+    expect(parseConfig({ PYPI_URL: '', NPM_REGISTRY_URL: 'http://127.0.0.1:4873' }).registryLookup).toEqual({
+      pypiUrl: 'https://pypi.org',
+      npmUrl: 'http://127.0.0.1:4873',
+    });
     expect(parseConfig({ REGISTRY_LOOKUP: 'false' }).registryLookup).toBeUndefined();
     expect(() => parseConfig({ PYPI_URL: 'ftp://mirror.example/pypi' })).toThrow(/^PYPI_URL: must be an http\(s\) URL$/);
   });
@@ -95,7 +104,15 @@ describe('configuration', () => {
     await once(taken, 'listening');
     const dataDir = await mkdtemp(join(tmpdir(), 'secwire-port-'));
     try {
-      const env = { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, SEED_SAMPLE_DATA: 'false', SOURCES: '[]', HOST: '127.0.0.1', PORT: String((taken.address() as AddressInfo).port) };
+      const env = {
+        ...process.env,
+        DATABASE_URL: '',
+        DATA_DIR: dataDir,
+        SEED_SAMPLE_DATA: 'false',
+        SOURCES: '[]',
+        HOST: '127.0.0.1',
+        PORT: String((taken.address() as AddressInfo).port),
+      };
       const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, timeout: 90_000 }).catch((e) => e);
       expect(err.code).toBe(1);
       expect(String(err.stderr).trim()).toMatch(/^secwire: cannot listen on 127\.0\.0\.1:\d+: listen EADDRINUSE[^\n]*$/);

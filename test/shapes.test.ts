@@ -7,12 +7,22 @@ import { createTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, adminKey, loadAdvisories, loadItems } from './helpers/samples.js';
 
 let t: TestApp;
-const issues: { affectedPackages: string[] | null; cvssVector: string | null; cvssScore: string | null; advisoryAliases: string[]; patchAvailable: boolean | null }[] = [];
+const issues: {
+  affectedPackages: string[] | null;
+  cvssVector: string | null;
+  cvssScore: string | null;
+  advisoryAliases: string[];
+  patchAvailable: boolean | null;
+}[] = [];
 
 beforeAll(async () => {
   t = await createTestApp({ adminApiKey: adminKey });
   const items = [...loadAdvisories(), ...loadItems('news-and-regulation.json')];
-  const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify(items) });
+  const res = await t.fetch('/api/v1/admin/ingest', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...adminHeaders },
+    body: JSON.stringify(items),
+  });
   expect(res.status).toBe(200);
   for (let offset = 0; ; offset += 100) {
     const page = (await (await t.fetch(`/api/v1/issues?limit=100&offset=${offset}`)).json()).data;
@@ -41,8 +51,18 @@ describe('Issue shapes', () => {
   });
 
   it('a 3.0 vector keeps its metrics and score under 3.1', async () => {
-    const item = { title: 'LLM plugin RCE', url: 'https://example.org/cvss30', publishedAt: '2024-02-02', type: 'vulnerability', cvssVector: 'CVSS:3.0/AV:N/AC:L/PR:L/UI:R/S:C/C:H/I:H/A:H' };
-    const res = await t.fetch('/api/v1/admin/ingest', { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders }, body: JSON.stringify([item]) });
+    const item = {
+      title: 'LLM plugin RCE',
+      url: 'https://example.org/cvss30',
+      publishedAt: '2024-02-02',
+      type: 'vulnerability',
+      cvssVector: 'CVSS:3.0/AV:N/AC:L/PR:L/UI:R/S:C/C:H/I:H/A:H',
+    };
+    const res = await t.fetch('/api/v1/admin/ingest', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...adminHeaders },
+      body: JSON.stringify([item]),
+    });
     const [id] = (await res.json()).data.ids;
     const { data } = await (await t.fetch(`/api/v1/issues/${id}`)).json();
     expect(data).toMatchObject({ cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:L/UI:R/S:C/C:H/I:H/A:H', cvssScore: '9.0' });

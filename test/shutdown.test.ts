@@ -92,7 +92,9 @@ describe('graceful shutdown', () => {
       expect(res.status, res.text.slice(0, 300)).toBe(503);
       expect(res.headers.connection).toBe('close');
       const { error } = JSON.parse(res.text);
-      expect(error.message).toMatch(/^The server is shutting down\. Records before index (\d+) were committed \(\1 stored\); records from index \1 on were not: send them again\.$/);
+      expect(error.message).toMatch(
+        /^The server is shutting down\. Records before index (\d+) were committed \(\1 stored\); records from index \1 on were not: send them again\.$/,
+      );
       const committed = Number(/index (\d+)/.exec(error.message)![1]);
       expect(committed).toBeLessThan(3000);
       expect(await storedClones('5708')).toBe(committed);

@@ -96,7 +96,13 @@ describe('slow clients', () => {
   });
 
   it('closes connections that take too long to send headers or body, and idle keep-alive ones', async () => {
-    const quick: ServerTimeouts = { headersTimeout: 1_000, requestTimeout: 2_000, keepAliveTimeout: 500, connectionsCheckingInterval: 100, writeStallTimeout: 1_000 };
+    const quick: ServerTimeouts = {
+      headersTimeout: 1_000,
+      requestTimeout: 2_000,
+      keepAliveTimeout: 500,
+      connectionsCheckingInterval: 100,
+      writeStallTimeout: 1_000,
+    };
     const { server, port } = await listen(quick);
     try {
       const opened = Date.now();
@@ -107,9 +113,7 @@ describe('slow clients', () => {
       ];
       // A finished request on a keep-alive connection, then silence.
       const keptAliveOpened = Date.now();
-      const keptAlive = await slowClient(port, (socket) =>
-        socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n'),
-      );
+      const keptAlive = await slowClient(port, (socket) => socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n'));
       const deadline = Date.now() + 20_000;
       while ([...slow, keptAlive].some((s) => !s.destroyed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 

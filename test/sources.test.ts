@@ -49,11 +49,7 @@ const sync = (s: SourceDefinition, extra: Partial<SyncOptions> = {}) => syncSour
 /** What a change would move: the newest modifiedAt, the event rows and the stored issues. */
 async function snapshot() {
   const prisma = t.db.prisma;
-  const [latest, events, issues] = await Promise.all([
-    prisma.issue.aggregate({ _max: { modifiedAt: true } }),
-    prisma.issueEvent.count(),
-    prisma.issue.count(),
-  ]);
+  const [latest, events, issues] = await Promise.all([prisma.issue.aggregate({ _max: { modifiedAt: true } }), prisma.issueEvent.count(), prisma.issue.count()]);
   return { latest: latest._max.modifiedAt?.toISOString() ?? null, events, issues };
 }
 
@@ -106,7 +102,11 @@ describe('osv-zip, kev and epss', () => {
 
   it('write and publish nothing on a re-run over unchanged data (304, or same fingerprints)', async () => {
     const before = await snapshot();
-    for (const [name, kind, path] of [['osv', 'osv-zip', '/osv/all.zip'], ['kev', 'kev', '/kev.json'], ['epss', 'epss', '/epss.csv.gz']] as const) {
+    for (const [name, kind, path] of [
+      ['osv', 'osv-zip', '/osv/all.zip'],
+      ['kev', 'kev', '/kev.json'],
+      ['epss', 'epss', '/epss.csv.gz'],
+    ] as const) {
       expect((await sync(source(name, kind, path))).status).toBe('unchanged');
       expect(files.log.at(-1)).toEqual({ path, status: 304 });
     }
@@ -169,7 +169,10 @@ describe('a mirror polling issueChanges and modifiedSince', () => {
     await poll();
     await sync(source('mirror', 'osv-zip', '/mirror/all.zip'));
     const first = await poll();
-    const servedNow = await t.db.prisma.issue.findMany({ where: { relevant: true, withdrawn: false, naturalKey: { startsWith: 'MIRR-' } }, select: { id: true } });
+    const servedNow = await t.db.prisma.issue.findMany({
+      where: { relevant: true, withdrawn: false, naturalKey: { startsWith: 'MIRR-' } },
+      select: { id: true },
+    });
     expect(new Set(first)).toEqual(new Set(servedNow.map((i) => i.id)));
     expect(first).toHaveLength(servedNow.length);
     expect(servedNow.length).toBeGreaterThan(5);
@@ -249,7 +252,12 @@ describe('interrupted and failing syncs', () => {
     const requested = files.log.length;
     const second = await sync(source('incr', 'osv-zip', '/incr/all.zip'));
     expect(second).toMatchObject({ status: 'synced', counts: { received: 2, created: 1, updated: 1 } });
-    expect(files.log.slice(requested).map((r) => r.path).sort()).toEqual(['/incr/INCR-1.json', '/incr/INCR-9.json', '/incr/modified_id.csv']);
+    expect(
+      files.log
+        .slice(requested)
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(['/incr/INCR-1.json', '/incr/INCR-9.json', '/incr/modified_id.csv']);
     const summary = await t.db.prisma.issue.findUniqueOrThrow({ where: { naturalKey: 'INCR-1' }, select: { source: true } });
     expect((summary.source as { modified: string }).modified).toBe('2026-02-01T00:00:00.000Z');
 
@@ -266,18 +274,29 @@ describe('interrupted and failing syncs', () => {
     expect(await sync(source('badidx', 'osv-zip', '/badidx/all.zip'))).toMatchObject({ status: 'synced', counts: { created: 3 } });
     // The index host starts answering an error page; the zip gains a record.
     files.set('/badidx/modified_id.csv', '<!doctype html><html><body>Service Unavailable</body></html>');
-    files.set('/badidx/all.zip', await zipOf([...records, { ...advisories[5], id: 'BADIDX-9', aliases: [], references: [], modified: '2026-02-01T00:00:00Z' }]));
+    files.set(
+      '/badidx/all.zip',
+      await zipOf([...records, { ...advisories[5], id: 'BADIDX-9', aliases: [], references: [], modified: '2026-02-01T00:00:00Z' }]),
+    );
     for (let round = 0; round < 2; round++) {
       const result = await sync(source('badidx', 'osv-zip', '/badidx/all.zip'));
       expect(result.status).not.toBe('failed');
     }
     expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'BADIDX-' } } })).toBe(4);
-    expect(log.entries.some((e) => e.msg === 'source index unusable, reading the whole export' && /modified_id\.csv: line 1/.test(String(e.fields?.error)))).toBe(true);
+    expect(
+      log.entries.some((e) => e.msg === 'source index unusable, reading the whole export' && /modified_id\.csv: line 1/.test(String(e.fields?.error))),
+    ).toBe(true);
   });
 
   it.each([
     ['corrupt zip', 'osv-zip', '/bad/all.zip', Buffer.from('PK\u0003\u0004 this is not really a zip file'), /^not a readable zip file: /],
-    ['bad EPSS CSV', 'epss', '/bad/epss.csv', '#model_version:v1,score_date:2025-08-25T00:00:00+0000\ncve,epss,percentile\nCVE-2025-3248,lots,0.9\n', /^bad EPSS file: line 3: /],
+    [
+      'bad EPSS CSV',
+      'epss',
+      '/bad/epss.csv',
+      '#model_version:v1,score_date:2025-08-25T00:00:00+0000\ncve,epss,percentile\nCVE-2025-3248,lots,0.9\n',
+      /^bad EPSS file: line 3: /,
+    ],
     ['EPSS without its model line', 'epss', '/bad/epss2.csv', 'cve,epss,percentile\nCVE-2025-3248,0.5,0.9\n', /^bad EPSS file: line 1 must be #model_version/],
     ['malformed feed', 'feed', '/bad/feed.xml', '<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>', /^not a readable RSS or Atom feed: /],
     ['KEV that is not KEV', 'kev', '/bad/kev.json', '{"vulnerabilities": [{"cveID": "nope"}]}', /^not a KEV catalog: /],
@@ -287,7 +306,11 @@ describe('interrupted and failing syncs', () => {
     const result = await sync(source(`bad-${kind}`, kind, path));
     expect(result.status).toBe('failed');
     expect(result.error).toMatch(message);
-    expect(log.entries).toContainEqual({ level: 'error', msg: 'source sync failed', fields: expect.objectContaining({ source: `bad-${kind}`, error: result.error }) });
+    expect(log.entries).toContainEqual({
+      level: 'error',
+      msg: 'source sync failed',
+      fields: expect.objectContaining({ source: `bad-${kind}`, error: result.error }),
+    });
     expect((await t.db.prisma.sourceState.findUniqueOrThrow({ where: { name: `bad-${kind}` } })).lastError).toBe(result.error);
     expect(await snapshot()).toEqual(before);
   });
@@ -298,7 +321,7 @@ describe('interrupted and failing syncs', () => {
     expect(files.log.filter((r) => r.path === '/kev.json' && r.status === 200)).toHaveLength(1);
   });
 
-  it('follows a redirect (EPSS\'s current file is one), checked like the first URL', async () => {
+  it("follows a redirect (EPSS's current file is one), checked like the first URL", async () => {
     files.redirect('/epss-current.csv.gz', '/epss.csv.gz');
     const result = await sync(source('epss-current', 'epss', '/epss-current.csv.gz'));
     expect(result.status).toBe('synced');
@@ -320,7 +343,10 @@ describe('interrupted and failing syncs', () => {
   it('reports a source that answers an HTTP error, and keeps its state row', async () => {
     const result = await sync(source('missing', 'kev', '/missing.json'));
     expect(result).toMatchObject({ status: 'failed', error: 'source answered HTTP 404' });
-    expect(await t.db.prisma.sourceState.findUniqueOrThrow({ where: { name: 'missing' } })).toMatchObject({ lastError: 'source answered HTTP 404', lastSuccessAt: null });
+    expect(await t.db.prisma.sourceState.findUniqueOrThrow({ where: { name: 'missing' } })).toMatchObject({
+      lastError: 'source answered HTTP 404',
+      lastSuccessAt: null,
+    });
   });
 });
 
@@ -346,8 +372,16 @@ describe('feeds', () => {
     const entries = [
       ['Arbitrary file deletion in litellm (CVE-2024-4888)', 'https://github.com/advisories/GHSA-3xr8-qfvj-9p9j'],
       ['LiteLLM flaw CVE-2024-4888 lets users delete files on AI gateways', 'https://news.example/2024/06/litellm-file-deletion'],
-    ].map(([title, link]) => `<item><title>${title}</title><link>${link}</link><pubDate>Thu, 06 Jun 2024 08:00:00 GMT</pubDate><description>${title}.</description></item>`);
-    files.set('/advisories.rss', Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>a</title><link>https://news.example/</link><description>d</description>${entries.join('')}</channel></rss>`));
+    ].map(
+      ([title, link]) =>
+        `<item><title>${title}</title><link>${link}</link><pubDate>Thu, 06 Jun 2024 08:00:00 GMT</pubDate><description>${title}.</description></item>`,
+    );
+    files.set(
+      '/advisories.rss',
+      Buffer.from(
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>a</title><link>https://news.example/</link><description>d</description>${entries.join('')}</channel></rss>`,
+      ),
+    );
     expect((await sync(source('advisories', 'feed', '/advisories.rss'))).counts).toMatchObject({ received: 2, created: 1, updated: 1 });
     const issues = (await (await t.fetch('/api/v1/issues?search=CVE-2024-4888')).json()).data;
     expect(issues).toHaveLength(2);
@@ -360,7 +394,12 @@ describe('feeds', () => {
     const entry = `<item><title>Jailbreak prompts against LLM guardrails under the new AI guidance</title>
       <link>https://arxiv.example/abs/2506.00001</link><pubDate>Thu, 12 Jun 2025 08:00:00 GMT</pubDate>
       <description>We evaluate jailbreak attacks on large language model guardrails named in regulatory guidance.</description></item>`;
-    files.set('/listing.rss', Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>listing</title><link>https://arxiv.example/</link><description>d</description>${entry}</channel></rss>`));
+    files.set(
+      '/listing.rss',
+      Buffer.from(
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>listing</title><link>https://arxiv.example/</link><description>d</description>${entry}</channel></rss>`,
+      ),
+    );
     const hinted: SourceDefinition = { ...source('arxiv', 'feed', '/listing.rss'), issueType: 'research', labels: ['security', 'policy'] };
     expect((await sync(hinted)).counts).toMatchObject({ received: 1, created: 1 });
     const issue = await issueBy('guardrails');

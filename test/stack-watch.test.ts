@@ -83,8 +83,15 @@ let watcher: string;
 describe('a watched stack', () => {
   it('receives exactly what the scan reports for its components, never a fixed version, and an unaffected stack nothing', async () => {
     const plain = await registerWebhookRest(t, { url: deliveries.receiver.url('/plain') });
-    const watched = await registerWebhookRest(t, { url: deliveries.receiver.url('/stack'), stack: { packages: stack20 }, events: ['new_issues', 'issues_updated'] });
-    const unaffected = await registerWebhookRest(t, { url: deliveries.receiver.url('/unaffected'), stack: { packages: ['vllm@0.5.0', 'pkg:npm/left-pad@1.3.0'] } });
+    const watched = await registerWebhookRest(t, {
+      url: deliveries.receiver.url('/stack'),
+      stack: { packages: stack20 },
+      events: ['new_issues', 'issues_updated'],
+    });
+    const unaffected = await registerWebhookRest(t, {
+      url: deliveries.receiver.url('/unaffected'),
+      stack: { packages: ['vllm@0.5.0', 'pkg:npm/left-pad@1.3.0'] },
+    });
     // Without a stack, opted in to updates: every update reaches it (the witness that a sweep ran).
     const updates = await registerWebhookRest(t, { url: deliveries.receiver.url('/updates'), events: ['issues_updated'] });
     expect([plain, watched, unaffected, updates].map((r) => (r.status === 201 ? 201 : JSON.stringify(r.body)))).toEqual([201, 201, 201, 201]);
@@ -205,7 +212,11 @@ describe('a watched stack', () => {
 
   it('matches models and agent tools by package or by vendor and product, in the scan and in a watched SBOM alike', async () => {
     const model = { type: 'machine-learning-model', 'bom-ref': 'model-1', group: 'meta-llama', name: 'Llama-3.1-8B' };
-    const sbom = { bomFormat: 'CycloneDX', specVersion: '1.6', components: [model, { type: 'application', name: 'claude-code', purl: 'pkg:generic/anthropic/claude-code@1.0.3' }] };
+    const sbom = {
+      bomFormat: 'CycloneDX',
+      specVersion: '1.6',
+      components: [model, { type: 'application', name: 'claude-code', purl: 'pkg:generic/anthropic/claude-code@1.0.3' }],
+    };
     const created = await registerWebhookRest(t, { url: deliveries.receiver.url('/models'), stack: { sbom } });
     expect(created.status).toBe(201);
     await deliveries.dispatcher.refresh();
@@ -249,14 +260,23 @@ describe('a watched stack', () => {
       expect(res.body.error.message).toMatch(message);
     }
     // 100,000 SBOM components pass the 1 MB body limit: 413 in the envelope.
-    const huge = { url: deliveries.receiver.url('/bad'), stack: { sbom: { bomFormat: 'CycloneDX', specVersion: '1.6', components: tooMany.map((p) => ({ purl: `pkg:pypi/${p}` })) } } };
+    const huge = {
+      url: deliveries.receiver.url('/bad'),
+      stack: { sbom: { bomFormat: 'CycloneDX', specVersion: '1.6', components: tooMany.map((p) => ({ purl: `pkg:pypi/${p}` })) } },
+    };
     const res = await registerWebhookRest(t, huge);
     expect(res.status).toBe(413);
     expect(res.body.error.status).toBe(413);
     // A bad PATCH leaves the stack as it was.
-    const patch = await t.fetch(`/api/v1/webhooks/${watcher}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer() }, body: JSON.stringify({ stack: { packages: ['pkg:foo/bar@1'] } }) });
+    const patch = await t.fetch(`/api/v1/webhooks/${watcher}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', ...bearer() },
+      body: JSON.stringify({ stack: { packages: ['pkg:foo/bar@1'] } }),
+    });
     expect(patch.status).toBe(400);
-    expect((await t.db.prisma.watchedStack.findUniqueOrThrow({ where: { webhookId: watcher } })).components).toEqual([{ entry: 'gradio@3.40.0', ref: 'gradio@3.40.0', name: 'gradio@3.40.0' }]);
+    expect((await t.db.prisma.watchedStack.findUniqueOrThrow({ where: { webhookId: watcher } })).components).toEqual([
+      { entry: 'gradio@3.40.0', ref: 'gradio@3.40.0', name: 'gradio@3.40.0' },
+    ]);
     expect(await count()).toBe(before);
   });
 });

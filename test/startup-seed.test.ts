@@ -50,7 +50,17 @@ function seedLine(output: string): Record<string, unknown> | undefined {
 it('an empty embedded data directory starts from the cluster npm install seeded, and serves it', async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'secwire-seed-'));
   const child = spawn(process.execPath, server, {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', LOG_LEVEL: 'info', DATABASE_URL: '', WEBHOOK_API_KEY: '', SOURCES: '[]' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SEED_SAMPLE_DATA: 'true',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: '',
+      WEBHOOK_API_KEY: '',
+      SOURCES: '[]',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -114,7 +124,17 @@ it('a SIGTERM during start-up lets the first seed finish, then stops cleanly', a
   try {
     // The seed itself, not the install-time cluster: SEED_FROM_TEMPLATE=false.
     const child = spawn(process.execPath, server, {
-      env: { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'true', SEED_FROM_TEMPLATE: 'false', LOG_LEVEL: 'info', DATABASE_URL: '', SOURCES: '[]' },
+      env: {
+        ...process.env,
+        DATA_DIR: dir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_SAMPLE_DATA: 'true',
+        SEED_FROM_TEMPLATE: 'false',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: '',
+        SOURCES: '[]',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -162,9 +182,10 @@ it('the seeded cluster holds what seeding at start writes: issues, digests, even
       `SELECT to_jsonb(i) - ARRAY['id', 'firstSeenAt', 'updatedAt', 'modifiedAt', 'announcedAt'] AS row FROM "Issue" i ORDER BY "naturalKey"`,
     );
     // A digest lists issues published at the same instant in the order of their (random) ids: lines are compared as a set.
-    const digests = (await db.prisma.digest.findMany({ select: { date: true, content: true, issueCount: true }, orderBy: { date: 'asc' } })).map(
-      (d) => ({ ...d, content: d.content.split('\n').sort() }),
-    );
+    const digests = (await db.prisma.digest.findMany({ select: { date: true, content: true, issueCount: true }, orderBy: { date: 'asc' } })).map((d) => ({
+      ...d,
+      content: d.content.split('\n').sort(),
+    }));
     const events = await db.prisma.$queryRawUnsafe<unknown[]>(
       `SELECT "kind", cardinality("issueIds") AS size, "relayedAt" IS NOT NULL AS relayed FROM "IssueEvent" ORDER BY "createdAt", size`,
     );
@@ -172,7 +193,8 @@ it('the seeded cluster holds what seeding at start writes: issues, digests, even
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY 1`,
     );
     const counts: Record<string, number> = {};
-    for (const { table_name } of tables) counts[table_name] = (await db.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM "${table_name}"`))[0]!.n;
+    for (const { table_name } of tables)
+      counts[table_name] = (await db.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM "${table_name}"`))[0]!.n;
     return { issues, digests, events, counts, dataVersion: await db.prisma.dataVersion.findMany() };
   };
   const unpacked = await open(true);

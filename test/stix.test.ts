@@ -12,7 +12,17 @@ let t: TestApp;
 type StixObject = { type: string; id: string; [key: string]: any };
 type Bundle = { type: string; id: string; objects: StixObject[] };
 
-const attackTypes = ['prompt_injection', 'jailbreak', 'rag_poisoning', 'data_extraction', 'pii_leakage', 'supply_chain', 'denial_of_service', 'other', 'model_inversion'];
+const attackTypes = [
+  'prompt_injection',
+  'jailbreak',
+  'rag_poisoning',
+  'data_extraction',
+  'pii_leakage',
+  'supply_chain',
+  'denial_of_service',
+  'other',
+  'model_inversion',
+];
 const atlasIds = ['AML.T0051', 'AML.T0051.000', 'AML.T0054', 'AML.T0010', 'AML.T9999'];
 const solutions = ['Upgrade to 0.0.236 or later.', 'N/A: no mitigation is known yet.', null, '  '];
 
@@ -97,7 +107,11 @@ describe('ids', () => {
   const objectId = (issue: { id: string; issueType: string }) => `${stixTypes[issue.issueType]}--${uuidv5(issue.id, 'cf3099ba-b731-4a7a-bcec-5ab36da748e7')}`;
   /** The ids the bundle must hold: one per served issue of the filter, newest first, as the list route pages. */
   async function expectedIds(where: Prisma.IssueWhereInput, take: number) {
-    const issues = await t.db.prisma.issue.findMany({ where: { relevant: true, processed: true, withdrawn: false, ...where }, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }], take });
+    const issues = await t.db.prisma.issue.findMany({
+      where: { relevant: true, processed: true, withdrawn: false, ...where },
+      orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+      take,
+    });
     return new Set(issues.map((i) => objectId(i)));
   }
 
@@ -112,7 +126,7 @@ describe('ids', () => {
     expect(new Set(ofType(narrow, 'identity').map((o) => o.id))).toEqual(new Set(ofType(first, 'identity').map((o) => o.id)));
   });
 
-  it('survive edits, which move modified to the issue\'s modifiedAt', async () => {
+  it("survive edits, which move modified to the issue's modifiedAt", async () => {
     const issue = await t.db.prisma.issue.findFirstOrThrow({ where: { naturalKey: 'stix-102' } });
     const find = (bundle: Bundle) => issueObjects(bundle).find((v) => v.id === objectId(issue))!;
     const before = find(await exportBundle({ limit: 100 }));
@@ -148,7 +162,9 @@ describe('mapping', () => {
     expect(markings.find((m) => m.name === 'TLP:CLEAR')!.id).toBe('marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487');
     expect(markings.find((m) => m.name === 'CC-BY-4.0')!.definition.statement).toContain('https://creativecommons.org/licenses/by/4.0/');
     for (const object of bundle.objects.filter((o) => o.type !== 'marking-definition')) {
-      expect(object.object_marking_refs).toEqual(markings.map((m) => m.id).sort((a) => (a === 'marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487' ? -1 : 1)));
+      expect(object.object_marking_refs).toEqual(
+        markings.map((m) => m.id).sort((a) => (a === 'marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487' ? -1 : 1)),
+      );
       expect(object.created_by_ref).toBe(identity!.id);
     }
   });
@@ -167,7 +183,8 @@ describe('mapping', () => {
       const refs = v.external_references as { source_name: string; external_id?: string; url?: string }[];
       if (issue.cveId) expect(refs[0]).toEqual({ source_name: 'cve', external_id: issue.cveId });
       expect(refs.find((r) => r.source_name === 'source')!.url).toBe(new URL(issue.sourceUrl).href);
-      for (const cwe of issue.cweIds) expect(refs).toContainEqual({ source_name: 'cwe', external_id: cwe, url: `https://cwe.mitre.org/data/definitions/${cwe.slice(4)}.html` });
+      for (const cwe of issue.cweIds)
+        expect(refs).toContainEqual({ source_name: 'cwe', external_id: cwe, url: `https://cwe.mitre.org/data/definitions/${cwe.slice(4)}.html` });
       for (const capec of issue.capecIds) expect(refs).toContainEqual(expect.objectContaining({ source_name: 'capec', external_id: capec }));
       for (const alias of issue.advisoryAliases) expect(refs.some((r) => r.external_id === alias)).toBe(true);
       expect(new Set(refs.map((r) => `${r.source_name}|${r.external_id ?? r.url}`)).size).toBe(refs.length);

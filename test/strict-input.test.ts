@@ -29,7 +29,9 @@ async function envelope(res: Response, status: number): Promise<string> {
 
 /** No GraphQL or JavaScript library wording in a message a client sees. */
 function expectPlain(message: string) {
-  expect(message).not.toMatch(/Variable "|cannot represent|Expected value of type|Int!|String!|Boolean|JSON!|non-nullable|SyntaxError|Unexpected token|at position/);
+  expect(message).not.toMatch(
+    /Variable "|cannot represent|Expected value of type|Int!|String!|Boolean|JSON!|non-nullable|SyntaxError|Unexpected token|at position/,
+  );
 }
 
 const badDates = ['0000-01-01', '0001-01-01T00:00:00+14:00', '1969-12-31T23:59:59Z', '+010000-01-01T00:00:00Z'];
@@ -48,9 +50,15 @@ describe('dates outside 1970-01-01 to 9999-12-31', () => {
 
   it('are a 400 in GraphQL, not an internal error', async () => {
     for (const since of badDates) {
-      for (const query of ['query($s: String) { issues(since: $s) { meta { total } } }', 'query($s: String) { scan(packages: ["x"], since: $s) { meta { total } } }']) {
+      for (const query of [
+        'query($s: String) { issues(since: $s) { meta { total } } }',
+        'query($s: String) { scan(packages: ["x"], since: $s) { meta { total } } }',
+      ]) {
         const { body } = await t.graphql(query, { s: since });
-        expect(body.errors?.map((e: any) => [e.extensions?.code, e.message.slice(0, 11)]), query).toEqual([['BAD_REQUEST', 'since must ']]);
+        expect(
+          body.errors?.map((e: any) => [e.extensions?.code, e.message.slice(0, 11)]),
+          query,
+        ).toEqual([['BAD_REQUEST', 'since must ']]);
       }
     }
   });
@@ -100,7 +108,14 @@ describe('malformed input', () => {
   });
 
   it('an unknown query parameter is a 400 naming it, on every REST route and the export', async () => {
-    for (const path of ['/api/v1/issues?severty=critical', '/api/v1/issues/stix?severty=critical', '/api/v1/stats?severty=critical', '/api/v1/digest/latest?severty=critical', '/api/issues/export?severty=critical', '/api/v1/issues/00000000-0000-0000-0000-000000000000?severty=critical']) {
+    for (const path of [
+      '/api/v1/issues?severty=critical',
+      '/api/v1/issues/stix?severty=critical',
+      '/api/v1/stats?severty=critical',
+      '/api/v1/digest/latest?severty=critical',
+      '/api/issues/export?severty=critical',
+      '/api/v1/issues/00000000-0000-0000-0000-000000000000?severty=critical',
+    ]) {
       expect(await envelope(await t.fetch(path), 400), path).toMatch(/^Unknown query parameter: severty \(/);
     }
     expect(await envelope(await t.fetch('/api/v1/issues?severty=x&limt=2&limit=1'), 400)).toMatch(/^Unknown query parameters: severty, limt \(/);
@@ -133,7 +148,11 @@ describe('plain messages', () => {
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({ received: 2, created: 1, rejected: [{ index: 0, message: expect.stringMatching(/must be a JSON object/) }] });
-    const { body } = await t.graphql('mutation($items: [JSON]!) { ingestItems(items: $items) { data { received rejected { index } } } }', { items: [null] }, adminHeaders);
+    const { body } = await t.graphql(
+      'mutation($items: [JSON]!) { ingestItems(items: $items) { data { received rejected { index } } } }',
+      { items: [null] },
+      adminHeaders,
+    );
     expect(body.data.ingestItems.data).toEqual({ received: 1, rejected: [{ index: 0 }] });
   });
 
@@ -225,7 +244,9 @@ describe('paging and names', () => {
     const ids = async (query: string) => {
       const res = await t.fetch(`/api/v1/issues/stix?since=2029-12-31&${query}`);
       expect(res.status, query).toBe(200);
-      return (await res.json()).objects.filter((o: { type: string }) => o.type !== 'identity' && o.type !== 'marking-definition').map((o: { name: string }) => o.name);
+      return (await res.json()).objects
+        .filter((o: { type: string }) => o.type !== 'identity' && o.type !== 'marking-definition')
+        .map((o: { name: string }) => o.name);
     };
     expect(await ids('limit=3')).toEqual(['Paging issue 2', 'Paging issue 1', 'Paging issue 0']);
     expect(await ids('limit=1&offset=1')).toEqual(['Paging issue 1']);
@@ -236,7 +257,10 @@ describe('paging and names', () => {
   it('the list package filter normalises PyPI names as the scan does', async () => {
     for (const name of ['llama-index', 'llama_index', 'Llama.Index', 'LLAMA__index']) {
       const res = await t.fetch(`/api/v1/issues?package=${encodeURIComponent(name)}`);
-      expect((await res.json()).data.map((i: { title: string }) => i.title), name).toEqual(['Paging issue 0']);
+      expect(
+        (await res.json()).data.map((i: { title: string }) => i.title),
+        name,
+      ).toEqual(['Paging issue 0']);
     }
   });
 });

@@ -102,12 +102,17 @@ describe('fan-out', () => {
         await Promise.race([Promise.all(first), new Promise((r) => setTimeout(r, 50))]);
       }
       const fence = await publishIssues(t, [{ title: 'fence', severity: 'critical' }]);
-      await Promise.all(subscriptions.map(async (s) => {
-        while ((await s.next('newIssues')).data.newIssues.eventId !== fence.eventId);
-      }));
+      await Promise.all(
+        subscriptions.map(async (s) => {
+          while ((await s.next('newIssues')).data.newIssues.eventId !== fence.eventId);
+        }),
+      );
 
       issueQueries = 0;
-      const batch = await publishIssues(t, [{ title: 'counted', severity: 'critical' }, { title: 'counted low', severity: 'low' }]);
+      const batch = await publishIssues(t, [
+        { title: 'counted', severity: 'critical' },
+        { title: 'counted low', severity: 'low' },
+      ]);
       const received = await Promise.all(subscriptions.map((s) => s.next('newIssues')));
       expect(received.map((m) => m.data.newIssues.eventId)).toEqual(subscriptions.map(() => batch.eventId));
       expect(received.map((m) => m.data.newIssues.issues.length)).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2]);

@@ -81,8 +81,17 @@ describe('discovery, API root and collections', () => {
   it('lists all, per-type and per-severity collections, each readable by id', async () => {
     const { body } = await taxii('/taxii2/api/collections/');
     expect(body.collections.map((c: { alias: string }) => c.alias)).toEqual([
-      'all', 'type-vulnerability', 'type-incident', 'type-news', 'type-regulatory', 'type-research',
-      'severity-critical', 'severity-high', 'severity-medium', 'severity-low', 'severity-info',
+      'all',
+      'type-vulnerability',
+      'type-incident',
+      'type-news',
+      'type-regulatory',
+      'type-research',
+      'severity-critical',
+      'severity-high',
+      'severity-medium',
+      'severity-low',
+      'severity-info',
     ]);
     for (const c of body.collections) {
       expect(c).toMatchObject({ can_read: true, can_write: false, media_types: ['application/stix+json;version=2.1'] });
@@ -128,9 +137,12 @@ describe('objects', () => {
     await t.db.prisma.issue.createMany({ data: issues(4) });
     const { res, body: after } = await taxii(`${ALL}?added_after=${lastAdded}&limit=1000`);
     expect(new Date(res.headers.get('x-taxii-date-added-first')!).getTime()).toBeGreaterThan(new Date(lastAdded).getTime());
-    expect(after.objects.filter((o: StixObject) => o.type === 'vulnerability' || o.type === 'report').map((o: StixObject) => o.name).sort()).toEqual(
-      [0, 1, 2, 3].map((i) => `Batch ${batch} issue ${i}`),
-    );
+    expect(
+      after.objects
+        .filter((o: StixObject) => o.type === 'vulnerability' || o.type === 'report')
+        .map((o: StixObject) => o.name)
+        .sort(),
+    ).toEqual([0, 1, 2, 3].map((i) => `Batch ${batch} issue ${i}`));
   });
 
   it('match[type] and match[id] filter, and per-severity collections hold only their issues', async () => {

@@ -82,7 +82,11 @@ describe('createWebhook', () => {
       filters: { severity: 'critical', issueType: null, vendor: 'OpenAI', llmSpecific: true },
     });
     const row = await t.db.prisma.webhook.findUniqueOrThrow({ where: { id: data.id } });
-    expect(row).toMatchObject({ secret: data.secret, ownerKeyHash: sha256Hex(webhookKey), filters: { severity: 'critical', vendor: 'OpenAI', llmSpecific: true } });
+    expect(row).toMatchObject({
+      secret: data.secret,
+      ownerKeyHash: sha256Hex(webhookKey),
+      filters: { severity: 'critical', vendor: 'OpenAI', llmSpecific: true },
+    });
     const second = await createWebhook(t, publicUrl);
     expect(second.secret).not.toBe(data.secret);
   });
@@ -127,7 +131,13 @@ describe('management', () => {
     expect(other.map((w: { id: string }) => w.id)).toEqual([theirs.id]);
 
     const res = await t.graphql(read, { id: mine.id }, bearer());
-    expect(res.body.data.webhook.data).toEqual({ id: mine.id, url: 'https://93.184.216.34/mine', active: true, deactivatedReason: null, consecutiveFailures: 0 });
+    expect(res.body.data.webhook.data).toEqual({
+      id: mine.id,
+      url: 'https://93.184.216.34/mine',
+      active: true,
+      deactivatedReason: null,
+      consecutiveFailures: 0,
+    });
     for (const id of [theirs.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       const miss = await t.graphql(read, { id }, bearer());
       expect(miss.status).toBe(404);
@@ -181,7 +191,13 @@ describe('management', () => {
       { id: hook.id },
       bearer(),
     );
-    expect(page.body.data.webhookDeliveries).toEqual({ data: [{ kind: 'ping', status: 'pending' }, { kind: 'ping', status: 'pending' }], meta: { total: 3, limit: 2, offset: 1 } });
+    expect(page.body.data.webhookDeliveries).toEqual({
+      data: [
+        { kind: 'ping', status: 'pending' },
+        { kind: 'ping', status: 'pending' },
+      ],
+      meta: { total: 3, limit: 2, offset: 1 },
+    });
     const clamped = await t.graphql('query ($id: ID!) { webhookDeliveries(webhookId: $id, limit: 500) { meta { limit } } }', { id: hook.id }, bearer());
     expect(clamped.body.data.webhookDeliveries.meta.limit).toBe(100);
     for (const args of ['limit: 0', 'offset: -1']) {
@@ -238,10 +254,28 @@ describe('REST /api/v1/webhooks', () => {
     ['a url that is not a string', { url: 42 }, webhookKey, 400, 'url must be a string'],
     ['an http url', { url: 'http://93.184.216.34/x' }, webhookKey, 400, 'url must use https'],
     ['a loopback url', { url: 'https://127.0.0.1/x' }, webhookKey, 400, 'url must not point to a private, loopback or otherwise non-public address'],
-    ['a bad severity', { url: publicUrl, filters: { severity: 'extreme' } }, webhookKey, 400, 'filters.severity must be one of: critical, high, medium, low, info'],
-    ['a bad issueType', { url: publicUrl, filters: { issueType: 'rumour' } }, webhookKey, 400, 'filters.issueType must be one of: vulnerability, incident, news, regulatory, research'],
+    [
+      'a bad severity',
+      { url: publicUrl, filters: { severity: 'extreme' } },
+      webhookKey,
+      400,
+      'filters.severity must be one of: critical, high, medium, low, info',
+    ],
+    [
+      'a bad issueType',
+      { url: publicUrl, filters: { issueType: 'rumour' } },
+      webhookKey,
+      400,
+      'filters.issueType must be one of: vulnerability, incident, news, regulatory, research',
+    ],
     ['a non-boolean llmSpecific', { url: publicUrl, filters: { llmSpecific: 'maybe' } }, webhookKey, 400, 'filters.llmSpecific must be true or false'],
-    ['an unknown filter', { url: publicUrl, filters: { label: 'security' } }, webhookKey, 400, 'filters.label is not a known key (expected: severity, issueType, vendor, llmSpecific)'],
+    [
+      'an unknown filter',
+      { url: publicUrl, filters: { label: 'security' } },
+      webhookKey,
+      400,
+      'filters.label is not a known key (expected: severity, issueType, vendor, llmSpecific)',
+    ],
     ['filters that are not an object', { url: publicUrl, filters: ['high'] }, webhookKey, 400, 'filters must be an object'],
   ])('answers %s with the error envelope and creates nothing', async (_label, body, key, status, message) => {
     const before = await t.db.prisma.webhook.count();
@@ -270,8 +304,14 @@ describe('REST /api/v1/webhooks', () => {
       status: 200,
       body: {
         data: {
-          id: hook.id, url: 'https://93.184.216.34/patched', active: true, deactivatedReason: null, consecutiveFailures: 0, previousSecretExpiresAt: null,
-          filters: { severity: null, issueType: null, vendor: 'OpenAI', llmSpecific: true }, createdAt: expect.stringMatching(/Z$/),
+          id: hook.id,
+          url: 'https://93.184.216.34/patched',
+          active: true,
+          deactivatedReason: null,
+          consecutiveFailures: 0,
+          previousSecretExpiresAt: null,
+          filters: { severity: null, issueType: null, vendor: 'OpenAI', llmSpecific: true },
+          createdAt: expect.stringMatching(/Z$/),
         },
       },
     });
@@ -312,12 +352,22 @@ describe('REST /api/v1/webhooks', () => {
 
     const one = await rest('GET', `/webhooks/${hook.id}`);
     expect(one.body.data).toEqual({
-      id: hook.id, url: hook.url, active: true, filters: { severity: null, issueType: null, vendor: null, llmSpecific: null },
-      deactivatedReason: null, consecutiveFailures: 0, previousSecretExpiresAt: null, createdAt: expect.stringMatching(/Z$/),
+      id: hook.id,
+      url: hook.url,
+      active: true,
+      filters: { severity: null, issueType: null, vendor: null, llmSpecific: null },
+      deactivatedReason: null,
+      consecutiveFailures: 0,
+      previousSecretExpiresAt: null,
+      createdAt: expect.stringMatching(/Z$/),
     });
     for (const [method, path] of [
-      ['GET', `/webhooks/${theirs.id}`], ['DELETE', `/webhooks/${theirs.id}`], ['POST', `/webhooks/${theirs.id}/ping`],
-      ['POST', `/webhooks/${theirs.id}/rotate-secret`], ['GET', `/webhooks/${theirs.id}/deliveries`], ['GET', '/webhooks/not-a-uuid'],
+      ['GET', `/webhooks/${theirs.id}`],
+      ['DELETE', `/webhooks/${theirs.id}`],
+      ['POST', `/webhooks/${theirs.id}/ping`],
+      ['POST', `/webhooks/${theirs.id}/rotate-secret`],
+      ['GET', `/webhooks/${theirs.id}/deliveries`],
+      ['GET', '/webhooks/not-a-uuid'],
     ] as const) {
       expect(await rest(method, path)).toEqual({ status: 404, body: { error: { message: 'Webhook not found', status: 404 } } });
     }
@@ -332,7 +382,12 @@ describe('REST /api/v1/webhooks', () => {
     const deliveries = await rest('GET', `/webhooks/${hook.id}/deliveries?limit=5`);
     expect(deliveries.status).toBe(200);
     expect(deliveries.body.meta).toEqual({ total: 1, limit: 5, offset: 0 });
-    expect(deliveries.body.data[0]).toMatchObject({ id: ping.body.data.id, status: 'succeeded', nextAttemptAt: null, attempts: [{ statusCode: 204, error: null, durationMs: 12 }] });
+    expect(deliveries.body.data[0]).toMatchObject({
+      id: ping.body.data.id,
+      status: 'succeeded',
+      nextAttemptAt: null,
+      attempts: [{ statusCode: 204, error: null, durationMs: 12 }],
+    });
     expect((await rest('GET', `/webhooks/${hook.id}/deliveries?status=lost`)).body).toEqual({
       error: { message: 'status must be one of: pending, delivering, succeeded, failed, dead', status: 400 },
     });
@@ -363,7 +418,12 @@ describe('keys CLI', () => {
   it('creates, lists and revokes keys; only the hash is stored', { timeout: 360_000 }, async () => {
     // The CLI is its own process, so it needs a database another process can open.
     const dataDir = await mkdtemp(join(tmpdir(), 'secwire-keys-'));
-    const env = { LOG_LEVEL: 'silent', SEED_SAMPLE_DATA: 'false', DATA_DIR: dataDir, DATABASE_URL: t.db.kind === 'postgres' ? (t.db as TestDatabase).url! : '' };
+    const env = {
+      LOG_LEVEL: 'silent',
+      SEED_SAMPLE_DATA: 'false',
+      DATA_DIR: dataDir,
+      DATABASE_URL: t.db.kind === 'postgres' ? (t.db as TestDatabase).url! : '',
+    };
     const cli = async (...args: string[]) => {
       const result = await runCli(env, ['keys', ...args]);
       expect(result.code, result.stderr).toBe(0);

@@ -53,7 +53,10 @@ async function seed(db: Database): Promise<string[]> {
     await db.prisma.webhook.create({ data: { url: receiver.url(`/crash-${i}`), secret: newSecret(), ownerKeyHash: 'test' } });
   }
   for (let e = 0; e < EVENTS; e++) {
-    const issues = await db.prisma.issue.createManyAndReturn({ data: [makeIssue({ title: `crash ${e}a` }), makeIssue({ title: `crash ${e}b` })], select: { id: true } });
+    const issues = await db.prisma.issue.createManyAndReturn({
+      data: [makeIssue({ title: `crash ${e}a` }), makeIssue({ title: `crash ${e}b` })],
+      select: { id: true },
+    });
     await db.prisma.issueEvent.create({ data: { issueIds: issues.map((i) => i.id) } });
   }
   const { pubsub } = createIssuePubSub();

@@ -58,12 +58,49 @@ const isoMs = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 // Every key of the spec's Issue table (section 2.1), in any order.
 const specIssueKeys = [
-  'id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'severity', 'cvssSeverity', 'cvssScore', 'labels',
-  'issueType', 'cveId', 'cweIds', 'affectedPackages', 'affectedPackageRefs', 'affectedVendors', 'affectedVendorsRaw',
-  'classifierModel', 'classifierPromptVersion', 'solution', 'attackType', 'cvssVector', 'attackVector', 'attackComplexity',
-  'privilegesRequired', 'userInteraction', 'exploitMaturity', 'epssScore', 'epssCheckedAt', 'kevDateAdded', 'advisoryAliases',
-  'affectedPackagesSource', 'patchAvailable', 'disclosureDate', 'capecIds', 'crossRefCount', 'attackSophistication',
-  'impactType', 'aiComponentTargeted', 'llmSpecific', 'classifierConfidence', 'researchCategory', 'atlasIds',
+  'id',
+  'title',
+  'headline',
+  'summary',
+  'sourceUrl',
+  'publishedAt',
+  'severity',
+  'cvssSeverity',
+  'cvssScore',
+  'labels',
+  'issueType',
+  'cveId',
+  'cweIds',
+  'affectedPackages',
+  'affectedPackageRefs',
+  'affectedVendors',
+  'affectedVendorsRaw',
+  'classifierModel',
+  'classifierPromptVersion',
+  'solution',
+  'attackType',
+  'cvssVector',
+  'attackVector',
+  'attackComplexity',
+  'privilegesRequired',
+  'userInteraction',
+  'exploitMaturity',
+  'epssScore',
+  'epssCheckedAt',
+  'kevDateAdded',
+  'advisoryAliases',
+  'affectedPackagesSource',
+  'patchAvailable',
+  'disclosureDate',
+  'capecIds',
+  'crossRefCount',
+  'attackSophistication',
+  'impactType',
+  'aiComponentTargeted',
+  'llmSpecific',
+  'classifierConfidence',
+  'researchCategory',
+  'atlasIds',
 ];
 
 describe('delivery', () => {
@@ -73,7 +110,14 @@ describe('delivery', () => {
     const hook = registered.body.data;
     await dispatcher.refresh();
     const { issueIds } = await publishIssues(t, [
-      { title: 'Prompt injection in agent', severity: 'critical', cvssScore: 9.8, cvssSeverity: 'critical', cveId: 'CVE-2025-0001', publishedAt: new Date('2025-03-01T10:00:00Z') },
+      {
+        title: 'Prompt injection in agent',
+        severity: 'critical',
+        cvssScore: 9.8,
+        cvssSeverity: 'critical',
+        cveId: 'CVE-2025-0001',
+        publishedAt: new Date('2025-03-01T10:00:00Z'),
+      },
       { title: 'RAG poisoning study', severity: 'low', issueType: 'research', publishedAt: new Date('2025-02-01T10:00:00Z') },
     ]);
     const [req] = at('/e2e')(await receiver.waitFor((r) => at('/e2e')(r).length >= 1));
@@ -95,7 +139,14 @@ describe('delivery', () => {
     expect(body.issues.map((i: { id: string }) => i.id)).toEqual(issueIds);
     const [first, second] = body.issues;
     expect(Object.keys(first).sort()).toEqual([...specIssueKeys].sort());
-    expect(first).toMatchObject({ title: 'Prompt injection in agent', severity: 'critical', cvssScore: '9.8', cveId: 'CVE-2025-0001', headline: null, epssScore: null });
+    expect(first).toMatchObject({
+      title: 'Prompt injection in agent',
+      severity: 'critical',
+      cvssScore: '9.8',
+      cveId: 'CVE-2025-0001',
+      headline: null,
+      epssScore: null,
+    });
     expect(first.publishedAt).toBe('2025-03-01T10:00:00.000Z');
     expect(second).toMatchObject({ issueType: 'research', cvssScore: null, cveId: null });
 
@@ -109,12 +160,22 @@ describe('delivery', () => {
   it('serialises each issue exactly as GET /api/v1/issues/:id does', async () => {
     await createWebhook(t, receiver.url('/shape'));
     await dispatcher.refresh();
-    const { issueIds } = await publishIssues(t, [{
-      title: 'Shape', severity: 'high', cvssScore: 7.5, cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
-      epssScore: 0.42, epssCheckedAt: new Date('2025-04-02T03:04:05.678Z'), labels: ['security', 'privacy'],
-      affectedVendors: ['OpenAI'], affectedPackages: ['langchain@<0.1 (fixed: 0.1.0)'], patchAvailable: true,
-      disclosureDate: new Date('2025-03-30T00:00:00Z'), atlasIds: ['AML.T0051'],
-    }]);
+    const { issueIds } = await publishIssues(t, [
+      {
+        title: 'Shape',
+        severity: 'high',
+        cvssScore: 7.5,
+        cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+        epssScore: 0.42,
+        epssCheckedAt: new Date('2025-04-02T03:04:05.678Z'),
+        labels: ['security', 'privacy'],
+        affectedVendors: ['OpenAI'],
+        affectedPackages: ['langchain@<0.1 (fixed: 0.1.0)'],
+        patchAvailable: true,
+        disclosureDate: new Date('2025-03-30T00:00:00Z'),
+        atlasIds: ['AML.T0051'],
+      },
+    ]);
     const [req] = at('/shape')(await receiver.waitFor((r) => at('/shape')(r).length >= 1));
     const rest = await (await t.fetch(`/api/v1/issues/${issueIds[0]}`)).json();
     expect(req!.json.issues[0]).toEqual(rest.data);
@@ -148,7 +209,9 @@ describe('delivery', () => {
     // A batch matching none of the research webhook's filter produces no delivery row at all. Its
     // group handles events in order, so once a later matching batch has arrived, e was handled.
     await publishIssues(t, [{ title: 'e', severity: 'critical', llmSpecific: false }]);
-    const { issueIds: [f] } = await publishIssues(t, [{ title: 'f', severity: 'info', issueType: 'research' }]);
+    const {
+      issueIds: [f],
+    } = await publishIssues(t, [{ title: 'f', severity: 'info', issueType: 'research' }]);
     expect(await idsAt('/f-research', 2)).toEqual([b, f]);
     expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: research.id } })).toBe(2);
     expect(await t.db.prisma.webhookDelivery.count({ where: { webhookId: vendor.id } })).toBe(1);
@@ -168,7 +231,10 @@ describe('delivery', () => {
       expect(() => new Webhook(hook.secret, { format: 'raw' }).verify(req.body.toString(), req.headers as Record<string, string>)).not.toThrow();
     }
     const delivery = await eventually(() =>
-      t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'succeeded' }, include: { attemptLog: { orderBy: { attemptedAt: 'asc' } } } }),
+      t.db.prisma.webhookDelivery.findFirst({
+        where: { webhookId: hook.id, status: 'succeeded' },
+        include: { attemptLog: { orderBy: { attemptedAt: 'asc' } } },
+      }),
     );
     expect(delivery.attemptLog.map((a) => a.statusCode)).toEqual([500, 500, 200]);
     expect(delivery.attemptLog.map((a) => a.error)).toEqual(['HTTP 500', 'HTTP 500', null]);
@@ -204,7 +270,11 @@ describe('delivery', () => {
     const hook = await createWebhook(t, receiver.url('/resume'), { vendor: 'resume-vendor' });
     await dispatcher.refresh();
     const patch = async (body: object) => {
-      const res = await t.fetch(`/api/v1/webhooks/${hook.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer() }, body: JSON.stringify(body) });
+      const res = await t.fetch(`/api/v1/webhooks/${hook.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', ...bearer() },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, data: (await res.json()).data };
     };
     expect(await patch({ active: false })).toMatchObject({ status: 200, data: { active: false, deactivatedReason: 'paused by its owner' } });
@@ -240,7 +310,10 @@ describe('delivery', () => {
     receiver.on('/kept', answer);
     await dispatcher.refresh();
     await publishIssues(t, [{ title: 'doomed', vendorKeys: ['doomed-vendor'] }]);
-    const delivery = await eventually(() => t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: kept.id, status: 'succeeded' }, include: { attemptLog: true } }), 10_000);
+    const delivery = await eventually(
+      () => t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: kept.id, status: 'succeeded' }, include: { attemptLog: true } }),
+      10_000,
+    );
     expect(delivery.attemptLog).toHaveLength(1);
     expect(await t.db.prisma.webhook.count({ where: { id: doomed.id } })).toBe(0);
     expect(at('/kept')(receiver.requests)).toHaveLength(1);
@@ -251,7 +324,9 @@ describe('delivery', () => {
     const hook = await createWebhook(t, receiver.url('/redirect'));
     await dispatcher.refresh();
     await publishIssues(t, [{ title: 'redirect' }]);
-    const delivery = await eventually(() => t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'dead' }, include: { attemptLog: true } }));
+    const delivery = await eventually(() =>
+      t.db.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'dead' }, include: { attemptLog: true } }),
+    );
     expect(delivery.attemptLog).toHaveLength(fastRetry.maxAttempts);
     expect(delivery.lastError).toBe('HTTP 302: redirects are not followed');
     expect(at('/redirect')(receiver.requests)).toHaveLength(fastRetry.maxAttempts);
@@ -305,7 +380,10 @@ describe('delivery', () => {
     const hook = await createWebhook(t, receiver.url('/swept'), { vendor: 'swept-vendor' });
     // A second dispatcher on a pub/sub that never carries anything: only its sweep can find the event.
     const deaf = createIssuePubSub();
-    const sweeping = createWebhookDispatcher({ config: t.config, db: t.db, log, pubsub: deaf.pubsub }, { onDeliveries: () => worker.wake(), sweepIntervalMs: 100 });
+    const sweeping = createWebhookDispatcher(
+      { config: t.config, db: t.db, log, pubsub: deaf.pubsub },
+      { onDeliveries: () => worker.wake(), sweepIntervalMs: 100 },
+    );
     await sweeping.start();
     await dispatcher.refresh(); // the group is live here too, its start-up replay done
     try {
@@ -406,7 +484,11 @@ describe('ping and redelivery', () => {
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect([verifies(third, after), verifies(second, after), verifies(hook.secret, after)]).toEqual([true, false, false]);
 
-    const bad = await t.fetch(`/api/v1/webhooks/${hook.id}/rotate-secret`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer() }, body: '{"overlapHours": 169}' });
+    const bad = await t.fetch(`/api/v1/webhooks/${hook.id}/rotate-secret`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer() },
+      body: '{"overlapHours": 169}',
+    });
     expect(await bad.json()).toEqual({ error: { message: 'overlapHours must be between 0 and 168', status: 400 } });
   });
 
@@ -426,7 +508,9 @@ describe('ping and redelivery', () => {
     const reqs = at('/again')(await receiver.waitFor((r) => at('/again')(r).length >= 2));
     expect(reqs[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     expect(reqs[1]!.json.issues).toEqual(first!.json.issues);
-    const after = await eventually(() => t.db.prisma.webhookDelivery.findFirst({ where: { id: delivery.id, status: 'succeeded' }, include: { attemptLog: true } }));
+    const after = await eventually(() =>
+      t.db.prisma.webhookDelivery.findFirst({ where: { id: delivery.id, status: 'succeeded' }, include: { attemptLog: true } }),
+    );
     expect(after.attemptLog).toHaveLength(2);
   });
 });
@@ -453,7 +537,10 @@ describe('Subscription.newIssues over SSE', () => {
       listening = true;
       await sentinels;
       await publishIssues(t, [{ title: 'sse low', severity: 'low' }]);
-      await publishIssues(t, [{ title: 'sse critical', severity: 'critical', cvssScore: 9.1 }, { title: 'sse medium', severity: 'medium' }]);
+      await publishIssues(t, [
+        { title: 'sse critical', severity: 'critical', cvssScore: 9.1 },
+        { title: 'sse medium', severity: 'medium' },
+      ]);
       let message = await subscription.next('newIssues');
       while (message.data.newIssues.issues[0].title === 'sse sentinel') message = await subscription.next('newIssues');
       // The batch with no critical issue was skipped; of the next, only the critical issue came.
@@ -471,11 +558,12 @@ describe('end to end through the admin ingest route', () => {
     const all = (await registerWebhookRest(t, { url: receiver.url('/ingest-all') })).body.data;
     const critical = (await registerWebhookRest(t, { url: receiver.url('/ingest-critical'), filters: { severity: 'critical' } })).body.data;
     await dispatcher.refresh();
-    const ingest = () => t.fetch('/api/v1/admin/ingest', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...adminHeaders },
-      body: JSON.stringify({ items: loadAdvisories() }),
-    });
+    const ingest = () =>
+      t.fetch('/api/v1/admin/ingest', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...adminHeaders },
+        body: JSON.stringify({ items: loadAdvisories() }),
+      });
     const res = await ingest();
     expect(res.status).toBe(200);
     const { data } = await res.json();
@@ -488,7 +576,10 @@ describe('end to end through the admin ingest route', () => {
       if (one.status === 200) served.push((await one.json()).data);
     }
     const servedIds = served.map((i) => i.id).sort();
-    const criticalIds = served.filter((i) => i.severity === 'critical').map((i) => i.id).sort();
+    const criticalIds = served
+      .filter((i) => i.severity === 'critical')
+      .map((i) => i.id)
+      .sort();
     expect(criticalIds.length).toBeGreaterThan(0);
 
     const issuesAt = async (path: string, expected: number) => {

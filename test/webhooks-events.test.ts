@@ -47,7 +47,11 @@ it('delivers issues_updated and issues_withdrawn to webhooks that opted in, and 
     bearer(),
   );
   expect(body.data.createWebhook.data.events).toEqual(['new_issues', 'issues_updated', 'issues_withdrawn']);
-  const empty = await t.graphql('mutation ($url: String!) { createWebhook(url: $url, events: []) { data { id } } }', { url: deliveries.receiver.url('/none') }, bearer());
+  const empty = await t.graphql(
+    'mutation ($url: String!) { createWebhook(url: $url, events: []) { data { id } } }',
+    { url: deliveries.receiver.url('/none') },
+    bearer(),
+  );
   expect(empty.body.errors?.[0]?.message).toMatch(/^events must name at least one of/);
   await deliveries.dispatcher.refresh();
 

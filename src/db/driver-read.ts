@@ -6,7 +6,14 @@
 // rows come back with the types Prisma's own raw queries give them (Date, Decimal, BigInt, parsed
 // JSON), so callers cannot tell the two apart. Same pool, same statement timeout, same errors
 // (isDatabaseUnavailable reads the adapter's).
-import type { ArgType, ColumnTypeEnum, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQueryable, SqlResultSet } from '@prisma/driver-adapter-utils';
+import type {
+  ArgType,
+  ColumnTypeEnum,
+  SqlDriverAdapter,
+  SqlMigrationAwareDriverAdapterFactory,
+  SqlQueryable,
+  SqlResultSet,
+} from '@prisma/driver-adapter-utils';
 import { Prisma } from '../generated/prisma/client.js';
 
 /**

@@ -63,7 +63,8 @@ export async function openConfiguredDatabase(config: Config, log: Logger, { seed
     throw err;
   }
   try {
-    if (target.kind === 'postgres') await db.prisma.$queryRawUnsafe('SELECT 1').catch((err: unknown) => Promise.reject(new DatabaseOpenError(postgresProblem(err, target.url))));
+    if (target.kind === 'postgres')
+      await db.prisma.$queryRawUnsafe('SELECT 1').catch((err: unknown) => Promise.reject(new DatabaseOpenError(postgresProblem(err, target.url))));
     // The embedded database is private to this process, so it is always migrated.
     if (config.migrateOnStart || db.kind === 'pglite') {
       // Another instance migrating holds the lock until it is done: say why start-up is waiting.

@@ -28,7 +28,11 @@ export interface ClusterTemplates {
 export const installedTemplates = templatesIn(join(root, 'node_modules/.cache/secwire'));
 
 export function templatesIn(dir: string): ClusterTemplates {
-  return { empty: join(dir, 'pglite-cluster.tar.gz'), seeded: join(dir, 'pglite-cluster-seeded.tar.gz'), seededManifest: join(dir, 'pglite-cluster-seeded.json') };
+  return {
+    empty: join(dir, 'pglite-cluster.tar.gz'),
+    seeded: join(dir, 'pglite-cluster-seeded.tar.gz'),
+    seededManifest: join(dir, 'pglite-cluster-seeded.json'),
+  };
 }
 
 /** What the install-time seed did, and what it was built from. */
@@ -61,7 +65,10 @@ export async function seedInputsKey(): Promise<string> {
 /** The seeded template when its key matches this process's code and data. */
 async function matchingSeededTemplate(templates: ClusterTemplates): Promise<SeededTemplate | undefined> {
   if (!existsSync(templates.seeded)) return undefined;
-  const manifest = await readFile(templates.seededManifest, 'utf8').then((text) => JSON.parse(text) as SeededTemplate, () => undefined);
+  const manifest = await readFile(templates.seededManifest, 'utf8').then(
+    (text) => JSON.parse(text) as SeededTemplate,
+    () => undefined,
+  );
   if (!manifest) return undefined;
   // A running server without src/ (only dist/ shipped) cannot prove a match: it seeds.
   const key = await seedInputsKey().catch(() => undefined);

@@ -8,7 +8,14 @@ import { appError } from '../errors.js';
 /** Prisma's codes for an unreachable server, a closed connection, pool and socket time-outs. */
 const prismaCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
 /** Driver adapter error kinds with the same meaning. */
-const adapterKinds = new Set(['DatabaseNotReachable', 'DatabaseDoesNotExist', 'SocketTimeout', 'ConnectionClosed', 'TooManyConnections', 'TransactionAlreadyClosed']);
+const adapterKinds = new Set([
+  'DatabaseNotReachable',
+  'DatabaseDoesNotExist',
+  'SocketTimeout',
+  'ConnectionClosed',
+  'TooManyConnections',
+  'TransactionAlreadyClosed',
+]);
 /**
  * SQLSTATEs: connection exceptions (08), shutdown or restart (57P01 to 57P03), too many
  * connections (53300), a statement cancelled by statement_timeout (57014).

@@ -52,7 +52,10 @@ function contextOf(date: string, served: DigestIssue[], freshness: Freshness): D
   return { exploitedNow, previousWeek, freshness };
 }
 
-const readWith = (prisma: PrismaClient) => <T>(query: Prisma.Sql) => prisma.$queryRaw<T[]>(query);
+const readWith =
+  (prisma: PrismaClient) =>
+  <T>(query: Prisma.Sql) =>
+    prisma.$queryRaw<T[]>(query);
 
 export async function generateDigest(prisma: PrismaClient, date: string): Promise<Digest> {
   const start = dayStart(date);

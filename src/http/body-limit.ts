@@ -41,7 +41,8 @@ export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; gra
 
       const declared = request.headers.get('content-length');
       if (declared !== null) {
-        if (!/^\d+$/.test(declared)) return endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Invalid Content-Length header' }));
+        if (!/^\d+$/.test(declared))
+          return endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Invalid Content-Length header' }));
         if (Number(declared) > limit) return endResponse(tooLarge());
       }
 

@@ -33,7 +33,11 @@ export function addressKey(address: string): string | undefined {
  * the socket's peer (the proxy itself) is used, never an entry further left. Undefined when
  * neither exists (in-process calls).
  */
-export function clientAddress(request: { headers: Pick<Headers, 'get'> }, serverContext: NodeServerContext | undefined, trustProxy: boolean): string | undefined {
+export function clientAddress(
+  request: { headers: Pick<Headers, 'get'> },
+  serverContext: NodeServerContext | undefined,
+  trustProxy: boolean,
+): string | undefined {
   const forwarded = trustProxy ? request.headers.get('x-forwarded-for') : null;
   const appended = forwarded === null ? undefined : forwardedAddress(forwarded.slice(forwarded.lastIndexOf(',') + 1));
   return appended ?? serverContext?.req?.socket?.remoteAddress;

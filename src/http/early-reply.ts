@@ -64,7 +64,8 @@ function headerReader(req: IncomingMessage): HeaderReader {
   };
 }
 
-const hasBody = (req: IncomingMessage) => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+const hasBody = (req: IncomingMessage) =>
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
 
 export function earlyReply({ responseCache, rateLimiter, cors, directRead, pagingLinks }: EarlyReplyOptions): EarlyReply {
   /** The headers of this request's own (never cached): its RateLimit, X-Request-Id and CORS headers, and Vary. */

@@ -57,11 +57,7 @@ function httpOf(error: unknown): HttpExtension | undefined {
 /** True for GraphQL errors about the request itself (not raised while resolving, not masked). */
 function isRequestError(error: unknown): error is GraphQLError {
   return (
-    error instanceof GraphQLError &&
-    !error.path &&
-    !error.originalError &&
-    error.extensions?.code !== 'INTERNAL_SERVER_ERROR' &&
-    !error.extensions?.unexpected
+    error instanceof GraphQLError && !error.path && !error.originalError && error.extensions?.code !== 'INTERNAL_SERVER_ERROR' && !error.extensions?.unexpected
   );
 }
 

@@ -71,7 +71,13 @@ export class ExportBuilds {
    * length, or the envelope (429 or 503 with Retry-After beyond the caps, 503 for an outage) before
    * any byte.
    */
-  async serve(request: Request, serverContext: unknown, name: string, build: () => ReadableStream<Uint8Array>, headers: Record<string, string>): Promise<Response> {
+  async serve(
+    request: Request,
+    serverContext: unknown,
+    name: string,
+    build: () => ReadableStream<Uint8Array>,
+    headers: Record<string, string>,
+  ): Promise<Response> {
     let release: (() => void) | undefined;
     try {
       release = this.slots.take(await this.clientOf(request, serverContext));

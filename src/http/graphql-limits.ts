@@ -105,5 +105,8 @@ export function useGraphQLLimits(): Plugin {
 /** The same error with another message (every other property, the prototype too, kept). */
 function withMessage(error: GraphQLError, message: string): GraphQLError {
   const properties = Object.getOwnPropertyDescriptors(error);
-  return Object.create(Object.getPrototypeOf(error) as object, { ...properties, message: { value: message, enumerable: true, writable: true, configurable: true } }) as GraphQLError;
+  return Object.create(Object.getPrototypeOf(error) as object, {
+    ...properties,
+    message: { value: message, enumerable: true, writable: true, configurable: true },
+  }) as GraphQLError;
 }

@@ -16,7 +16,8 @@ function spelled(id: string): string {
 const unique = (ids: Iterable<string>) => [...new Set([...ids].map(spelled))];
 
 /** CVE and GHSA ids a text names, in order of appearance. */
-export const advisoryIdsIn = (text: string): string[] => unique([...text.matchAll(cvePattern), ...text.matchAll(ghsaPattern)].sort((a, b) => a.index - b.index).map((m) => m[0]));
+export const advisoryIdsIn = (text: string): string[] =>
+  unique([...text.matchAll(cvePattern), ...text.matchAll(ghsaPattern)].sort((a, b) => a.index - b.index).map((m) => m[0]));
 
 /** Pages that are one advisory, by host, and where in the URL its id sits. */
 const databasePages: { host: RegExp; id: (url: URL) => string | undefined }[] = [

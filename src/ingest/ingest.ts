@@ -72,8 +72,7 @@ function partialIngestError(err: unknown, result: IngestResult, firstUncommitted
 }
 
 /** The server is shutting down: the ingest stops between chunks, with the same answer as an outage. */
-const stoppedError = (result: IngestResult, firstUncommitted: number) =>
-  cutShort('The server is shutting down.', result, firstUncommitted);
+const stoppedError = (result: IngestResult, firstUncommitted: number) => cutShort('The server is shutting down.', result, firstUncommitted);
 
 function cutShort(why: string, result: IngestResult, firstUncommitted: number) {
   const committed = result.created + result.updated + result.unchanged;
@@ -107,8 +106,14 @@ export async function ingestParsed(deps: IngestDeps, parsed: ParsedBatch, option
     if (options.stopping?.aborted) throw stoppedError(result, chunk[0]!.index);
     let lookedUp, kev;
     try {
-      lookedUp = await aiSummaries(deps.prisma, chunk.map((c) => c.item));
-      kev = await kevDates(deps.prisma, chunk.flatMap((c) => c.item.cveIds.slice(0, 1)));
+      lookedUp = await aiSummaries(
+        deps.prisma,
+        chunk.map((c) => c.item),
+      );
+      kev = await kevDates(
+        deps.prisma,
+        chunk.flatMap((c) => c.item.cveIds.slice(0, 1)),
+      );
     } catch (err) {
       throw partialIngestError(err, result, chunk[0]!.index, deps.log);
     }

@@ -11,9 +11,7 @@ import { advisoryIdsIn, advisoryPageIds } from './advisory-page.js';
 import { canonicalUrl, type Item, type OsvAffected } from './item.js';
 
 const inRange = <T extends z.ZodType<string>>(schema: T) => schema.refine((value) => inDateRange(new Date(value)), `must be ${DATE_RANGE_TEXT}`);
-const dateOrTimestamp = inRange(
-  z.union([z.iso.date(), z.iso.datetime({ offset: true })], { message: 'must be a date (YYYY-MM-DD) or an RFC 3339 timestamp' }),
-);
+const dateOrTimestamp = inRange(z.union([z.iso.date(), z.iso.datetime({ offset: true })], { message: 'must be a date (YYYY-MM-DD) or an RFC 3339 timestamp' }));
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -35,9 +33,15 @@ export const nativeItem = z.strictObject({
   type: z.enum(IssueType).optional(),
   headline: text(200).optional(),
   severity: z.enum(Severity).optional(),
-  cve: z.string().regex(/^CVE-\d{4}-\d{4,}$/, 'must look like CVE-2024-12345').optional(),
+  cve: z
+    .string()
+    .regex(/^CVE-\d{4}-\d{4,}$/, 'must look like CVE-2024-12345')
+    .optional(),
   aliases: z.array(text(100)).max(50).optional(),
-  cweIds: z.array(z.string().regex(/^CWE-\d+$/, 'must look like CWE-79')).max(50).optional(),
+  cweIds: z
+    .array(z.string().regex(/^CWE-\d+$/, 'must look like CWE-79'))
+    .max(50)
+    .optional(),
   cvssVector: z.string().refine(isValidCvssVector, 'must be a complete CVSS 3.0, 3.1 or 4.0 base vector').optional(),
   vendors: z.array(text(200)).max(50).optional(),
   packages: z.array(nativePackage).max(200).optional(),
@@ -45,7 +49,10 @@ export const nativeItem = z.strictObject({
   solution: text(2000).optional(),
   knownExploited: z.boolean().optional(),
   kevDateAdded: inRange(z.iso.date()).optional(),
-  researchCategory: z.string().regex(/^[a-z_]{1,40}$/, 'must be a lowercase tag such as peer_reviewed').optional(),
+  researchCategory: z
+    .string()
+    .regex(/^[a-z_]{1,40}$/, 'must be a lowercase tag such as peer_reviewed')
+    .optional(),
   disclosedAt: dateOrTimestamp.optional(),
   references: z.array(httpUrl).max(50).optional(),
   withdrawn: z.boolean().optional(),
@@ -77,7 +84,13 @@ function identityOf(record: NativeItem, url: string): { cveIds: string[]; otherI
   const own = [...(record.id ? [record.id] : []), ...(record.aliases ?? [])];
   const page = advisoryPageIds(url, record.title);
   const article = page === undefined && record.type !== 'vulnerability';
-  const named = record.cve ? [record.cve] : article ? advisoryIdsIn(`${record.title}\n${record.summary ?? ''}`).filter(isCve).slice(0, maxNamedCves) : [];
+  const named = record.cve
+    ? [record.cve]
+    : article
+      ? advisoryIdsIn(`${record.title}\n${record.summary ?? ''}`)
+          .filter(isCve)
+          .slice(0, maxNamedCves)
+      : [];
   const cveIds = [...new Set([...named, ...(page ?? []).filter(isCve)])];
   const otherIds = [...new Set([...own, ...(page ?? [])].filter((id) => !cveIds.includes(id)))];
   return { cveIds, otherIds, article };

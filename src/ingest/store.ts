@@ -223,7 +223,10 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
       // A record written again comes without the KEV and EPSS signals: they come back from their store.
       const written = [...creates.values(), ...updates.values()].map((row) => row.cveId);
       await applyEnrichment(tx, [...new Set(written.filter((id): id is string => typeof id === 'string'))], modifiedAt);
-      await updateCrossRefs(tx, [...changed.values()].map(({ before, issue }) => ({ id: issue.id, before, after: served(issue) ? crossRefKeys(issue) : null })));
+      await updateCrossRefs(
+        tx,
+        [...changed.values()].map(({ before, issue }) => ({ id: issue.id, before, after: served(issue) ? crossRefKeys(issue) : null })),
+      );
 
       let eventId: string | null = null;
       if (newIssueIds.size) {
@@ -239,7 +242,10 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
 }
 
 /** Column list of rows given as JSON (every row of a statement carries the same keys). */
-const columnsOf = (row: object) => Object.keys(row).map((c) => `"${c.replace(/"/g, '')}"`).join(', ');
+const columnsOf = (row: object) =>
+  Object.keys(row)
+    .map((c) => `"${c.replace(/"/g, '')}"`)
+    .join(', ');
 
 /**
  * Rows per write statement. A whole chunk's rows as one JSON parameter were about 5 MB: a string
@@ -286,10 +292,10 @@ async function insertIssues(execute: DriverExecute, rows: Prisma.IssueCreateMany
   // updatedAt as a parameter of its own, rather than a copy of every row that adds it.
   const updatedAt = new Date().toISOString();
   for (const slice of slices(rows)) {
-    await execute(`INSERT INTO "Issue" (${columns}, "updatedAt") SELECT ${columns}, $2::timestamptz(3) FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`, [
-      rowsJson(slice),
-      updatedAt,
-    ]);
+    await execute(
+      `INSERT INTO "Issue" (${columns}, "updatedAt") SELECT ${columns}, $2::timestamptz(3) FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`,
+      [rowsJson(slice), updatedAt],
+    );
   }
 }
 
@@ -307,12 +313,12 @@ async function updateIssues(execute: DriverExecute, updates: Map<string, Partial
     byColumns.set(key, [...(byColumns.get(key) ?? []), row]);
   }
   for (const rows of byColumns.values()) {
-    const columns = Object.keys(rows[0]!).filter((c) => c !== 'id').map((c) => c.replace(/"/g, ''));
+    const columns = Object.keys(rows[0]!)
+      .filter((c) => c !== 'id')
+      .map((c) => c.replace(/"/g, ''));
     const assignments = columns.map((c) => `"${c}" = x."${c}"`).join(', ');
     for (const slice of slices(rows)) {
-      await execute(`UPDATE "Issue" AS i SET ${assignments} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb) AS x WHERE i.id = x.id`, [
-        rowsJson(slice),
-      ]);
+      await execute(`UPDATE "Issue" AS i SET ${assignments} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb) AS x WHERE i.id = x.id`, [rowsJson(slice)]);
     }
   }
 }

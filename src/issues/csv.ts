@@ -46,7 +46,11 @@ const csvOptions = { record_delimiter: 'windows', escape_formulas: true } as con
 
 export const csvHeaderFor = (fields: readonly string[]): string => stringify([csvColumnsFor(fields)], csvOptions);
 
-const csvRows = (issues: CsvIssue[], fields: readonly string[]): string => stringify(issues.map((issue) => toRecord(issue, fields)), csvOptions);
+const csvRows = (issues: CsvIssue[], fields: readonly string[]): string =>
+  stringify(
+    issues.map((issue) => toRecord(issue, fields)),
+    csvOptions,
+  );
 
 /**
  * The export as a byte stream: the header row, then one chunk per keyset page of `where` (SQL over

@@ -58,8 +58,10 @@ export const filterDescriptions = {
   severity: `Only issues of this severity: ${severities.join(', ')}.`,
   issueType: `Only issues of this type: ${issueTypes.join(', ')}.`,
   vendor: 'Only issues affecting this vendor, product or component (case-insensitive, normalised or as written in the item).',
-  package: 'Only issues affecting this package name (case-insensitive, e.g. langchain; PyPI spellings compare after PEP 503 normalisation, so llama_index finds llama-index).',
-  since: 'Only issues published strictly after this moment: a date (2025-01-31, meaning its start, UTC) or an ISO 8601 date-time (2025-01-31T12:00:00Z; no offset means UTC).',
+  package:
+    'Only issues affecting this package name (case-insensitive, e.g. langchain; PyPI spellings compare after PEP 503 normalisation, so llama_index finds llama-index).',
+  since:
+    'Only issues published strictly after this moment: a date (2025-01-31, meaning its start, UTC) or an ISO 8601 date-time (2025-01-31T12:00:00Z; no offset means UTC).',
   confidenceMin: 'Only issues whose classifierConfidence is at least this value, from 0 to 1.',
   alias: 'Only the issue known by this identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (AML.CS0000); case-insensitive.',
   knownExploited:

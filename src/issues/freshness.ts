@@ -23,5 +23,8 @@ export async function readFreshness(read: Read): Promise<Freshness> {
     read<{ at: Date | null }>(Prisma.sql`SELECT max("modifiedAt") AS at FROM "Issue" WHERE ${servedIssueSql}`),
     read<SourceFreshness>(Prisma.sql`SELECT name, "lastNewDataAt" FROM "SourceState" WHERE "lastNewDataAt" IS NOT NULL ORDER BY "lastNewDataAt" DESC, name`),
   ]);
-  return { lastNewDataAt: latest?.at ? new Date(latest.at) : null, newDataSources: sources.map((s) => ({ name: s.name, lastNewDataAt: new Date(s.lastNewDataAt) })) };
+  return {
+    lastNewDataAt: latest?.at ? new Date(latest.at) : null,
+    newDataSources: sources.map((s) => ({ name: s.name, lastNewDataAt: new Date(s.lastNewDataAt) })),
+  };
 }

@@ -25,7 +25,10 @@ export const scopeRefusal: Record<Scope, () => Error> = {
 /** The caller without a request (the webhook dispatcher's own subscriptions). */
 export const noViewer: Viewer = { isAdmin: false, webhookOwner: async () => undefined };
 
-export function viewerOf(deps: { config: Pick<Config, 'adminApiKey' | 'webhookApiKey'>; prisma: PrismaClient }, request: { headers: Pick<Headers, 'get'> }): Viewer {
+export function viewerOf(
+  deps: { config: Pick<Config, 'adminApiKey' | 'webhookApiKey'>; prisma: PrismaClient },
+  request: { headers: Pick<Headers, 'get'> },
+): Viewer {
   const token = bearerToken(request);
   if (!token) return noViewer;
   const { adminApiKey, webhookApiKey } = deps.config;

@@ -21,7 +21,8 @@ const PAGE_SIZE = 500;
 const ecosystemOf = (affected: OsvRecord['affected'][number]) => affected.package.ecosystem.split(':')[0]!;
 
 async function* osvRecords(read: DriverRead): AsyncGenerator<OsvRecord> {
-  for await (const page of issuePages<Parameters<typeof osvRecordOf>[0]>(read, servedIssueSql, Object.keys(osvIssueSelect), PAGE_SIZE)) yield* page.map(osvRecordOf);
+  for await (const page of issuePages<Parameters<typeof osvRecordOf>[0]>(read, servedIssueSql, Object.keys(osvIssueSelect), PAGE_SIZE))
+    yield* page.map(osvRecordOf);
 }
 
 /** A zip of `<id>.json` per record that `keep` accepts, produced as the reader pulls. A failed read errors the stream, and with it the build (src/http/export-builds.ts). */
@@ -68,7 +69,14 @@ function ecosystemsText(read: DriverRead): ReadableStream<Uint8Array> {
       } catch (err) {
         return controller.error(err);
       }
-      controller.enqueue(new TextEncoder().encode([...names].sort().map((name) => `${name}\n`).join('')));
+      controller.enqueue(
+        new TextEncoder().encode(
+          [...names]
+            .sort()
+            .map((name) => `${name}\n`)
+            .join(''),
+        ),
+      );
       controller.close();
     },
   });

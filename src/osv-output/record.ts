@@ -39,9 +39,25 @@ export interface OsvRecord {
 
 /** The issue's own fields under database_specific, in this order (the score as the API writes it). */
 const classificationFields = [
-  'severity', 'issueType', 'labels', 'cvssSeverity', 'cvssScore', 'cweIds', 'capecIds', 'attackType', 'atlasIds', 'impactType',
-  'attackSophistication', 'aiComponentTargeted', 'exploitMaturity', 'llmSpecific', 'epssScore', 'kevDateAdded',
-  'classifierModel', 'classifierPromptVersion', 'classifierConfidence',
+  'severity',
+  'issueType',
+  'labels',
+  'cvssSeverity',
+  'cvssScore',
+  'cweIds',
+  'capecIds',
+  'attackType',
+  'atlasIds',
+  'impactType',
+  'attackSophistication',
+  'aiComponentTargeted',
+  'exploitMaturity',
+  'llmSpecific',
+  'epssScore',
+  'kevDateAdded',
+  'classifierModel',
+  'classifierPromptVersion',
+  'classifierConfidence',
 ] as const satisfies readonly (keyof Issue)[];
 
 const recordFields = ['id', 'title', 'headline', 'summary', 'sourceUrl', 'publishedAt', 'changedHereAt', 'cvssVector', 'identifiers', 'source'] as const;

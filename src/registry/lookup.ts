@@ -68,7 +68,10 @@ async function packagesToAsk(deps: IngestDeps, now: Date, issueIds?: string[]): 
     unknown.set(`${ecosystem}:${packageKey(ecosystem, name)}`, { ecosystem: ecosystem as LookupEcosystem, name: packageKey(ecosystem, name) });
   }
   for (const p of await storedProfiles(deps.prisma, [...unknown.values()])) unknown.delete(`${p.ecosystem}:${p.name}`);
-  const stale = await deps.prisma.packageProfile.findMany({ where: { checkedAt: { lte: new Date(now.getTime() - refreshAfterMs) } }, select: { ecosystem: true, name: true } });
+  const stale = await deps.prisma.packageProfile.findMany({
+    where: { checkedAt: { lte: new Date(now.getTime() - refreshAfterMs) } },
+    select: { ecosystem: true, name: true },
+  });
   const ask = [...unknown.values(), ...stale.map((p) => ({ ecosystem: p.ecosystem as LookupEcosystem, name: p.name }))];
   return ask.sort((a, b) => a.ecosystem.localeCompare(b.ecosystem) || a.name.localeCompare(b.name));
 }

@@ -25,7 +25,8 @@ export function startRegistryLookups(deps: IngestDeps, urls: RegistryUrls): Regi
         const { lookUpRegistries } = await import('./lookup.js');
         const result = await lookUpRegistries(deps, urls, { signal: stopping.signal, issueIds: ids });
         const { reclassified, ...counts } = result;
-        if (result.asked > 0) deps.log.info('registry lookups', { ...counts, newlyServed: reclassified?.newlyServed ?? 0, noLongerServed: reclassified?.unserved ?? 0 });
+        if (result.asked > 0)
+          deps.log.info('registry lookups', { ...counts, newlyServed: reclassified?.newlyServed ?? 0, noLongerServed: reclassified?.unserved ?? 0 });
       } catch (err) {
         deps.log.error('registry lookups stopped', { err });
       }

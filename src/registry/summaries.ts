@@ -30,7 +30,8 @@ function summaryUrl(urls: RegistryUrls, ecosystem: LookupEcosystem, name: string
 }
 
 function readSummary(ecosystem: LookupEcosystem, body: unknown): string | null {
-  const value = ecosystem === 'pypi' ? (body as { info?: { summary?: unknown } } | null)?.info?.summary : (body as { description?: unknown } | null)?.description;
+  const value =
+    ecosystem === 'pypi' ? (body as { info?: { summary?: unknown } } | null)?.info?.summary : (body as { description?: unknown } | null)?.description;
   if (typeof value !== 'string') return null;
   // Anybody can publish a package: its summary is kept short and without NUL, which PostgreSQL text refuses.
   const summary = value.replace(/\0/g, '').trim().slice(0, 500);

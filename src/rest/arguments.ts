@@ -36,7 +36,12 @@ function checkValue(name: string, type: GraphQLInputType, value: unknown, fromBo
   else if (named === GraphQLFloat) number(name, typed);
   else if (named === GraphQLBoolean) boolean(name, typed);
   else if (named === GraphQLString && typeof value !== 'string') throw badRequest(`${name} must be a string`);
-  else if (isEnumType(named)) oneOf(name, named.getValues().map((v) => v.name), value);
+  else if (isEnumType(named))
+    oneOf(
+      name,
+      named.getValues().map((v) => v.name),
+      value,
+    );
   else if (isInputObjectType(named)) checkObject(name, named.getFields(), value);
   // IDs and custom scalars are checked by their resolvers and by GraphQL itself.
 }

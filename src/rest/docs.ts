@@ -61,7 +61,10 @@ function operationSection(doc: Json, path: string, method: string, op: Json, bas
   const body: Json | undefined = op.requestBody?.content?.['application/json']?.schema;
   const bodyRequired = new Set(body?.required ?? []);
   const bodyRows = Object.entries<Json>(body?.properties ?? {})
-    .map(([name, s]) => `<tr><td><code>${escape(name)}</code></td><td>${escape(typeOf(s))}${bodyRequired.has(name) ? ', required' : ''}</td><td>${inline(s.description ?? '')}</td></tr>`)
+    .map(
+      ([name, s]) =>
+        `<tr><td><code>${escape(name)}</code></td><td>${escape(typeOf(s))}${bodyRequired.has(name) ? ', required' : ''}</td><td>${inline(s.description ?? '')}</td></tr>`,
+    )
     .join('');
   const example = `${basePath}${path.replace(/\{(\w+)\}/g, ':$1')}`;
   const request = curlExample(op, method, `${basePath}${path}`);

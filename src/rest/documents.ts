@@ -26,7 +26,11 @@ export interface RestDocumentsOptions {
 export function restDocuments({ schema, restSchema, routes, basePath, version, graphqlEndpoint }: RestDocumentsOptions): () => Promise<RestDocuments> {
   let built: Promise<RestDocuments> | undefined;
   const build = async () => {
-    const [{ createSofa, createSofaRouter }, { buildOpenAPI }, { renderDocs }] = await Promise.all([import('sofa-api'), import('./openapi.js'), import('./docs.js')]);
+    const [{ createSofa, createSofaRouter }, { buildOpenAPI }, { renderDocs }] = await Promise.all([
+      import('sofa-api'),
+      import('./openapi.js'),
+      import('./docs.js'),
+    ]);
     const sofa = createSofa({ basePath, schema: restSchema, routes, customScalars: { DateTime: { type: 'string', format: 'date-time' }, JSON: {} } });
     const openapi = buildOpenAPI(createSofaRouter(sofa).openAPIDocument, { schema, routes, basePath, version });
     return { openapi, docs: renderDocs(openapi, { basePath, graphqlEndpoint }) };

@@ -251,7 +251,14 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
    * The route's answer as bytes, or its error envelope (a bad argument's 400 among them): what the
    * plugin sends as a Response and the direct read (below) writes itself.
    */
-  async function run(found: RouteMatch, request: RouteRequest, url: URL, viewer: Viewer, body: Record<string, unknown>, serverContext: object): Promise<RouteAnswer> {
+  async function run(
+    found: RouteMatch,
+    request: RouteRequest,
+    url: URL,
+    viewer: Viewer,
+    body: Record<string, unknown>,
+    serverContext: object,
+  ): Promise<RouteAnswer> {
     const { compiled: match, params } = found;
     try {
       checkRestArguments(match.field, { params, query: url.searchParams, body });

@@ -32,7 +32,11 @@ export const bodyExamples: Record<string, unknown> = {
   'post /scan': { packages: ['langchain@0.0.300', 'pkg:pypi/gradio@3.40.0'], vendors: ['openai'], severityMin: 'high' },
   'post /webhooks': { url: 'https://hooks.example.com/secwire', filters: { severity: 'critical' } },
   'patch /webhooks/{id}': { active: false },
-  'post /admin/ingest': { items: [{ title: 'Prompt injection worm hits LLM email assistants', url: 'https://example.org/worm', publishedAt: '2024-01-22T09:00:00Z', type: 'incident' }] },
+  'post /admin/ingest': {
+    items: [
+      { title: 'Prompt injection worm hits LLM email assistants', url: 'https://example.org/worm', publishedAt: '2024-01-22T09:00:00Z', type: 'incident' },
+    ],
+  },
   'post /admin/digests': { date: '2025-03-01' },
   'post /admin/keys': { name: 'ci-pipeline' },
   'post /webhooks/{id}/rotate-secret': { overlapHours: 24 },
@@ -42,29 +46,65 @@ export const bodyExamples: Record<string, unknown> = {
 export const responseExamples: Record<string, unknown> = {
   'get /stats': {
     data: {
-      totalIssues: 1243, totalDigests: 380, last24h: 7, last7d: 52, lastNewDataAt: '2025-03-01T06:00:02.000Z',
-      newDataSources: [{ name: 'cisa-kev', lastNewDataAt: '2025-03-01T06:00:02.000Z' }, { name: 'osv-pypi', lastNewDataAt: '2025-03-01T05:00:41.000Z' }],
+      totalIssues: 1243,
+      totalDigests: 380,
+      last24h: 7,
+      last7d: 52,
+      lastNewDataAt: '2025-03-01T06:00:02.000Z',
+      newDataSources: [
+        { name: 'cisa-kev', lastNewDataAt: '2025-03-01T06:00:02.000Z' },
+        { name: 'osv-pypi', lastNewDataAt: '2025-03-01T05:00:41.000Z' },
+      ],
     },
   },
-  'get /digest/latest': { data: { date: '2025-03-01', content: '# secwire daily digest: 2025-03-01\n', issueCount: 3, generatedAt: '2025-03-02T00:05:00.000Z' } },
+  'get /digest/latest': {
+    data: { date: '2025-03-01', content: '# secwire daily digest: 2025-03-01\n', issueCount: 3, generatedAt: '2025-03-02T00:05:00.000Z' },
+  },
   'post /admin/reclassify': { data: { version: 'rules-2.0.0+1a2b3c4d', examined: 146, updated: 146, newlyServed: 3, unserved: 1, failed: 0 } },
   'get /admin/sources': {
     data: [
       {
-        name: 'kev', kind: 'kev', location: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json', intervalMinutes: 1440,
-        lastAttemptAt: '2025-03-01T06:00:00.000Z', lastSuccessAt: '2025-03-01T06:00:00.000Z', lastError: null, lastErrorAt: null,
+        name: 'kev',
+        kind: 'kev',
+        location: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+        intervalMinutes: 1440,
+        lastAttemptAt: '2025-03-01T06:00:00.000Z',
+        lastSuccessAt: '2025-03-01T06:00:00.000Z',
+        lastError: null,
+        lastErrorAt: null,
         counts: { received: 1404, created: 0, updated: 3, unchanged: 1401, rejected: 0, skipped: 0 },
       },
     ],
   },
   'get /webhooks': {
-    data: [{ id: '5d0092c5-5f74-4287-9642-33f4c354e56d', url: 'https://hooks.example.com/secwire', active: true, filters: { severity: 'critical' }, deactivatedReason: null, previousSecretExpiresAt: null, consecutiveFailures: 0, createdAt: '2025-03-01T10:00:00.000Z' }],
+    data: [
+      {
+        id: '5d0092c5-5f74-4287-9642-33f4c354e56d',
+        url: 'https://hooks.example.com/secwire',
+        active: true,
+        filters: { severity: 'critical' },
+        deactivatedReason: null,
+        previousSecretExpiresAt: null,
+        consecutiveFailures: 0,
+        createdAt: '2025-03-01T10:00:00.000Z',
+      },
+    ],
   },
 };
 
 const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
-const taxiiError = (description: string) => ({ description, content: { [TAXII_MEDIA_TYPE]: { schema: { type: 'object', properties: { title: { type: 'string' }, http_status: { type: 'string' } } } } } });
-const param = (name: string, description: string, schema: Json, example: unknown, where = 'query') => ({ name, in: where, required: where === 'path', description, schema, example });
+const taxiiError = (description: string) => ({
+  description,
+  content: { [TAXII_MEDIA_TYPE]: { schema: { type: 'object', properties: { title: { type: 'string' }, http_status: { type: 'string' } } } } },
+});
+const param = (name: string, description: string, schema: Json, example: unknown, where = 'query') => ({
+  name,
+  in: where,
+  required: where === 'path',
+  description,
+  schema,
+  example,
+});
 const binary = { type: 'string', format: 'binary' };
 
 const listFilterNames = ['search', 'label', 'severity', 'issueType', 'vendor', 'package', 'since', 'confidenceMin', 'alias'];
@@ -80,10 +120,16 @@ const taxiiServers = [{ url: '/taxii2' }];
 /** The plain routes, each with the servers prefix it sits under (the document's default is /api/v1). */
 export function plainPaths(listParameters: Json[]): Json {
   const filters = listParameters.filter((p) => listFilterNames.includes(p.name));
-  const atomResponses = { '200': { description: 'An Atom 1.0 feed.', content: { 'application/atom+xml': { schema: { type: 'string' } } } }, '400': error('Invalid parameters.') };
-  const limit = (max: number, dflt: number) => param('limit', `Entries: at least 1; default ${dflt}; larger values are treated as ${max}.`, { type: 'integer', minimum: 1 }, dflt);
+  const atomResponses = {
+    '200': { description: 'An Atom 1.0 feed.', content: { 'application/atom+xml': { schema: { type: 'string' } } } },
+    '400': error('Invalid parameters.'),
+  };
+  const limit = (max: number, dflt: number) =>
+    param('limit', `Entries: at least 1; default ${dflt}; larger values are treated as ${max}.`, { type: 'integer', minimum: 1 }, dflt);
   return {
-    '/issues.atom': { get: plainGet('issuesAtom', 'feeds', 'Atom feed of served issues, newest first, with the list filters.', atomResponses, [...filters, limit(100, 50)]) },
+    '/issues.atom': {
+      get: plainGet('issuesAtom', 'feeds', 'Atom feed of served issues, newest first, with the list filters.', atomResponses, [...filters, limit(100, 50)]),
+    },
     '/digests.atom': {
       get: plainGet('digestsAtom', 'feeds', 'Atom feed of the daily digests that cover at least one issue, newest first.', atomResponses, [limit(100, 50)]),
     },
@@ -91,9 +137,13 @@ export function plainPaths(listParameters: Json[]): Json {
       get: plainGet('osvAllZip', 'osv', 'Every served issue as an OSV record <id>.json in one zip, as OSV lays out its exports.', zip('A zip archive.')),
     },
     '/osv/{ecosystem}/all.zip': {
-      get: plainGet('osvEcosystemZip', 'osv', 'The OSV records affecting one ecosystem, in one zip.', zip('A zip archive (empty for an ecosystem no issue affects).'), [
-        param('ecosystem', 'An OSV ecosystem name, as listed by /osv/ecosystems.txt.', { type: 'string' }, 'PyPI', 'path'),
-      ]),
+      get: plainGet(
+        'osvEcosystemZip',
+        'osv',
+        'The OSV records affecting one ecosystem, in one zip.',
+        zip('A zip archive (empty for an ecosystem no issue affects).'),
+        [param('ecosystem', 'An OSV ecosystem name, as listed by /osv/ecosystems.txt.', { type: 'string' }, 'PyPI', 'path')],
+      ),
     },
     '/osv/ecosystems.txt': {
       get: plainGet('osvEcosystems', 'osv', 'The ecosystems of the served OSV records, one a line.', {
@@ -113,7 +163,12 @@ export function plainPaths(listParameters: Json[]): Json {
     '/': {
       servers: taxiiServers,
       get: plainGet('taxiiDiscovery', 'taxii', 'TAXII 2.1 discovery: the one API root.', {
-        '200': { description: 'TAXII discovery resource.', content: { [TAXII_MEDIA_TYPE]: { schema: { type: 'object' }, example: { title: 'secwire TAXII 2.1', default: '/taxii2/api/', api_roots: ['/taxii2/api/'] } } } },
+        '200': {
+          description: 'TAXII discovery resource.',
+          content: {
+            [TAXII_MEDIA_TYPE]: { schema: { type: 'object' }, example: { title: 'secwire TAXII 2.1', default: '/taxii2/api/', api_roots: ['/taxii2/api/'] } },
+          },
+        },
         '406': taxiiError('Not a TAXII 2.1 media type.'),
       }),
     },
@@ -131,9 +186,16 @@ export function plainPaths(listParameters: Json[]): Json {
         "A collection's STIX 2.1 objects in a TAXII envelope, paged with next (stable while issues arrive).",
         {
           '200': {
-            description: 'A TAXII envelope; X-TAXII-Date-Added-First and -Last give the first and last object\'s date_added.',
+            description: "A TAXII envelope; X-TAXII-Date-Added-First and -Last give the first and last object's date_added.",
             headers: { 'X-TAXII-Date-Added-First': { schema: { type: 'string' } }, 'X-TAXII-Date-Added-Last': { schema: { type: 'string' } } },
-            content: { [TAXII_MEDIA_TYPE]: { schema: { type: 'object', properties: { more: { type: 'boolean' }, next: { type: 'string' }, objects: { type: 'array', items: { type: 'object' } } } } } },
+            content: {
+              [TAXII_MEDIA_TYPE]: {
+                schema: {
+                  type: 'object',
+                  properties: { more: { type: 'boolean' }, next: { type: 'string' }, objects: { type: 'array', items: { type: 'object' } } },
+                },
+              },
+            },
           },
           '400': taxiiError('Invalid parameters.'),
           '404': taxiiError('No such collection.'),
@@ -183,6 +245,8 @@ export function addSbomMediaTypes(doc: Json): void {
     const sbom = { schema: { type: 'object', description: 'The whole SBOM document.' } };
     scan.requestBody.content[CYCLONEDX_MEDIA_TYPE] = sbom;
     scan.requestBody.content[SPDX_MEDIA_TYPE] = sbom;
-    scan.responses['200'].content[CYCLONEDX_MEDIA_TYPE] = { schema: { type: 'object', description: 'A CycloneDX 1.6 VEX document (Accept: application/vnd.cyclonedx+json).' } };
+    scan.responses['200'].content[CYCLONEDX_MEDIA_TYPE] = {
+      schema: { type: 'object', description: 'A CycloneDX 1.6 VEX document (Accept: application/vnd.cyclonedx+json).' },
+    };
   }
 }

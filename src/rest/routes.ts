@@ -30,7 +30,14 @@ export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> 
   'Query.digest': { method: 'GET', path: '/digests/:date', tags: ['digest'] },
   // Its counts of the last 24 hours and 7 days move with the clock as well as with the data.
   'Query.stats': { method: 'GET', path: '/stats', tags: ['stats'], cacheTtlSeconds: 60 },
-  'Mutation.ingestItems': { method: 'POST', path: '/admin/ingest', tags: ['admin'], bearer: 'admin', adminBodyLimit: bodyLimits.adminIngest, bodyArgument: 'items' },
+  'Mutation.ingestItems': {
+    method: 'POST',
+    path: '/admin/ingest',
+    tags: ['admin'],
+    bearer: 'admin',
+    adminBodyLimit: bodyLimits.adminIngest,
+    bodyArgument: 'items',
+  },
   'Mutation.generateDigest': { method: 'POST', path: '/admin/digests', tags: ['admin'], bearer: 'admin' },
   'Mutation.createApiKey': { method: 'POST', path: '/admin/keys', responseStatus: 201, tags: ['admin'], bearer: 'admin' },
   'Query.sources': { method: 'GET', path: '/admin/sources', tags: ['admin'], bearer: 'admin' },

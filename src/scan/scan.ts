@@ -166,7 +166,8 @@ export function matchCandidates(index: StackIndex, rows: CandidateRow[]): ScanMa
     const vendorHits = vendorsByKey.size ? new Set(row.vendorKeys.flatMap((key) => vendorsByKey.get(key) ?? [])) : undefined;
     const matchedVendors = vendorHits?.size ? stack.vendors.filter((v) => vendorHits.has(v.input)).map((v) => v.input) : [];
     if (matched.size === 0 && matchedVendors.length === 0) continue;
-    const matchedPackages = matched.size === 1 ? [matched.values().next().value!.input] : [...matched].sort((a, b) => order.get(a)! - order.get(b)!).map((q) => q.input);
+    const matchedPackages =
+      matched.size === 1 ? [matched.values().next().value!.input] : [...matched].sort((a, b) => order.get(a)! - order.get(b)!).map((q) => q.input);
     data.push({ id: row.id, title: row.title, severity: row.severity, cveId: row.cveId, matchedPackages, matchedVendors });
   }
   return data;

@@ -90,9 +90,7 @@ export function parsePackageEntry(input: string, label: string, { knownOnly = fa
 export function describesPackage(query: PackageQuery, entry: AffectedVersions): boolean {
   const entryEcosystem = ecosystemKey(entry.ecosystem);
   if (query.ecosystem && query.ecosystem !== entryEcosystem) return false;
-  return entryEcosystem === 'pypi'
-    ? pep503(entry.name) === pep503(query.name)
-    : entry.name.toLowerCase() === query.name.toLowerCase();
+  return entryEcosystem === 'pypi' ? pep503(entry.name) === pep503(query.name) : entry.name.toLowerCase() === query.name.toLowerCase();
 }
 
 function checkList(list: unknown, field: string): string[] {

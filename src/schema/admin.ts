@@ -33,7 +33,10 @@ const IngestResultRef = builder.objectRef<IngestResult>('IngestResult').implemen
   }),
 });
 
-const IngestEnvelope = envelopeRef('IngestResultEnvelope', { description: 'An ingest result under `data`, the REST response shape.', data: { type: IngestResultRef } });
+const IngestEnvelope = envelopeRef('IngestResultEnvelope', {
+  description: 'An ingest result under `data`, the REST response shape.',
+  data: { type: IngestResultRef },
+});
 
 builder.mutationField('ingestItems', (t) =>
   t.field({
@@ -99,8 +102,7 @@ builder.mutationField('generateDigest', (t) =>
   t.field({
     authScopes: { admin: true },
     type: DigestEnvelopeRef,
-    description:
-      "Admin (bearer ADMIN_API_KEY): generates or regenerates a UTC day's digest (default: yesterday).",
+    description: "Admin (bearer ADMIN_API_KEY): generates or regenerates a UTC day's digest (default: yesterday).",
     args: {
       date: t.arg.string({ required: false, description: 'Day to summarise, YYYY-MM-DD (UTC); not in the future. Default: yesterday.' }),
     },
@@ -121,7 +123,10 @@ const IssuedKeyRef = builder.objectRef<IssuedKey>('IssuedApiKey').implement({
   }),
 });
 
-const IssuedKeyEnvelope = envelopeRef('IssuedApiKeyEnvelope', { description: 'An issued key under `data`, the REST response shape.', data: { type: IssuedKeyRef } });
+const IssuedKeyEnvelope = envelopeRef('IssuedApiKeyEnvelope', {
+  description: 'An issued key under `data`, the REST response shape.',
+  data: { type: IssuedKeyRef },
+});
 
 builder.mutationField('createApiKey', (t) =>
   t.field({

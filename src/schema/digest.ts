@@ -28,8 +28,7 @@ builder.queryField('latestDigest', (t) =>
   t.field({
     type: DigestEnvelopeRef,
     nullable: true, // a missing digest spoils only this field of a larger query
-    description:
-      'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none.',
+    description: 'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none.',
     // A hot one-row read: sent past Prisma's client (db/driver-read.ts).
     resolve: async (_root, _args, context, info) => {
       const [digest] = await context.db.read<Digest>(digestPageSql(digestColumns(info, ['data']), 1));
@@ -48,8 +47,7 @@ const DigestListRef = envelopeRef('DigestList', {
 builder.queryFields((t) => ({
   digests: t.field({
     type: DigestListRef,
-    description:
-      'Past digests that cover at least one issue, newest day first, one page at a time (also an Atom feed: /api/v1/digests.atom).',
+    description: 'Past digests that cover at least one issue, newest day first, one page at a time (also an Atom feed: /api/v1/digests.atom).',
     args: {
       limit: t.arg.int({ description: pageDescriptions.limit(20, 100) }),
       offset: t.arg.int({ description: pageDescriptions.offset }),
@@ -70,9 +68,7 @@ builder.queryFields((t) => ({
     description: 'The digest of one UTC day (YYYY-MM-DD); NOT_FOUND (404) when none was generated for it.',
     args: { date: t.arg.string({ required: true, description: 'The day, YYYY-MM-DD (UTC).' }) },
     resolve: async (_root, { date }, context, info) => {
-      const [digest] = await context.db.read<Digest>(
-        Prisma.sql`SELECT ${digestColumns(info, ['data'])} FROM "Digest" WHERE date = ${calendarDate(date)}`,
-      );
+      const [digest] = await context.db.read<Digest>(Prisma.sql`SELECT ${digestColumns(info, ['data'])} FROM "Digest" WHERE date = ${calendarDate(date)}`);
       if (!digest) throw notFound(`No digest for ${date}`);
       return { data: digest };
     },

@@ -13,14 +13,23 @@ import { schema as publicSchema } from './index.js';
 
 function webhookIssueStream(schema: GraphQLSchema, services: Services): IssueStream {
   const issue = schema.getType('Issue') as GraphQLObjectType;
-  const fields = Object.values(issue.getFields()).filter((f) => !f.extensions?.graphqlOnly).map((f) => f.name);
+  const fields = Object.values(issue.getFields())
+    .filter((f) => !f.extensions?.graphqlOnly)
+    .map((f) => f.name);
   const document = parse(`subscription WebhookDispatch($filter: WebhookFiltersInput) {
     newIssues(filter: $filter) { eventId issues { ${fields.join(' ')} } }
   }`);
   // The subscription counts nothing; the context only has to offer it.
   const countIssues = issueCounter(services.db.read, new DataVersionReader(services.db.read));
   return async (filters, source) => {
-    const contextValue: Context = { ...services, prisma: services.db.prisma, countIssues, newIssues: source, viewer: noViewer, requestId: `dispatcher-${randomUUID()}` };
+    const contextValue: Context = {
+      ...services,
+      prisma: services.db.prisma,
+      countIssues,
+      newIssues: source,
+      viewer: noViewer,
+      requestId: `dispatcher-${randomUUID()}`,
+    };
     const result = await subscribe({ schema, document, variableValues: { filter: filters }, contextValue });
     if (!(Symbol.asyncIterator in result)) throw new Error(result.errors?.[0]?.message ?? 'subscription refused');
     // Repeater-based: ending the stream ends the subscription at once, even while it waits.

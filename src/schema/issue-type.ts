@@ -18,7 +18,9 @@ const ClassificationReason = builder.objectRef<Evidence>('ClassificationReason')
       description:
         'catalogue-package, registry-summary, catalogue-repository, catalogue-organisation, listed-repository, listed-organisation, reference-host, package-name, repository-name, term, domain-term, atlas, ai-vendor, model, concern-term (a word of security, privacy or safety in a news, research, regulation or incident item), tool-or-bait (AI only as a tool of defence or as a lure, which counts against) or missing (such an item lacks AI or security evidence; detail says which).',
     }),
-    detail: t.exposeString('detail', { description: 'What was found, e.g. "PyPI:langchain (LangChain; pypi-llm-frameworks)"; for model, the words that moved it most.' }),
+    detail: t.exposeString('detail', {
+      description: 'What was found, e.g. "PyPI:langchain (LangChain; pypi-llm-frameworks)"; for model, the words that moved it most.',
+    }),
     weight: t.exposeFloat('weight', { description: 'Its contribution in log-odds: positive for relevant, negative against.' }),
   }),
 });
@@ -66,7 +68,10 @@ export const IssueRef = builder.objectRef<Issue>('Issue').implement({
     issueType: t.expose('issueType', { type: IssueTypeEnum, description: 'One of vulnerability, incident, news, regulatory, research.' }),
     cveId: t.exposeString('cveId', { nullable: true, description: 'CVE identifier, CVE-<year>-<number>.' }),
     cweIds: t.exposeStringList('cweIds', { nullable: true, description: 'CWE ids, CWE-<number>.' }),
-    affectedPackages: t.exposeStringList('affectedPackages', { nullable: true, description: '<package>@<version range> (fixed: <version>); the version is `none` when no release fixes the range.' }),
+    affectedPackages: t.exposeStringList('affectedPackages', {
+      nullable: true,
+      description: '<package>@<version range> (fixed: <version>); the version is `none` when no release fixes the range.',
+    }),
     affectedPackageRefs: t.exposeStringList('affectedPackageRefs', { nullable: true, description: '<ecosystem>:<package>.' }),
     affectedVendors: t.exposeStringList('affectedVendors', { description: 'Normalised vendor names; may be empty.' }),
     affectedVendorsRaw: t.exposeStringList('affectedVendorsRaw', { description: 'Vendor, product or component names as found in the item.' }),
@@ -74,7 +79,10 @@ export const IssueRef = builder.objectRef<Issue>('Issue').implement({
     classifierPromptVersion: t.exposeString('classifierPromptVersion', { description: 'Version tag of the classifier.' }),
     solution: t.exposeString('solution', { nullable: true, description: 'Remediation text; "N/A ..." when none is known.' }),
     attackType: t.exposeStringList('attackType', { description: 'Attack types, e.g. prompt_injection, supply_chain; may be empty.' }),
-    cvssVector: t.exposeString('cvssVector', { nullable: true, description: 'CVSS 3.1 vector string (a 3.0 vector whose 3.1 score differs stays 3.0; an item with only a 4.0 vector carries that).' }),
+    cvssVector: t.exposeString('cvssVector', {
+      nullable: true,
+      description: 'CVSS 3.1 vector string (a 3.0 vector whose 3.1 score differs stays 3.0; an item with only a 4.0 vector carries that).',
+    }),
     attackVector: t.exposeString('attackVector', { nullable: true, description: 'CVSS attack vector: network, adjacent, local, physical.' }),
     attackComplexity: t.exposeString('attackComplexity', { nullable: true, description: 'CVSS attack complexity: low, high.' }),
     privilegesRequired: t.exposeString('privilegesRequired', { nullable: true, description: 'CVSS privileges required: none, low, high.' }),
@@ -109,7 +117,8 @@ export const IssueRef = builder.objectRef<Issue>('Issue').implement({
     classification: t.field({
       type: IssueClassification,
       nullable: true,
-      description: 'Why the item was judged relevant: the deciding evidence, the model score and the classifier version. Null for issues stored before provenance was kept (reclassify fills it). GraphQL only.',
+      description:
+        'Why the item was judged relevant: the deciding evidence, the model score and the classifier version. Null for issues stored before provenance was kept (reclassify fills it). GraphQL only.',
       extensions: graphqlOnly,
       resolve: (issue) => (issue.classification as Provenance | null) ?? null,
     }),

@@ -4,7 +4,16 @@ import { badRequest, notFound } from '../errors.js';
 import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { afterCursor, cursorDescription } from '../issues/cursor.js';
 import { isUuid } from '../params.js';
-import { changeOrderSql, filterDescriptions, issueFilterSql, issueOrderSql, issueOrderSqlFor, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
+import {
+  changeOrderSql,
+  filterDescriptions,
+  issueFilterSql,
+  issueOrderSql,
+  issueOrderSqlFor,
+  pageDescriptions,
+  parseIssueFilters,
+  parsePage,
+} from '../issues/filters.js';
 import { publishedIssueSql, servedIssueSql } from '../issues/served.js';
 import { builder, envelopeRef } from './builder.js';
 import { issueColumns } from './columns.js';
@@ -89,8 +98,7 @@ builder.queryFields((t) => ({
     type: IssueEnvelopeRef,
     // Nullable so that a missing issue spoils only this field of a larger query, not all of it.
     nullable: true,
-    description:
-      'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404).',
+    description: 'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404).',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
     // The most requested read, one row by primary key: sent past Prisma's client (db/driver-read.ts).
     resolve: async (_root, { id }, context, info) => {

@@ -51,9 +51,7 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
         // The columns of the selection (columns.ts), chosen once per subscription document.
         const columns = issueColumns(info, []);
         return once(`${batch.shareKey}\n${columns.text}`, () =>
-          db.read<Issue>(
-            Prisma.sql`SELECT ${columns} FROM "Issue" WHERE ${servedIssueSql} AND id = ANY(${batch.issueIds}::uuid[]) ORDER BY ${issueOrderSql}`,
-          ),
+          db.read<Issue>(Prisma.sql`SELECT ${columns} FROM "Issue" WHERE ${servedIssueSql} AND id = ANY(${batch.issueIds}::uuid[]) ORDER BY ${issueOrderSql}`),
         );
       },
     }),

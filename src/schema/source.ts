@@ -38,8 +38,7 @@ builder.queryField('sources', (t) =>
   t.field({
     authScopes: { admin: true },
     type: SourceListRef,
-    description:
-      'Admin (bearer ADMIN_API_KEY): the configured upstream sources and what each last sync did (last success, last error, counts).',
+    description: 'Admin (bearer ADMIN_API_KEY): the configured upstream sources and what each last sync did (last success, last error, counts).',
     resolve: async (_root, _args, ctx) => ({ data: await sourceStatuses(ctx.prisma, ctx.config.sources) }),
   }),
 );

@@ -15,11 +15,13 @@ import { once, PageMetaRef } from './issue.js';
 
 export const WebhookStackInput = builder.inputType('WebhookStackInput', {
   description:
-    'A stack to watch: either packages (the scan\'s entries: name@version or purls, at most 1000) or sbom (a CycloneDX 1.4-1.6 ' +
-    'or SPDX 2.3 JSON document). Read by the scan\'s parsers with the same limits and errors; purls must be of a known type. ' +
+    "A stack to watch: either packages (the scan's entries: name@version or purls, at most 1000) or sbom (a CycloneDX 1.4-1.6 " +
+    "or SPDX 2.3 JSON document). Read by the scan's parsers with the same limits and errors; purls must be of a known type. " +
     'The webhook then receives new_issues only for issues affecting a listed version, with matchedComponents added to the body.',
   fields: (t) => ({
-    packages: t.stringList({ description: 'Package entries as in POST /scan, e.g. vllm@0.5.0, pkg:pypi/langchain@0.2.1, pkg:huggingface/meta-llama/Llama-3.1-8B.' }),
+    packages: t.stringList({
+      description: 'Package entries as in POST /scan, e.g. vllm@0.5.0, pkg:pypi/langchain@0.2.1, pkg:huggingface/meta-llama/Llama-3.1-8B.',
+    }),
     sbom: t.field({ type: 'JSON', description: 'A CycloneDX or SPDX JSON SBOM; each component with a purl (or a machine-learning-model) is watched.' }),
   }),
 });
@@ -33,7 +35,7 @@ async function stackOfWebhook(prisma: PrismaClient, webhookId: string, owner: st
 }
 
 const FindingsList = envelopeRef('WebhookFindings', {
-  description: 'Served issues affecting the webhook\'s stack now, by severity then newest first.',
+  description: "Served issues affecting the webhook's stack now, by severity then newest first.",
   data: { type: [ScanMatchRef], description: 'Matches; matchedPackages names the stack entries (purls for an SBOM).' },
   meta: { type: PageMetaRef, description: 'Paging.' },
 });

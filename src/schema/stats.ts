@@ -34,7 +34,8 @@ const StatsRef = builder.objectRef<Stats>('Stats').implement({
     }),
     newDataSources: t.field({
       type: [SourceFreshnessRef],
-      description: 'The sources that have brought new data, most recent first; empty while the feed holds only the bundled sample and what was ingested by hand.',
+      description:
+        'The sources that have brought new data, most recent first; empty while the feed holds only the bundled sample and what was ingested by hand.',
       resolve: (s) => s.newDataSources,
     }),
   }),

@@ -20,7 +20,9 @@ builder.queryField('stixBundle', (t) =>
       severity: t.arg({ type: SeverityEnum, description: filterDescriptions.severity }),
       issueType: t.arg({ type: IssueTypeEnum, description: filterDescriptions.issueType }),
       since: t.arg.string({ description: filterDescriptions.since }),
-      limit: t.arg.int({ description: `Maximum issues in the bundle: an integer of at least 1; default ${STIX_LIMIT_DEFAULT}; larger values are treated as ${STIX_LIMIT_MAX}.` }),
+      limit: t.arg.int({
+        description: `Maximum issues in the bundle: an integer of at least 1; default ${STIX_LIMIT_DEFAULT}; larger values are treated as ${STIX_LIMIT_MAX}.`,
+      }),
       offset: t.arg.int({ description: pageDescriptions.offset }),
     },
     resolve: async (_root, args, { db }) => {

@@ -39,7 +39,13 @@ const WebhookRef = builder.prismaObject('Webhook', {
     url: t.exposeString('url', { description: 'Delivery target (https).' }),
     active: t.exposeBoolean('active', { description: 'False once the receiver answered 410 or deliveries kept dying.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
-    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as WebhookEventKind[] }),
+    events: t.field({
+      type: [WebhookEventEnum],
+      description: 'Event kinds it receives.',
+      extensions: graphqlOnly,
+      select: { events: true },
+      resolve: (w) => w.events as WebhookEventKind[],
+    }),
     watchedComponents: t.int({
       nullable: true,
       description: 'How many components its watched stack lists; null when it watches none.',
@@ -69,7 +75,13 @@ const WebhookWithSecretRef = builder.prismaObject('Webhook', {
     secret: t.exposeString('secret', { description: 'Shared signing secret (64 hex characters); store it now, it is not shown again.' }),
     active: t.exposeBoolean('active', { description: 'True after creation.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
-    events: t.field({ type: [WebhookEventEnum], description: 'Event kinds it receives.', extensions: graphqlOnly, select: { events: true }, resolve: (w) => w.events as WebhookEventKind[] }),
+    events: t.field({
+      type: [WebhookEventEnum],
+      description: 'Event kinds it receives.',
+      extensions: graphqlOnly,
+      select: { events: true },
+      resolve: (w) => w.events as WebhookEventKind[],
+    }),
   }),
 });
 
@@ -120,14 +132,20 @@ const WebhookSecretEnvelope = envelopeRef('WebhookSecretEnvelope', {
   data: { type: WebhookWithSecretRef, description: 'The webhook and its secret.' },
 });
 
-const WebhookList = envelopeRef('WebhookList', { description: "The bearer key's webhooks, oldest first.", data: { type: [WebhookRef], description: 'The webhooks.' } });
+const WebhookList = envelopeRef('WebhookList', {
+  description: "The bearer key's webhooks, oldest first.",
+  data: { type: [WebhookRef], description: 'The webhooks.' },
+});
 
 const DeletedWebhook = builder.objectRef<{ id: string }>('DeletedWebhook').implement({
   description: 'A webhook that no longer exists.',
   fields: (t) => ({ id: t.exposeString('id', { description: 'Id of the deleted webhook.' }) }),
 });
 
-const DeletedWebhookEnvelope = envelopeRef('DeletedWebhookEnvelope', { description: 'Answer to a deletion.', data: { type: DeletedWebhook, description: 'The deleted webhook.' } });
+const DeletedWebhookEnvelope = envelopeRef('DeletedWebhookEnvelope', {
+  description: 'Answer to a deletion.',
+  data: { type: DeletedWebhook, description: 'The deleted webhook.' },
+});
 
 const WebhookDeliveryList = envelopeRef('WebhookDeliveryList', {
   description: "A webhook's deliveries, newest first.",
@@ -135,7 +153,10 @@ const WebhookDeliveryList = envelopeRef('WebhookDeliveryList', {
   meta: { type: PageMetaRef, description: 'Paging.' },
 });
 
-const WebhookDeliveryEnvelope = envelopeRef('WebhookDeliveryEnvelope', { description: 'One delivery.', data: { type: WebhookDeliveryRef, description: 'The delivery.' } });
+const WebhookDeliveryEnvelope = envelopeRef('WebhookDeliveryEnvelope', {
+  description: 'One delivery.',
+  data: { type: WebhookDeliveryRef, description: 'The delivery.' },
+});
 
 // ---- queries
 
@@ -157,7 +178,7 @@ builder.queryField('webhooks', (t) =>
 builder.queryField('webhook', (t) =>
   t.withAuth({ webhooks: true }).field({
     type: WebhookEnvelope,
-    description: 'One webhook of the bearer key; 404 for unknown ids and for other keys\' webhooks.',
+    description: "One webhook of the bearer key; 404 for unknown ids and for other keys' webhooks.",
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx, info) => {
       const data = await ctx.prisma.webhook.findFirst({
@@ -269,29 +290,30 @@ builder.mutationField('rotateWebhookSecret', (t) =>
       id: t.arg.id({ required: true, description: 'Webhook id.' }),
       overlapHours: t.arg.int({ description: `Hours the old secret keeps signing too: 0 to ${maxOverlapHours}, default 24.` }),
     },
-    resolve: async (_root, args, ctx, info) => ({ data: await rotateSecret(ctx.prisma, String(args.id), ctx.webhookOwner, args.overlapHours, selectionUnder('data', ctx, info)) }),
+    resolve: async (_root, args, ctx, info) => ({
+      data: await rotateSecret(ctx.prisma, String(args.id), ctx.webhookOwner, args.overlapHours, selectionUnder('data', ctx, info)),
+    }),
   }),
 );
 
 builder.mutationField('redeliverWebhookDelivery', (t) =>
   t.withAuth({ webhooks: true }).field({
     type: WebhookDeliveryEnvelope,
-    description:
-      'Sends a delivery again with the same webhook-id: a finished one gets a fresh retry schedule, a waiting one is due now.',
+    description: 'Sends a delivery again with the same webhook-id: a finished one gets a fresh retry schedule, a waiting one is due now.',
     args: {
       webhookId: t.arg.id({ required: true, description: 'Webhook id.' }),
       deliveryId: t.arg.id({ required: true, description: 'Delivery id.' }),
     },
-    resolve: async (_root, args, ctx, info) => ({ data: await redeliver(ctx.prisma, String(args.webhookId), String(args.deliveryId), ctx.webhookOwner, selectionUnder('data', ctx, info)) }),
+    resolve: async (_root, args, ctx, info) => ({
+      data: await redeliver(ctx.prisma, String(args.webhookId), String(args.deliveryId), ctx.webhookOwner, selectionUnder('data', ctx, info)),
+    }),
   }),
 );
 
 builder.mutationField('pingWebhook', (t) =>
   t.withAuth({ webhooks: true }).field({
     type: WebhookDeliveryEnvelope,
-    description:
-      'Queues a signed test delivery {event: "ping", webhookId, deliveredAt} (one attempt, no retries); ' +
-      'follow it in webhookDeliveries.',
+    description: 'Queues a signed test delivery {event: "ping", webhookId, deliveredAt} (one attempt, no retries); ' + 'follow it in webhookDeliveries.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx, info) => ({ data: await queuePing(ctx.prisma, String(args.id), ctx.webhookOwner, selectionUnder('data', ctx, info)) }),
   }),

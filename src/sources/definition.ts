@@ -24,7 +24,12 @@ export const sourceDefinition = z
     kind: z.enum(sourceKinds),
     location,
     /** Minutes between syncs when the server runs them. */
-    intervalMinutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+    intervalMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 60)
+      .default(60),
     /**
      * feed only: the issue type of every entry (an arXiv listing is research, a regulator's feed
      * regulatory) and labels every entry carries, when the entry itself says nothing else.
@@ -40,7 +45,4 @@ export const sourceDefinition = z
 
 export type SourceDefinition = z.infer<typeof sourceDefinition>;
 
-export const sourceList = z
-  .array(sourceDefinition)
-  .refine((list) => new Set(list.map((s) => s.name)).size === list.length, 'source names must be unique');
-
+export const sourceList = z.array(sourceDefinition).refine((list) => new Set(list.map((s) => s.name)).size === list.length, 'source names must be unique');

@@ -57,7 +57,9 @@ export async function readFeed(path: string, hints?: SourceHints): Promise<{ tot
     const key = textOf(entry.guid) || entry.id || entry.link || `#${index}`;
     return {
       key,
-      fingerprint: createHash('sha256').update(JSON.stringify(item ?? null)).digest('hex'),
+      fingerprint: createHash('sha256')
+        .update(JSON.stringify(item ?? null))
+        .digest('hex'),
       read: async () => {
         if (!item) throw new Error('entry has no title, link or date');
         return item;

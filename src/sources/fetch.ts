@@ -31,9 +31,7 @@ export interface FetchOptions {
   onRetry?: (attempt: number, err: Error) => void;
 }
 
-export type Fetched =
-  | { changed: false }
-  | { changed: true; path: string; validators: Validators; cleanup: () => Promise<void> };
+export type Fetched = { changed: false } | { changed: true; path: string; validators: Validators; cleanup: () => Promise<void> };
 
 /** A failure worth telling the operator as is (no stack, no library wording). */
 export class SourceError extends Error {

@@ -63,10 +63,7 @@ async function rememberFingerprints(prisma: PrismaClient, source: string, entrie
  * are analysed: a full ANALYZE also detoasts and measures the records and texts of its sample
  * (0.6 s each at 20,000 rows, awaited between chunks); autovacuum analyses the rest in its time.
  */
-async function plannerStatistics(
-  prisma: PrismaClient,
-  beside: boolean,
-): Promise<{ grew: (created: number) => Promise<void>; settled: () => Promise<void> }> {
+async function plannerStatistics(prisma: PrismaClient, beside: boolean): Promise<{ grew: (created: number) => Promise<void>; settled: () => Promise<void> }> {
   const rowsNow = async () => {
     const [row] = await prisma.$queryRaw<{ rows: number }[]>`SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = '"Issue"'::regclass`;
     return row?.rows ?? 0;
@@ -138,7 +135,11 @@ export async function syncRecords(
     counts.unchanged += result.unchanged;
     counts.rejected += result.rejected.length + (chunk.length - readable.length);
     for (const r of result.rejected) problems.push(`${readable[r.index]!.key}: ${r.message}`);
-    await rememberFingerprints(deps.prisma, source, chunk.map(({ key, fingerprint }) => ({ key, fingerprint })));
+    await rememberFingerprints(
+      deps.prisma,
+      source,
+      chunk.map(({ key, fingerprint }) => ({ key, fingerprint })),
+    );
     await statistics.grew(result.created);
     done += chunk.length;
     options.onProgress?.(done + counts.skipped, total);
@@ -154,11 +155,12 @@ export async function syncRecords(
     // ingest's from here.
     for (const b of readable) b.parsed = undefined;
     const previous = storing;
-    const current = ingestParsed(
-      deps,
-      parsed,
-      { chunkSize: readable.length || 1, relay: options.relay, storeAfter: previous ?? undefined, stopping: options.signal },
-    ).then((result) => stored(chunk, readable, result));
+    const current = ingestParsed(deps, parsed, {
+      chunkSize: readable.length || 1,
+      relay: options.relay,
+      storeAfter: previous ?? undefined,
+      stopping: options.signal,
+    }).then((result) => stored(chunk, readable, result));
     // Awaited by the next flush or at the end; a failure surfaces there once.
     current.catch(() => {});
     storing = current;

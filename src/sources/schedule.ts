@@ -12,7 +12,11 @@ export function retryMinutes(failures: number, intervalMinutes: number): number 
 }
 
 /** `onChanged`: called after a sync that created or updated issues. */
-export function startSourceSchedule(deps: SyncDeps, sources: SourceDefinition[], options: { allowPrivate: boolean; onChanged?: () => void }): { stop(): Promise<void> } {
+export function startSourceSchedule(
+  deps: SyncDeps,
+  sources: SourceDefinition[],
+  options: { allowPrivate: boolean; onChanged?: () => void },
+): { stop(): Promise<void> } {
   const stopping = new AbortController();
   const running = new Map<string, Promise<unknown>>();
   const timers = new Map<string, NodeJS.Timeout>();

@@ -179,7 +179,8 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
         // Only the records modified since the last sync, each fetched on its own.
         const { changed: records } = changedSince(index, cursor.since);
         changed = records.length > 0;
-        if (changed) counts = await syncListing(deps, source, { total: records.length, entries: indexEntries(source.location, records, fetchOptions) }, options);
+        if (changed)
+          counts = await syncListing(deps, source, { total: records.length, entries: indexEntries(source.location, records, fetchOptions) }, options);
         since ??= cursor.since;
       } else {
         const fetched = await fetchSource(source.location, fetchOptions);

@@ -33,7 +33,10 @@ export function stackFeedAt({ config, db }: { config: Pick<Config, 'webhookApiKe
     rejectUnknownParameters(query, ['limit']);
     const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
     const stack = feedTokenShape.test(token)
-      ? await db.prisma.watchedStack.findUnique({ where: { feedTokenHash: sha256Hex(token) }, select: { components: true, webhook: { select: { ownerKeyHash: true } } } })
+      ? await db.prisma.watchedStack.findUnique({
+          where: { feedTokenHash: sha256Hex(token) },
+          select: { components: true, webhook: { select: { ownerKeyHash: true } } },
+        })
       : null;
     if (!stack || !(await ownerKeyActive(config, db.prisma, stack.webhook.ownerKeyHash))) throw notFound('Feed not found');
     const ids = (await scanStack(db.read, stackOf(storedComponents(stack.components)))).data.map((m) => m.id);

@@ -18,7 +18,15 @@ let techniques: Map<string, AtlasTechnique> | undefined;
 
 function load(): Map<string, AtlasTechnique> {
   const index = JSON.parse(readFileSync(new URL('../../data/atlas/atlas-index.json', import.meta.url), 'utf8')) as AtlasIndex;
-  const phase = new Map(index.tactics.map((t) => [t.id, t.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')]));
+  const phase = new Map(
+    index.tactics.map((t) => [
+      t.id,
+      t.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, ''),
+    ]),
+  );
   const byId = new Map(index.techniques.map((t) => [t.id, t]));
   return new Map(
     index.techniques.map((t) => {

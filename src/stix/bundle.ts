@@ -70,9 +70,25 @@ const serviceObjects = [TLP_CLEAR, LICENSE_MARKING, IDENTITY];
 
 /** The issue columns the mapping reads. */
 export const stixIssueSelect = {
-  id: true, title: true, headline: true, summary: true, sourceUrl: true, publishedAt: true, modifiedAt: true, severity: true,
-  issueType: true, labels: true, cveId: true, cweIds: true, capecIds: true, advisoryAliases: true, attackType: true,
-  atlasIds: true, owaspIds: true, solution: true, classifierConfidence: true,
+  id: true,
+  title: true,
+  headline: true,
+  summary: true,
+  sourceUrl: true,
+  publishedAt: true,
+  modifiedAt: true,
+  severity: true,
+  issueType: true,
+  labels: true,
+  cveId: true,
+  cweIds: true,
+  capecIds: true,
+  advisoryAliases: true,
+  attackType: true,
+  atlasIds: true,
+  owaspIds: true,
+  solution: true,
+  classifierConfidence: true,
 } satisfies Prisma.IssueSelect;
 
 export type StixIssue = Prisma.IssueGetPayload<{ select: typeof stixIssueSelect }>;
@@ -115,7 +131,9 @@ function externalReferences(issue: StixIssue): ExternalReference[] {
   const refs: ExternalReference[] = [];
   if (issue.cveId && CVE.test(issue.cveId)) refs.push({ source_name: 'cve', external_id: issue.cveId });
   const source = uri(issue.sourceUrl);
-  refs.push(source ? { source_name: 'source', url: source, description: 'Original item (attribution)' } : { source_name: 'source', description: issue.sourceUrl });
+  refs.push(
+    source ? { source_name: 'source', url: source, description: 'Original item (attribution)' } : { source_name: 'source', description: issue.sourceUrl },
+  );
   for (const alias of issue.advisoryAliases) refs.push(aliasReference(alias));
   for (const cwe of issue.cweIds) {
     const n = /^CWE-(\d+)$/.exec(cwe)?.[1];
@@ -208,7 +226,8 @@ function issueObjects(issue: StixIssue, patterns: Map<string, StixObject>): Stix
     link('targets', pattern.id);
   }
   // A report needs at least one object it is about; with nothing else, it is the feed's own item.
-  if (type === 'report') Object.assign(main, { report_types: ['threat-report'], published: times.created, object_refs: refs.length ? [...new Set(refs)] : [IDENTITY_ID] });
+  if (type === 'report')
+    Object.assign(main, { report_types: ['threat-report'], published: times.created, object_refs: refs.length ? [...new Set(refs)] : [IDENTITY_ID] });
   return objects;
 }
 

@@ -41,7 +41,14 @@ export function decodeNext(next: string): Position {
     const position = (n: unknown, below = Number.MAX_SAFE_INTEGER) => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) < below;
     if ('r' in value) {
       if (position(value.r, referenceObjects().size)) return { r: value.r as number };
-    } else if (typeof value.t === 'string' && !Number.isNaN(Date.parse(value.t)) && inDateRange(new Date(value.t)) && typeof value.id === 'string' && isUuid(value.id) && position(value.k)) {
+    } else if (
+      typeof value.t === 'string' &&
+      !Number.isNaN(Date.parse(value.t)) &&
+      inDateRange(new Date(value.t)) &&
+      typeof value.id === 'string' &&
+      isUuid(value.id) &&
+      position(value.k)
+    ) {
       return { t: value.t, id: value.id, k: value.k as number };
     }
   } catch {

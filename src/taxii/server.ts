@@ -42,7 +42,11 @@ function once(query: URLSearchParams, name: string): string | undefined {
 }
 
 /** A comma-separated match[...] list (TAXII 2.1, 3.4.1). */
-const list = (value: string | undefined) => value?.split(',').map((v) => v.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 
 export function useTaxii({ db, config, log }: Pick<Services, 'db' | 'config' | 'log'>): Plugin {
   const resources: Record<string, (query: URLSearchParams) => Promise<Response> | Response> = {
@@ -86,7 +90,11 @@ export function useTaxii({ db, config, log }: Pick<Services, 'db' | 'config' | '
       headers['X-TAXII-Date-Added-First'] = page.objects[0]!.dateAdded.toISOString();
       headers['X-TAXII-Date-Added-Last'] = page.objects[page.objects.length - 1]!.dateAdded.toISOString();
     }
-    const envelope = { more: page.more, ...(page.next ? { next: page.next } : {}), ...(page.objects.length ? { objects: page.objects.map((o) => o.object) } : {}) };
+    const envelope = {
+      more: page.more,
+      ...(page.next ? { next: page.next } : {}),
+      ...(page.objects.length ? { objects: page.objects.map((o) => o.object) } : {}),
+    };
     return taxiiResponse(envelope, 200, headers);
   }
 

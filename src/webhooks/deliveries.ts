@@ -15,7 +15,13 @@ export const maxOverlapHours = 168;
  * A new signing secret; for `overlapHours` (default 24) the old one signs too, so a receiver can
  * switch without dropping deliveries (0 drops it at once: a leaked secret).
  */
-export async function rotateSecret<Q extends object>(prisma: PrismaClient, id: string, ownerKeyHash: string, overlapHours: number | null | undefined, query: Q) {
+export async function rotateSecret<Q extends object>(
+  prisma: PrismaClient,
+  id: string,
+  ownerKeyHash: string,
+  overlapHours: number | null | undefined,
+  query: Q,
+) {
   const hours = overlapHours ?? 24;
   if (hours < 0 || hours > maxOverlapHours) throw badRequest(`overlapHours must be between 0 and ${maxOverlapHours}`);
   const current = await requireOwnedWebhook(prisma, id, ownerKeyHash);

@@ -74,11 +74,7 @@ export interface DispatchBatch {
  */
 export type IssueStream = (filters: Prisma.JsonValue, source: NewIssuesSource) => Promise<AsyncIterator<DispatchBatch>>;
 
-export function createDispatcher(
-  services: { db: Database; log: Logger; pubsub: NewIssuesSource },
-  issueStream: IssueStream,
-  options: DispatcherOptions = {},
-) {
+export function createDispatcher(services: { db: Database; log: Logger; pubsub: NewIssuesSource }, issueStream: IssueStream, options: DispatcherOptions = {}) {
   const { db, log } = services;
   const prisma = db.prisma;
   const refreshIntervalMs = options.refreshIntervalMs ?? 5_000;

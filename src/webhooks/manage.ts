@@ -44,7 +44,10 @@ export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWh
 
 /** One of the owner's webhooks (what updating and rotating read of it), or a 404; with `active`, an inactive one is a 400. */
 export async function requireOwnedWebhook(prisma: PrismaClient, id: string, ownerKeyHash: string, { active = false } = {}) {
-  const webhook = await prisma.webhook.findFirst({ where: ownedWebhook(id, ownerKeyHash), select: { id: true, url: true, filters: true, active: true, events: true, secret: true } });
+  const webhook = await prisma.webhook.findFirst({
+    where: ownedWebhook(id, ownerKeyHash),
+    select: { id: true, url: true, filters: true, active: true, events: true, secret: true },
+  });
   if (!webhook) throw notFound('Webhook not found');
   if (active && !webhook.active) throw badRequest('Webhook is inactive');
   return webhook;

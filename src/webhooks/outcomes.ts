@@ -155,7 +155,13 @@ export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: 
     /** Resolves once the outcome is written (or, if writing failed, logged). */
     record(outcome: Outcome): Promise<void> {
       const decided = decide(outcome, rules, new Date());
-      if (!decided.ok) log.debug('webhook delivery attempt failed', { deliveryId: outcome.deliveryId, statusCode: outcome.statusCode, error: decided.error, dead: decided.dead });
+      if (!decided.ok)
+        log.debug('webhook delivery attempt failed', {
+          deliveryId: outcome.deliveryId,
+          statusCode: outcome.statusCode,
+          error: decided.error,
+          dead: decided.dead,
+        });
       return new Promise<void>((done) => {
         pending.push({ decided, done });
         // Outcomes arriving within a few milliseconds, or while a batch is being written, are

@@ -34,9 +34,7 @@ export function createSender(options: SenderOptions) {
     // One secure context for every connection: passing `ca` instead would parse the whole root
     // store again for each new connection.
     ...(extraCa.length ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...extraCa] }) } : {}),
-    ...(options.allowPrivateTargets
-      ? options.lookup ? { lookup: options.lookup } : {}
-      : { lookup: guardedLookup(options.lookup) }),
+    ...(options.allowPrivateTargets ? (options.lookup ? { lookup: options.lookup } : {}) : { lookup: guardedLookup(options.lookup) }),
   });
 
   function send(target: string, headers: Record<string, string>, body: Buffer): Promise<SendResult> {

@@ -25,6 +25,9 @@ export function signatureHeaders(
     'x-webhook-signature': `sha256=${hex}`,
     'webhook-id': messageId,
     'webhook-timestamp': String(seconds),
-    'webhook-signature': [secrets.secret, secrets.previousSecret].filter((s): s is string => !!s).map(standard).join(' '),
+    'webhook-signature': [secrets.secret, secrets.previousSecret]
+      .filter((s): s is string => !!s)
+      .map(standard)
+      .join(' '),
   };
 }

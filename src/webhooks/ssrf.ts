@@ -42,10 +42,7 @@ function literalAddress(hostname: string): string | undefined {
  * message fit for the client. `allowPrivate` (WEBHOOK_ALLOW_PRIVATE_TARGETS) skips the address
  * checks, never the scheme check.
  */
-export async function checkTargetUrl(
-  raw: string,
-  { allowPrivate, lookup = dnsLookup }: { allowPrivate: boolean; lookup?: LookupFunction },
-): Promise<URL> {
+export async function checkTargetUrl(raw: string, { allowPrivate, lookup = dnsLookup }: { allowPrivate: boolean; lookup?: LookupFunction }): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);

@@ -14,7 +14,11 @@ export interface TestApp {
   /** fetch against the app; `path` is relative to http://localhost */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** POST /graphql and return the parsed body */
-  graphql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: { data?: T; errors?: any[] } }>;
+  graphql<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: { data?: T; errors?: any[] } }>;
   close(): Promise<void>;
 }
 

@@ -46,7 +46,7 @@ export default async function setup(project: TestProject) {
     return () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
   const dir = await mkdtemp(join(tmpdir(), 'secwire-template-'));
-  const db = await openInstalledCluster() ?? (await openDatabase({ kind: 'pglite' }));
+  const db = (await openInstalledCluster()) ?? (await openDatabase({ kind: 'pglite' }));
   await migrate(db.adapterFactory);
   const path = join(dir, 'template.tar.gz');
   const dump = await db.pglite!.dumpDataDir('gzip');
@@ -68,7 +68,10 @@ async function openInstalledCluster() {
   const applied = await db.prisma.$queryRaw<{ migration_name: string; checksum: string }[]>`SELECT migration_name, checksum FROM "_prisma_migrations"`;
   const unchanged = await Promise.all(
     applied.map(({ migration_name, checksum }) =>
-      readFile(join(migrationsDir, migration_name, 'migration.sql')).then((sql) => createHash('sha256').update(sql).digest('hex') === checksum, () => false),
+      readFile(join(migrationsDir, migration_name, 'migration.sql')).then(
+        (sql) => createHash('sha256').update(sql).digest('hex') === checksum,
+        () => false,
+      ),
     ),
   );
   if (unchanged.every(Boolean)) return db;

@@ -20,11 +20,29 @@ export function testCertificate(): TestCertificate {
   if (cached) return cached;
   const dir = mkdtempSync(join(tmpdir(), 'secwire-tls-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=secwire-test',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:rebind.test',
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '2',
+        '-subj',
+        '/CN=secwire-test',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:rebind.test',
+      ],
+      { stdio: 'ignore' },
+    );
     cached = { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
     return cached;
   } finally {

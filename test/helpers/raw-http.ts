@@ -34,9 +34,7 @@ export function rawRequest(server: Server, head: string): Promise<RawResponse> {
       socket.destroy();
       const [top = '', ...rest] = raw.split('\r\n\r\n');
       const [statusLine = '', ...headerLines] = top.split('\r\n');
-      const headers = Object.fromEntries(
-        headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-      );
+      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
       const body = rest.join('\r\n\r\n');
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: headers['transfer-encoding'] === 'chunked' ? dechunk(body) : body, raw });
     };

@@ -18,7 +18,12 @@ export interface ServerProcess {
  * `args` are node's (by default the compiled server that build-setup.ts built); with `command`
  * bin/secwire (what `npm start` runs), they are the node flags it passes on; with `npm`, npm's.
  */
-export async function startServerProcess(env: Record<string, string>, args = ['dist/main.js'], command = process.execPath, cwd?: string): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  args = ['dist/main.js'],
+  command = process.execPath,
+  cwd?: string,
+): Promise<ServerProcess> {
   const child = spawn(command, args, {
     cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_SAMPLE_DATA: 'false', DATABASE_URL: '', REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },

@@ -24,14 +24,22 @@ function loadValidator() {
   const files = walk(root);
   if (files.length < 50) throw new Error(`expected the full OASIS schema tree in ${root}, found ${files.length} files`);
   for (const file of files) ajv.addSchema(JSON.parse(readFileSync(file, 'utf8')));
-  const schema = (path: string) => ajv.getSchema(SCHEMA_BASE + path) ?? (() => { throw new Error(`schema ${path} missing`); })();
+  const schema = (path: string) =>
+    ajv.getSchema(SCHEMA_BASE + path) ??
+    (() => {
+      throw new Error(`schema ${path} missing`);
+    })();
   return { bundle: schema('common/bundle.json') as ValidateFunction, schema };
 }
 
 let validator: ReturnType<typeof loadValidator> | undefined;
 
 const schemaPathOf = (type: string) =>
-  type === 'relationship' || type === 'sighting' ? `sros/${type}.json` : type === 'marking-definition' || type === 'language-content' ? `common/${type}.json` : `sdos/${type}.json`;
+  type === 'relationship' || type === 'sighting'
+    ? `sros/${type}.json`
+    : type === 'marking-definition' || type === 'language-content'
+      ? `common/${type}.json`
+      : `sdos/${type}.json`;
 
 export interface StixProblems {
   schemaErrors: string[];
@@ -46,7 +54,7 @@ export function checkBundle(bundle: unknown): StixProblems {
   validator ??= loadValidator();
   const schemaErrors: string[] = [];
   if (!validator.bundle(bundle)) schemaErrors.push(...describe('bundle', validator.bundle.errors));
-  const objects = ((bundle as { objects?: { id: string; type: string }[] }).objects ?? []);
+  const objects = (bundle as { objects?: { id: string; type: string }[] }).objects ?? [];
   for (const object of objects) {
     const validate = validator.schema(schemaPathOf(object.type));
     if (!validate(object)) schemaErrors.push(...describe(object.id, validate.errors));

@@ -71,7 +71,9 @@ export const catalogueFiles = [catalogueUrl, registryVocabularyUrl, ...Object.va
 let registry: Map<string, Names> | undefined;
 /** Derived from public registry data and curated lists alone, so the main evaluation keeps it in every fold. */
 function registryNames(): Map<string, Names> {
-  registry ??= new Map(Object.entries(registryFiles).map(([source, file]) => [source, new NameList(readFileSync(new URL(file, catalogueUrl), 'utf8').split('\n'))]));
+  registry ??= new Map(
+    Object.entries(registryFiles).map(([source, file]) => [source, new NameList(readFileSync(new URL(file, catalogueUrl), 'utf8').split('\n'))]),
+  );
   return registry;
 }
 
@@ -109,7 +111,13 @@ export function buildCatalogue(data: CatalogueData = catalogueData(), exclude?: 
   for (const group of data.groups) {
     for (const [name, vendor, repo, component] of group.entries) {
       if (excludedPackage(name) || excludedRepo(repo)) continue;
-      const entry: CatalogueEntry = { vendor, category: group.category, component: component === undefined ? group.component : component, repo, group: group.id };
+      const entry: CatalogueEntry = {
+        vendor,
+        category: group.category,
+        component: component === undefined ? group.component : component,
+        repo,
+        group: group.id,
+      };
       const key = group.ecosystem === '*' ? `*:${packageKey('pypi', name)}` : packageLookupKey(group.ecosystem, name);
       if (!catalogue.packages.has(key)) catalogue.packages.set(key, entry);
       if (repo && !catalogue.repos.has(repo.toLowerCase())) catalogue.repos.set(repo.toLowerCase(), entry);
@@ -182,7 +190,9 @@ function listsFor(exclude?: Exclusion): Lists {
   if (!exclude?.lists) return all;
   const blind = exclude;
   const registry =
-    blind.lists === 'all' ? new Map<string, Names>([...all.registry].map(([source, names]) => [source, new NamesWithout(names, (n) => blind.packages.has(n))])) : all.registry;
+    blind.lists === 'all'
+      ? new Map<string, Names>([...all.registry].map(([source, names]) => [source, new NamesWithout(names, (n) => blind.packages.has(n))]))
+      : all.registry;
   const excludedRepo = (repo: string) => blind.repos.has(repo) || blind.orgs.has(repoOwner(repo));
   const firstOwned = (owner: string) => all.ownedRepos.get(owner)?.find((repo) => !excludedRepo(repo));
   return {

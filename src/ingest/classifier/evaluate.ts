@@ -62,7 +62,17 @@ export function metrics(results: { relevant: boolean; p: number }[]): Metrics {
   }
   const recall = tp / (tp + fn || 1);
   const precision = tp / (tp + fp || 1);
-  return { n: results.length, tp, fp, fn, tn, recall, precision, f1: (2 * precision * recall) / (precision + recall || 1), brier: brier / (results.length || 1) };
+  return {
+    n: results.length,
+    tp,
+    fp,
+    fn,
+    tn,
+    recall,
+    precision,
+    f1: (2 * precision * recall) / (precision + recall || 1),
+    brier: brier / (results.length || 1),
+  };
 }
 
 /** The four strongest pieces of evidence, as the misses tables show them. */
@@ -79,7 +89,12 @@ function crossValidate(predictions: { o: OutOfFold; p: number }[]): CrossValidat
     const upper = edges[i + 1] ?? 1.0000001;
     const inBin = results.filter((r) => r.p >= lower && r.p < upper);
     const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
-    return { bin: `${lower.toFixed(1)}-${Math.min(upper, 1).toFixed(1)}`, n: inBin.length, predicted: mean(inBin.map((r) => r.p)), observed: mean(inBin.map((r) => (r.relevant ? 1 : 0))) };
+    return {
+      bin: `${lower.toFixed(1)}-${Math.min(upper, 1).toFixed(1)}`,
+      n: inBin.length,
+      predicted: mean(inBin.map((r) => r.p)),
+      observed: mean(inBin.map((r) => (r.relevant ? 1 : 0))),
+    };
   });
   const asMiss = ({ o, p }: (typeof predictions)[number]): Miss => ({
     id: o.example.id,

@@ -136,7 +136,8 @@ export function collectEvidence(item: Item, catalogue: Catalogue, vendors: strin
     } else {
       // The same evidence from a summary the service looked up, since no list had the package.
       const summary = lookedUpSummary(catalogue, pkg.ecosystem, pkg.name);
-      if (summary) evidence.push({ kind: 'registry-summary', detail: `${pkg.ecosystem}:${pkg.name} (looked up: ${summary.slice(0, 120)})`, weight: w.registrySummary });
+      if (summary)
+        evidence.push({ kind: 'registry-summary', detail: `${pkg.ecosystem}:${pkg.name} (looked up: ${summary.slice(0, 120)})`, weight: w.registrySummary });
     }
   }
   const repos = githubRepos(item);
@@ -148,7 +149,15 @@ export function collectEvidence(item: Item, catalogue: Catalogue, vendors: strin
   }
   // Curated lists speak only where the hand catalogue is silent, so one project is not counted twice.
   const listed = repos.filter((repo) => !catalogue.repos.has(repo) && catalogue.listedRepos.has(repo));
-  if (listed.length > 0) evidence.push({ kind: 'listed-repository', detail: listed.slice(0, 3).map((r) => `github.com/${r}`).join(', '), weight: w.listedRepository });
+  if (listed.length > 0)
+    evidence.push({
+      kind: 'listed-repository',
+      detail: listed
+        .slice(0, 3)
+        .map((r) => `github.com/${r}`)
+        .join(', '),
+      weight: w.listedRepository,
+    });
   for (const owner of new Set(repos.map(repoOwner))) {
     const org = catalogue.orgs.get(owner);
     if (org) {
@@ -156,7 +165,8 @@ export function collectEvidence(item: Item, catalogue: Catalogue, vendors: strin
       continue;
     }
     const project = catalogue.listedOrgs.get(owner);
-    if (project && listed.length === 0) evidence.push({ kind: 'listed-organisation', detail: `github.com/${owner} (owner of ${project})`, weight: w.listedOrganisation });
+    if (project && listed.length === 0)
+      evidence.push({ kind: 'listed-organisation', detail: `github.com/${owner} (owner of ${project})`, weight: w.listedOrganisation });
   }
   for (const host of referenceHosts(item)) {
     const known = catalogue.hosts.get(host);
@@ -182,7 +192,11 @@ export function collectEvidence(item: Item, catalogue: Catalogue, vendors: strin
   const products = (prose.match(/\b[A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*\b/g) ?? []).filter((word) => aiNameWords(nameTokens(word)).length > 0);
   const domain = [...new Set([...domainWords, ...products.map((p) => p.toLowerCase())])].filter((t) => !terms.includes(t));
   if (domain.length > 0) {
-    evidence.push({ kind: 'domain-term', detail: domain.slice(0, 5).join(', '), weight: Math.min(w.domainFirst + w.domainMore * (domain.length - 1), w.domainMax) });
+    evidence.push({
+      kind: 'domain-term',
+      detail: domain.slice(0, 5).join(', '),
+      weight: Math.min(w.domainFirst + w.domainMore * (domain.length - 1), w.domainMax),
+    });
   }
   if (item.atlasHints.length > 0) evidence.push({ kind: 'atlas', detail: item.atlasHints.join(', '), weight: w.atlas });
   // Vendors speak for native items only: an advisory's packages say more, and vendor spellings

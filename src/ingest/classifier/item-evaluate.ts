@@ -64,7 +64,13 @@ export async function evaluateItems(): Promise<ItemEvaluation> {
     };
   };
   const sourceFamily = (s: string) => (s.startsWith('news:') ? 'press (all publishers)' : s);
-  const byName = <K extends string>(key: (r: (typeof cv)[number]) => K) => [...new Set(cv.map(key))].sort().map((k) => row(k, cv.filter((r) => key(r) === k)));
+  const byName = <K extends string>(key: (r: (typeof cv)[number]) => K) =>
+    [...new Set(cv.map(key))].sort().map((k) =>
+      row(
+        k,
+        cv.filter((r) => key(r) === k),
+      ),
+    );
   const groups = [...new Set(cv.map((r) => r.e.labelled.group))].sort().map((group) => {
     const inGroup = cv.filter((r) => r.e.labelled.group === group);
     return { group, n: inGroup.length, served: inGroup.filter((r) => r.p >= 0.5).length };

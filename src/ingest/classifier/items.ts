@@ -73,7 +73,18 @@ export function foldOf(source: string, arxivSources: string[]): number {
 
 /** Function words carry the length and register of a text (an abstract, a headline), not its subject. */
 const functionWords = new Set('to of in on an at by as or is it be we our us if so no do up its than then into over under about between through'.split(' '));
-const itemFeatures = (item: Item) => features(item).filter((f) => !(f.startsWith('w:') && (f.length <= 4 || functionWords.has(f.slice(2)))) && !(f.startsWith('b:') && f.slice(2).split(' ').some((w) => functionWords.has(w))));
+const itemFeatures = (item: Item) =>
+  features(item).filter(
+    (f) =>
+      !(f.startsWith('w:') && (f.length <= 4 || functionWords.has(f.slice(2)))) &&
+      !(
+        f.startsWith('b:') &&
+        f
+          .slice(2)
+          .split(' ')
+          .some((w) => functionWords.has(w))
+      ),
+  );
 
 let examples: ItemExample[] | undefined;
 export function itemExamples(): ItemExample[] {
@@ -82,7 +93,13 @@ export function itemExamples(): ItemExample[] {
   const arxivSources = [...new Set(labelled.map((l) => l.source).filter((s) => s.startsWith('arxiv-')))].sort();
   examples = labelled.map((l) => {
     const hints = hintsOf(l.source);
-    const record = { title: l.title, url: l.link, publishedAt: l.publishedAt, ...(l.summary ? { summary: l.summary } : {}), ...(hints ? { sourceHints: hints } : {}) };
+    const record = {
+      title: l.title,
+      url: l.link,
+      publishedAt: l.publishedAt,
+      ...(l.summary ? { summary: l.summary } : {}),
+      ...(hints ? { sourceHints: hints } : {}),
+    };
     const parsed = parseEntry(record);
     if (!('item' in parsed)) throw new Error(`labelled item ${l.link} does not parse: ${parsed.message}`);
     return { labelled: l, item: parsed.item, features: itemFeatures(parsed.item), fold: foldOf(l.source, arxivSources) };
@@ -96,7 +113,16 @@ interface TwoSided {
   concern: Evidence[];
 }
 
-const aiKinds = new Set<Evidence['kind']>(['term', 'domain-term', 'ai-vendor', 'atlas', 'catalogue-repository', 'catalogue-organisation', 'reference-host', 'listed-repository']);
+const aiKinds = new Set<Evidence['kind']>([
+  'term',
+  'domain-term',
+  'ai-vendor',
+  'atlas',
+  'catalogue-repository',
+  'catalogue-organisation',
+  'reference-host',
+  'listed-repository',
+]);
 
 function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided {
   const ai = collectEvidence(item, catalogue, vendors).evidence.filter((e) => aiKinds.has(e.kind));
@@ -105,12 +131,14 @@ function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided
   if (ai.length === 0) {
     // Where the advisories' vocabulary is silent, the words papers and the press use for AI systems.
     const words = [...new Set((text.match(new RegExp(itemAiTerms.source, 'gi')) ?? []).map((t) => t.toLowerCase()))];
-    if (words.length > 0) ai.push({ kind: 'domain-term', detail: words.slice(0, 5).join(', '), weight: Math.min(w.domainFirst + w.domainMore * (words.length - 1), w.domainMax) });
+    if (words.length > 0)
+      ai.push({ kind: 'domain-term', detail: words.slice(0, 5).join(', '), weight: Math.min(w.domainFirst + w.domainMore * (words.length - 1), w.domainMax) });
   }
   const found = (pattern: RegExp) => [...new Set((text.match(new RegExp(pattern.source, 'gi')) ?? []).map((t) => t.toLowerCase().replace(/\s+/g, ' ')))];
   const strong = found(concernTerms.strong);
   const concern: Evidence[] = [];
-  if (strong.length > 0) concern.push({ kind: 'concern-term', detail: strong.slice(0, 5).join(', '), weight: Math.min(w.termFirst + w.termMore * (strong.length - 1), w.termMax) });
+  if (strong.length > 0)
+    concern.push({ kind: 'concern-term', detail: strong.slice(0, 5).join(', '), weight: Math.min(w.termFirst + w.termMore * (strong.length - 1), w.termMax) });
   else {
     const weak = found(concernTerms.weak);
     if (weak.length > 0) concern.push({ kind: 'concern-term', detail: weak.slice(0, 5).join(', '), weight: w.concernWeak });
@@ -119,7 +147,11 @@ function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided
   if (item.atlasHints.length > 0) concern.push({ kind: 'atlas', detail: item.atlasHints.join(', '), weight: w.atlas });
   // AI as the defender's tool or a lure's bait is the wrong kind of concern.
   // Read in the title: an attack paper's abstract speaks of detection too.
-  if (item.atlasHints.length === 0 && !toolOrBait.againstTheModel.test(item.title) && !/\b(deepfakes?|(ai|llm|machine)[- ]generated|jailbreak\w*|prompt[- ]injection)\b/i.test(item.title)) {
+  if (
+    item.atlasHints.length === 0 &&
+    !toolOrBait.againstTheModel.test(item.title) &&
+    !/\b(deepfakes?|(ai|llm|machine)[- ]generated|jailbreak\w*|prompt[- ]injection)\b/i.test(item.title)
+  ) {
     const tool = toolOrBait.defence.exec(item.title) ?? toolOrBait.lure.exec(item.title);
     if (tool) concern.push({ kind: 'tool-or-bait', detail: tool[0].slice(0, 120), weight: toolOrBait.weight });
   }
@@ -232,7 +264,8 @@ export function decideItem(t: TrainedItems, item: Item, catalogue: Catalogue, ve
 }
 
 /** Research in an abstract's own voice, or on a preprint or proceedings host. */
-const researchVoice = /\b(we (propose|present|introduce|show|study|demonstrate|evaluate|investigate|find|develop|design)|this (paper|work|study)|in this (paper|work)|our (method|approach|framework|results|experiments))\b/i;
+const researchVoice =
+  /\b(we (propose|present|introduce|show|study|demonstrate|evaluate|investigate|find|develop|design)|this (paper|work|study)|in this (paper|work)|our (method|approach|framework|results|experiments))\b/i;
 const researchHosts = /(^|\.)(arxiv\.org|openreview\.net|aclanthology\.org|proceedings\.\w+|usenix\.org|dl\.acm\.org|ieeexplore\.ieee\.org)$/i;
 /** A law, a regulator's act, or guidance from a government or standards body. */
 const regulationWords =

@@ -87,7 +87,10 @@ export function trainLogistic(examples: { features: string[]; relevant: boolean 
   for (const ex of examples) for (const f of ex.features) docCount.set(f, (docCount.get(f) ?? 0) + 1);
   const vocabulary = [...docCount.keys()].filter((f) => docCount.get(f)! >= minDocs).sort();
   const index = new Map(vocabulary.map((f, i) => [f, i]));
-  const rows = examples.map((ex) => ({ x: [...new Set(ex.features)].map((f) => index.get(f)).filter((i): i is number => i !== undefined), y: ex.relevant ? 1 : 0 }));
+  const rows = examples.map((ex) => ({
+    x: [...new Set(ex.features)].map((f) => index.get(f)).filter((i): i is number => i !== undefined),
+    y: ex.relevant ? 1 : 0,
+  }));
   const positives = rows.filter((r) => r.y === 1).length;
   const classWeight = [rows.length / (2 * Math.max(rows.length - positives, 1)), rows.length / (2 * Math.max(positives, 1))];
   const w = new Float64Array(vocabulary.length);

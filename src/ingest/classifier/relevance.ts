@@ -58,7 +58,14 @@ export class RelevanceJudge {
       ...scored.evidence.map((e) => ({ ...e, weight: round(e.weight * stacker.b2, 2) })),
       { kind: 'model' as const, detail: scored.modelTop.join(' '), weight: round(stacker.b1 * scored.modelLogit, 2) },
     ].sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight));
-    return { version: this.version, relevant: probability >= 0.5, probability: round(probability), modelScore: round(modelScore), reasons, entries: scored.entries };
+    return {
+      version: this.version,
+      relevant: probability >= 0.5,
+      probability: round(probability),
+      modelScore: round(modelScore),
+      reasons,
+      entries: scored.entries,
+    };
   }
 }
 

@@ -179,7 +179,13 @@ export class RuleClassifier implements Classifier {
       researchCategory: researchCategoryOf(item, issueType),
       classifierConfidence,
       owaspIds: implied.owaspIds,
-      provenance: { version: relevance.version, relevant: relevance.relevant, probability: relevance.probability, modelScore: relevance.modelScore, reasons: relevance.reasons },
+      provenance: {
+        version: relevance.version,
+        relevant: relevance.relevant,
+        probability: relevance.probability,
+        modelScore: relevance.modelScore,
+        reasons: relevance.reasons,
+      },
     };
   }
 }

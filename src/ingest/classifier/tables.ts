@@ -2,7 +2,15 @@
 // classifier says: bump promptVersion in rules.ts when you do, so re-ingest reclassifies.
 
 export type AiComponent = 'rag' | 'api' | 'framework' | 'agent' | 'plugin' | 'inference' | 'model';
-export type AttackType = 'rag_poisoning' | 'prompt_injection' | 'jailbreak' | 'data_extraction' | 'pii_leakage' | 'supply_chain' | 'denial_of_service' | 'other';
+export type AttackType =
+  | 'rag_poisoning'
+  | 'prompt_injection'
+  | 'jailbreak'
+  | 'data_extraction'
+  | 'pii_leakage'
+  | 'supply_chain'
+  | 'denial_of_service'
+  | 'other';
 
 /** Weights (log-odds) of each kind of rule evidence; relevance.ts scales their sum. */
 export const evidenceWeights = {
@@ -29,19 +37,94 @@ export const evidenceWeights = {
 /** Words in a package name that make it AI/ML software ("guardrails-ai", "stanford-corenlp"'s "nlp"). */
 export const aiNameTokens = {
   exact: new Set([
-    'ai', 'ml', 'llm', 'llms', 'gpt', 'nlp', 'neural', 'tensor', 'tensorflow', 'torch', 'pytorch', 'onnx', 'llama', 'genai', 'chatbot',
-    'bert', 'mlops', 'automl', 'diffusion', 'transformer', 'transformers', 'embedding', 'embeddings', 'rag', 'agentic', 'langchain',
-    'openai', 'anthropic', 'ollama', 'huggingface', 'keras', 'deeplearning', 'mcp', 'inference', 'vllm', 'gguf', 'ggml',
+    'ai',
+    'ml',
+    'llm',
+    'llms',
+    'gpt',
+    'nlp',
+    'neural',
+    'tensor',
+    'tensorflow',
+    'torch',
+    'pytorch',
+    'onnx',
+    'llama',
+    'genai',
+    'chatbot',
+    'bert',
+    'mlops',
+    'automl',
+    'diffusion',
+    'transformer',
+    'transformers',
+    'embedding',
+    'embeddings',
+    'rag',
+    'agentic',
+    'langchain',
+    'openai',
+    'anthropic',
+    'ollama',
+    'huggingface',
+    'keras',
+    'deeplearning',
+    'mcp',
+    'inference',
+    'vllm',
+    'gguf',
+    'ggml',
     // Model libraries and formats whose names third-party packages take ("torch-geometric", "sklearn-pandas").
-    'sklearn', 'scikit', 'xgboost', 'lightgbm', 'catboost', 'mxnet', 'paddle', 'paddlepaddle', 'jax', 'flax', 'diffusers', 'safetensors',
-    'tflite', 'tensorrt', 'openvino', 'deepspeed', 'mlx', 'lora', 'qlora', 'peft', 'whisper', 'yolo', 'yolov5', 'yolov8',
+    'sklearn',
+    'scikit',
+    'xgboost',
+    'lightgbm',
+    'catboost',
+    'mxnet',
+    'paddle',
+    'paddlepaddle',
+    'jax',
+    'flax',
+    'diffusers',
+    'safetensors',
+    'tflite',
+    'tensorrt',
+    'openvino',
+    'deepspeed',
+    'mlx',
+    'lora',
+    'qlora',
+    'peft',
+    'whisper',
+    'yolo',
+    'yolov5',
+    'yolov8',
     // Words of the trade: vector stores, embeddings, agents built on models, language understanding.
-    'vectordb', 'vectorstore', 'reranker', 'rerank', 'nlu', 'asr', 'tts', 'chatgpt', 'copilot', 'autogen', 'aiagent', 'rlhf', 'mlops',
+    'vectordb',
+    'vectorstore',
+    'reranker',
+    'rerank',
+    'nlu',
+    'asr',
+    'tts',
+    'chatgpt',
+    'copilot',
+    'autogen',
+    'aiagent',
+    'rlhf',
+    'mlops',
   ]),
   /** Compounds: chatgpt, autogpt, llmops, gptcache, torchvision, tensorboard; "ml" prefixes (mlflow-like) are too loose to use. */
   affix: /^(llm|gpt|torch|tensor)[a-z]|[a-z](gpt|llm)$/,
   /** Adjacent name words that together name the field ("machine-learning-kit", "deep_learning"). */
-  pairs: [['machine', 'learning'], ['deep', 'learning'], ['neural', 'network'], ['language', 'model'], ['vector', 'database'], ['vector', 'store']] as [string, string][],
+  pairs: [
+    ['machine', 'learning'],
+    ['deep', 'learning'],
+    ['neural', 'network'],
+    ['language', 'model'],
+    ['vector', 'database'],
+    ['vector', 'store'],
+  ] as [string, string][],
   /** A word followed by these is something else: ML-KEM and ML-DSA are post-quantum cryptography (FIPS 203, 204). */
   notBefore: { ml: new Set(['kem', 'dsa']) } as Record<string, Set<string>>,
 };
@@ -97,7 +180,8 @@ export const vendorAliases: { vendor: string; pattern: RegExp; ai?: true }[] = [
 
 /** Words that make a text about AI/ML systems; strong ones decide on their own. */
 export const aiTerms = {
-  strong: /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?|natural language processing|nlp|computer vision|reinforcement learning|federated learning|vector (databases?|search engine|similarity search)|embedding models?|model (serving|registry|inference)|inference (servers?|engine)|text generation|speech recognition|object detection|mlops|hugging ?face|transformers? models?|diffusion models?|stable diffusion|fine-?tun(e|ed|ing)|pre-?trained models?|neural network libraries|mcp servers?|model context protocol)\b/i,
+  strong:
+    /\b(llms?|large language models?|language models?|machine learning|deep learning|neural networks?|artificial intelligence|generative ai|gen ?ai|ai models?|ai systems?|ai agents?|ml models?|chatgpt|gpt-?[2345]o?|chatbots?|prompt injection|jailbreak(s|ing)?|retrieval[- ]augmented|text-to-sql|model weights|training data|adversarial (examples?|samples?|attacks?|machine learning)|deepfakes?|copilot|ai act|ai risk|foundation models?|natural language processing|nlp|computer vision|reinforcement learning|federated learning|vector (databases?|search engine|similarity search)|embedding models?|model (serving|registry|inference)|inference (servers?|engine)|text generation|speech recognition|object detection|mlops|hugging ?face|transformers? models?|diffusion models?|stable diffusion|fine-?tun(e|ed|ing)|pre-?trained models?|neural network libraries|mcp servers?|model context protocol)\b/i,
   weak: /\b(ai|ml|models?|inference|embeddings?|agents?|classifiers?|prompts?|dataset|vector (store|database)|tokenizer|checkpoints?)\b/i,
   /**
    * The field's own words and the platforms ML work runs on: weaker than `strong`, and never
@@ -149,7 +233,8 @@ export const toolOrBait = {
 };
 
 /** Terms that make an item specific to large language models. */
-export const llmTerms = /\b(llms?|large language models?|language models?|prompt injection|system prompts?|prompts? (template|injection)|chatgpt|gpt-?[2345]o?|gpts|chatbots?|jailbreak(s|ing)?|copilot|claude|gemini|bard|llama ?[234]?|mistral|text-to-sql|rag|retrieval[- ]augmented|ai agents?|mcp)\b/i;
+export const llmTerms =
+  /\b(llms?|large language models?|language models?|prompt injection|system prompts?|prompts? (template|injection)|chatgpt|gpt-?[2345]o?|gpts|chatbots?|jailbreak(s|ing)?|copilot|claude|gemini|bard|llama ?[234]?|mistral|text-to-sql|rag|retrieval[- ]augmented|ai agents?|mcp)\b/i;
 
 /** Attack types: text patterns and the CWE ids that imply them, checked in this order. */
 export const attackRules: { type: Exclude<AttackType, 'other'>; text: RegExp; cwes: string[] }[] = [
@@ -194,20 +279,30 @@ export const codeExecution = {
 
 /** AI component from the text, most specific first; a package's default sits between. */
 export const componentRules: { component: AiComponent; text: RegExp; beforePackage: boolean }[] = [
-  { component: 'agent', text: /(?<!user[- ])\bagents?\b|agentic|tool (calling|invocation)|computer[- ]use|\bmcp\b|model context protocol/i, beforePackage: true },
+  {
+    component: 'agent',
+    text: /(?<!user[- ])\bagents?\b|agentic|tool (calling|invocation)|computer[- ]use|\bmcp\b|model context protocol/i,
+    beforePackage: true,
+  },
   { component: 'rag', text: /\brag\b|retrieval[- ]augmented|vector (store|database|db)|knowledge base|retriever/i, beforePackage: true },
   { component: 'plugin', text: /\bplug-?ins?\b|browser extension|\bskills?\b|gpt store/i, beforePackage: true },
-  { component: 'model', text: /model (files?|weights|checkpoints?|loading|artifacts?)|\bcheckpoints?\b|pickle|safetensors|poisoned model|malicious model/i, beforePackage: false },
+  {
+    component: 'model',
+    text: /model (files?|weights|checkpoints?|loading|artifacts?)|\bcheckpoints?\b|pickle|safetensors|poisoned model|malicious model/i,
+    beforePackage: false,
+  },
   { component: 'inference', text: /inference (server|endpoint|api|service)|model serving|serving (endpoint|server)/i, beforePackage: false },
   { component: 'api', text: /\bapi (key|endpoint|server|access)|proxy server|rest api|inference api|chat api/i, beforePackage: false },
 ];
 
 export const textSignals = {
   indirect: /indirect (prompt )?injection|injected (via|through) (a |the )?(document|web ?page|email|website|retrieved)/i,
-  credentials: /(api keys?|credentials|secrets?|tokens?) (are |were )?(exposed|leaked|stolen|disclosed|logged)|unsecured credentials|credential (theft|harvesting|access)/i,
+  credentials:
+    /(api keys?|credentials|secrets?|tokens?) (are |were )?(exposed|leaked|stolen|disclosed|logged)|unsecured credentials|credential (theft|harvesting|access)/i,
   toolInvocation: /tool (invocation|calling)|agent tools?|invok(e|es|ing) tools?/i,
   exploited: /exploited in the wild|actively exploited|in-the-wild|under active exploitation|known exploited/i,
-  security: /\b(attack(s|ed|ers?)?|vulnerab\w*|exploit\w*|malicious|malware|backdoor\w*|poison\w*|adversarial|hack(s|ed|ers?|ing)?|breach\w*|flaws?|security|threats?|prompt[- ]injection|jailbreak\w*)\b/i,
+  security:
+    /\b(attack(s|ed|ers?)?|vulnerab\w*|exploit\w*|malicious|malware|backdoor\w*|poison\w*|adversarial|hack(s|ed|ers?|ing)?|breach\w*|flaws?|security|threats?|prompt[- ]injection|jailbreak\w*)\b/i,
   privacy: /privacy|gdpr|personal data|surveillance|facial recognition|biometric/i,
   safety: /\bsafety\b|harmful (content|outputs?)|deepfakes?|misinformation|disinformation|self-harm|\bbias(ed)?\b/i,
   sophisticated: /sophisticated|nation[- ]state|\bapt\d*\b|advanced persistent|multi-stage|novel (technique|attack)|white-box|gradient/i,
@@ -219,5 +314,6 @@ export const textSignals = {
 };
 
 /** Research venues whose papers are peer reviewed. */
-export const peerReviewedHosts = /(^|\.)(usenix\.org|acm\.org|ieee\.org|neurips\.cc|openreview\.net|aclanthology\.org|springer\.com|ndss-symposium\.org|proceedings\.mlr\.press|aaai\.org)$/i;
+export const peerReviewedHosts =
+  /(^|\.)(usenix\.org|acm\.org|ieee\.org|neurips\.cc|openreview\.net|aclanthology\.org|springer\.com|ndss-symposium\.org|proceedings\.mlr\.press|aaai\.org)$/i;
 export const preprintHosts = /(^|\.)(arxiv\.org|ssrn\.com|biorxiv\.org)$/i;

@@ -37,7 +37,8 @@ function convertMarkdown(markdown: string): string {
 // break after a title or an initialism ("Mr. Smith", "the U.S. Department") is undone here: a
 // summary may then hold one sentence fewer, never end on an abbreviation.
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-const endsInAbbreviation = /(?:\b(?:[A-Z]\.){2,}|\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Gen|Gov|Sen|Rep|Inc|Corp|Ltd|Co|No|Nos|Fig|Figs|Vol|vs|cf|al|approx|ca|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)\s*$/;
+const endsInAbbreviation =
+  /(?:\b(?:[A-Z]\.){2,}|\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Gen|Gov|Sen|Rep|Inc|Corp|Ltd|Co|No|Nos|Fig|Figs|Vol|vs|cf|al|approx|ca|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)\s*$/;
 
 /** The text's sentences, each with its trailing space, in order; only as far as the caller reads. */
 export function* sentencesOf(text: string): Generator<string> {
@@ -75,10 +76,7 @@ const templatePrompts = [
   'Open an issue in example link to repo',
   'Email us at example email address',
 ];
-const templatePrompt = new RegExp(
-  templatePrompts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|'),
-  'gi',
-);
+const templatePrompt = new RegExp(templatePrompts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|'), 'gi');
 
 /** Plain text without the advisory form's template prompts. */
 export function withoutTemplates(text: string): string {
