@@ -106,7 +106,7 @@ describe('generateDigest', () => {
             url: 'https://example.org/late',
             publishedAt: '2024-01-22T12:00:00Z',
             type: 'incident',
-            summary: 'An AI agent deleted files.',
+            summary: 'A prompt injection in a web page made an AI agent delete files.',
           },
         ],
       },

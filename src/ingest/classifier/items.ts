@@ -16,8 +16,13 @@ import { concernTerms, evidenceWeights, itemAiTerms, toolOrBait } from './tables
 import { plainText } from './text.js';
 import { fitStacker, sigmoid, stackedLogit, type Stacker } from './training.js';
 
-/** The items this judge decides: native items that name no package (advisories go to the package evidence). */
-export const isTextItem = (item: Item) => item.format === 'native' && item.affected.length === 0;
+/**
+ * The items this judge decides: native items that name no package and are not declared
+ * vulnerabilities. Advisories, and vulnerability records without packages (a KEV entry), go to
+ * the vendor and package evidence: their text always speaks of an attack, so the text model would
+ * serve any product whose name holds an AI-sounding word ("Mail Transfer Agent").
+ */
+export const isTextItem = (item: Item) => item.format === 'native' && item.affected.length === 0 && item.typeHint !== 'vulnerability';
 
 export const labelledItemsUrl = new URL('../../../data/labelled-items/items.json', import.meta.url);
 
