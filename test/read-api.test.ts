@@ -5,56 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import { schema } from '../src/schema/index.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { makeIssue } from './helpers/issues.js';
+import { makeIssue, specIssueFields } from './helpers/issues.js';
 
 let t: TestApp;
-
-/** Every field of the spec's Issue table (section 2.1), in its order. */
-const specIssueFields = [
-  'id',
-  'title',
-  'headline',
-  'summary',
-  'sourceUrl',
-  'publishedAt',
-  'severity',
-  'cvssSeverity',
-  'cvssScore',
-  'labels',
-  'issueType',
-  'cveId',
-  'cweIds',
-  'affectedPackages',
-  'affectedPackageRefs',
-  'affectedVendors',
-  'affectedVendorsRaw',
-  'classifierModel',
-  'classifierPromptVersion',
-  'solution',
-  'attackType',
-  'cvssVector',
-  'attackVector',
-  'attackComplexity',
-  'privilegesRequired',
-  'userInteraction',
-  'exploitMaturity',
-  'epssScore',
-  'epssCheckedAt',
-  'kevDateAdded',
-  'advisoryAliases',
-  'affectedPackagesSource',
-  'patchAvailable',
-  'disclosureDate',
-  'capecIds',
-  'crossRefCount',
-  'attackSophistication',
-  'impactType',
-  'aiComponentTargeted',
-  'llmSpecific',
-  'classifierConfidence',
-  'researchCategory',
-  'atlasIds',
-];
 
 /** An issue as ingestion would store it: the lower-cased search, vendor and package columns filled in. */
 function issue(fields: Partial<Prisma.IssueCreateManyInput> & { title: string }): Prisma.IssueCreateManyInput {
