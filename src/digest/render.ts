@@ -4,8 +4,9 @@
 // types against the seven days before; a line on how fresh the feed is; then every item of the
 // day, grouped by severity and then by issue type, each linking to its source.
 import type { Prisma } from '../generated/prisma/client.js';
-import type { IssueType, Severity } from '../generated/prisma/enums.js';
+import type { IssueType } from '../generated/prisma/enums.js';
 import type { Freshness } from '../issues/freshness.js';
+import { severities } from '../issues/severities.js';
 
 /** The issue columns a digest reads. */
 export const digestIssueSelect = {
@@ -41,7 +42,6 @@ export const TOP_ITEMS = 5;
 /** An EPSS score from which exploitation is likely enough to rank above severity alone. */
 const EPSS_LIKELY = 0.1;
 
-const severityOrder: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 const typeOrder: IssueType[] = ['vulnerability', 'incident', 'research', 'regulatory', 'news'];
 const typeHeading: Record<IssueType, string> = {
   vulnerability: 'Vulnerabilities',
@@ -81,7 +81,7 @@ export function rankIssues(issues: DigestIssue[]): DigestIssue[] {
   return [...issues].sort(
     (a, b) =>
       tier(b) - tier(a) ||
-      severityOrder.indexOf(a.severity) - severityOrder.indexOf(b.severity) ||
+      severities.indexOf(a.severity) - severities.indexOf(b.severity) ||
       (b.epssScore ?? 0) - (a.epssScore ?? 0) ||
       reach(b) - reach(a) ||
       newestFirst(a, b),
@@ -154,7 +154,7 @@ export function renderDigest(date: string, issues: DigestIssue[], context: Diges
   const lines = [`# secwire daily digest: ${date}`, ''];
   if (issues.length === 0) lines.push(`No new AI-security issues were published on ${date} (UTC).`, '');
   else {
-    const counts = severityOrder
+    const counts = severities
       .map((s) => [s, issues.filter((i) => i.severity === s).length] as const)
       .filter(([, n]) => n > 0)
       .map(([s, n]) => `${n} ${s}`)
@@ -182,7 +182,7 @@ export function renderDigest(date: string, issues: DigestIssue[], context: Diges
 
   lines.push('## Attack types', '', ...attackTypeTable(date, issues, context.previousWeek), '');
 
-  for (const severity of severityOrder) {
+  for (const severity of severities) {
     const ofSeverity = issues.filter((i) => i.severity === severity);
     if (ofSeverity.length === 0) continue;
     lines.push(`## ${capitalise(severity)}`, '');

@@ -4,6 +4,7 @@
 // and one that stops being relevant stops being served. Idempotent: a second run finds nothing
 // stale. Rows are read in keyset pages by id, so memory stays flat at any size.
 import type { Prisma } from '../generated/prisma/client.js';
+import { isServed } from '../issues/served.js';
 import type { Classifier } from './classifier/index.js';
 import { defaultClassifier, ingest, type IngestDeps } from './ingest.js';
 import { relayEvents } from './relay.js';
@@ -36,8 +37,6 @@ export interface ReclassifyOptions {
   ids?: string[];
 }
 
-const servedNow = (row: { relevant: boolean; withdrawn: boolean }) => row.relevant && !row.withdrawn;
-
 export async function reclassify(deps: IngestDeps, options: ReclassifyOptions = {}): Promise<ReclassifyResult> {
   const classifier = options.classifier ?? defaultClassifier();
   const batchSize = options.batchSize ?? 500;
@@ -52,7 +51,7 @@ export async function reclassify(deps: IngestDeps, options: ReclassifyOptions = 
     // Updated rows leave the stale set; the id cursor keeps pages from overlapping either way.
     const rows = await deps.prisma.issue.findMany({
       where: after ? { AND: [stale, { id: { gt: after } }] } : stale,
-      select: { id: true, relevant: true, withdrawn: true, source: true },
+      select: { id: true, relevant: true, processed: true, withdrawn: true, source: true },
       orderBy: { id: 'asc' },
       take: batchSize,
     });
@@ -60,11 +59,14 @@ export async function reclassify(deps: IngestDeps, options: ReclassifyOptions = 
     after = rows.at(-1)!.id;
     const records = rows.map((r) => (r.source as { record?: unknown } | null)?.record);
     const stored = await ingest(deps, records, { classifier, chunkSize: batchSize, relay: false });
-    const now = await deps.prisma.issue.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true, relevant: true, withdrawn: true } });
-    const before = new Map(rows.map((r) => [r.id, servedNow(r)]));
+    const now = await deps.prisma.issue.findMany({
+      where: { id: { in: rows.map((r) => r.id) } },
+      select: { id: true, relevant: true, processed: true, withdrawn: true },
+    });
+    const before = new Map(rows.map((r) => [r.id, isServed(r)]));
     for (const row of now) {
-      if (servedNow(row) && !before.get(row.id)) result.newlyServed++;
-      if (!servedNow(row) && before.get(row.id)) result.unserved++;
+      if (isServed(row) && !before.get(row.id)) result.newlyServed++;
+      if (!isServed(row) && before.get(row.id)) result.unserved++;
     }
     result.examined += rows.length;
     result.updated += stored.updated;

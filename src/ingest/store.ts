@@ -5,7 +5,7 @@ import { bumpDataVersion } from '../db/data-version.js';
 import { driverExecutor, type DriverExecute } from '../db/driver-connection.js';
 import { utcDay } from '../dates.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { servedColumnsSql, servedIssueSql } from '../issues/served.js';
+import { isServed, servedColumnsSql, servedIssueSql } from '../issues/served.js';
 import { applyEnrichment } from '../sources/enrichment.js';
 import { lockForChanges, recordChangeEvents } from './changes.js';
 import type { SourceRecord } from './item.js';
@@ -38,6 +38,7 @@ interface Existing {
   classifierModel: string;
   classifierPromptVersion: string;
   relevant: boolean;
+  processed: boolean;
   severity: string;
   exploitMaturity: string | null;
   kevDateAdded: string | null;
@@ -57,7 +58,7 @@ async function existingIssues(tx: Prisma.TransactionClient, ids: string[]): Prom
   if (ids.length === 0) return [];
   const rows = await tx.$queryRaw<(Omit<Existing, 'source'> & { format: SourceRecord['format']; sourceId: string; modified: string | null })[]>`
     SELECT DISTINCT ON (i.id) i.id::text AS id, i."naturalKey", i.identifiers, i."packageNames", i."contentHash", i."classifierModel",
-      i."classifierPromptVersion", i.relevant, i.severity::text AS severity, i."exploitMaturity", i."kevDateAdded", i.withdrawn, i."announcedAt", i."publishedAt",
+      i."classifierPromptVersion", i.relevant, i.processed, i.severity::text AS severity, i."exploitMaturity", i."kevDateAdded", i.withdrawn, i."announcedAt", i."publishedAt",
       i.source->>'format' AS format, i.source->>'id' AS "sourceId", i.source->>'modified' AS modified
     FROM unnest(${ids}::text[]) AS k(id) CROSS JOIN LATERAL (SELECT * FROM "Issue" WHERE identifiers @> ARRAY[k.id] OFFSET 0) AS i`;
   return rows.map(({ format, sourceId, modified, ...row }) => ({ ...row, source: { format, id: sourceId, modified } }));
@@ -123,7 +124,6 @@ function supersedes(incoming: SourceRecord, current: Existing['source']): boolea
   return (incoming.modified ?? '') > (current.modified ?? '');
 }
 
-const served = (row: { relevant: boolean; withdrawn?: boolean | null }) => row.relevant && !row.withdrawn;
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
 
 export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): Promise<StoredBatch> {
@@ -152,9 +152,9 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
 
         if (!match) {
           const id = randomUUID();
-          if (served(row)) touchDay(row);
+          if (isServed(row)) touchDay(row);
           // Every created row carries the key: the batch insert takes its columns from the first row.
-          const announcedAt = served(row) ? now : null;
+          const announcedAt = isServed(row) ? now : null;
           creates.set(id, { ...row, id, modifiedAt, announcedAt });
           const issue = { ...row, id, source, withdrawn: row.withdrawn ?? false, announcedAt } as Existing;
           known.add(issue);
@@ -193,20 +193,20 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
           outcomes.push({ id: match.id, outcome: 'unchanged' });
           continue;
         }
-        const wasServed = served(match);
+        const wasServed = isServed(match);
         if (wasServed) touchDay(match);
         if (!changed.has(match.id)) changed.set(match.id, { before: wasServed ? crossRefKeys(match) : null, issue: match });
         const previousKey = match.naturalKey;
         Object.assign(match, change);
         known.addIdentifiers(match, identifiers);
         known.rekey(match, previousKey);
-        if (served(match)) touchDay(match);
+        if (isServed(match)) touchDay(match);
         if (change.source) match.source = source;
         // An issue is news once: one that leaves the feed and comes back is not announced again.
-        if (!wasServed && served(match) && !match.announcedAt) {
+        if (!wasServed && isServed(match) && !match.announcedAt) {
           newIssueIds.add(match.id);
           change.announcedAt = match.announcedAt = now;
-        } else if (served(match)) updatedIssueIds.add(match.id);
+        } else if (isServed(match)) updatedIssueIds.add(match.id);
         else if (wasServed && match.withdrawn) withdrawnIssueIds.add(match.id);
         const pending = creates.get(match.id);
         if (pending) Object.assign(pending, change);
@@ -225,7 +225,7 @@ export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): P
       await applyEnrichment(tx, [...new Set(written.filter((id): id is string => typeof id === 'string'))], modifiedAt);
       await updateCrossRefs(
         tx,
-        [...changed.values()].map(({ before, issue }) => ({ id: issue.id, before, after: served(issue) ? crossRefKeys(issue) : null })),
+        [...changed.values()].map(({ before, issue }) => ({ id: issue.id, before, after: isServed(issue) ? crossRefKeys(issue) : null })),
       );
 
       let eventId: string | null = null;

@@ -5,12 +5,12 @@ import { z } from 'zod';
 import { DATE_RANGE_TEXT, inDateRange, isCalendarDate } from '../dates.js';
 import { badRequest } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { IssueType, Severity } from '../generated/prisma/enums.js';
+import { IssueType, type Severity } from '../generated/prisma/enums.js';
 import { boolean, integer, isAbsent, number, oneOf, queryParam, single, text } from '../params.js';
 import { nameKeys } from '../scan/ecosystems.js';
 import { servedIssueSql } from './served.js';
+import { severities } from './severities.js';
 
-export const severities = Object.values(Severity);
 export const issueTypes = Object.values(IssueType);
 
 export const SEARCH_MAX_LENGTH = 200;

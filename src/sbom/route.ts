@@ -6,7 +6,8 @@
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { oneOf, isAbsent } from '../params.js';
-import { parseIssueFilters, severities } from '../issues/filters.js';
+import { parseIssueFilters } from '../issues/filters.js';
+import { severities } from '../issues/severities.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
 import type { BodyHandler } from '../rest/gate.js';
 import { restBasePath } from '../rest/routes.js';

@@ -5,7 +5,7 @@
 import type { DriverRead } from '../db/driver-read.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { Severity } from '../generated/prisma/enums.js';
-import { severities } from '../issues/filters.js';
+import { severities } from '../issues/severities.js';
 import { servedIssueSql } from '../issues/served.js';
 import { affectedEntries, type AffectedVersions } from './affected-versions.js';
 import { describesPackage, type PackageQuery, type Stack } from './stack.js';

@@ -2,7 +2,8 @@
 // UUIDv5 of the collection's alias, so they never change; the alias also finds a collection.
 import { v5 as uuidv5 } from 'uuid';
 import type { Prisma } from '../generated/prisma/client.js';
-import { issueFilterSql, issueTypes, severities, type IssueFilters } from '../issues/filters.js';
+import { issueFilterSql, issueTypes, type IssueFilters } from '../issues/filters.js';
+import { severities } from '../issues/severities.js';
 import { STIX_NAMESPACE } from '../stix/bundle.js';
 
 export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1';

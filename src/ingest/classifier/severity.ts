@@ -9,6 +9,7 @@
 // 4. Else points: impact (code execution 3; data theft, privacy, supply chain, poisoning,
 //    injection 2; anything else 1) + exploitation (known exploited or an incident: 1) + reach
 //    (remote or unauthenticated: 1). 5 critical, 4 high, 2-3 medium, 1 low.
+import { atLeastSeverity } from '../../issues/severities.js';
 import type { IssueType, Severity } from '../item.js';
 import type { CvssFacts } from './cvss.js';
 import type { AttackType } from './tables.js';
@@ -31,12 +32,9 @@ export interface SeverityDecision {
   basis: 'source' | 'cvss' | 'type' | 'rule';
 }
 
-const order: Severity[] = ['info', 'low', 'medium', 'high', 'critical'];
-const atLeast = (severity: Severity, floor: Severity): Severity => (order.indexOf(severity) < order.indexOf(floor) ? floor : severity);
-
 export function decideSeverity(input: SeverityInput): SeverityDecision {
   const decision = unfloored(input);
-  return input.exploited ? { ...decision, severity: atLeast(decision.severity, 'high') } : decision;
+  return input.exploited ? { ...decision, severity: atLeastSeverity(decision.severity, 'high') } : decision;
 }
 
 function unfloored(input: SeverityInput): SeverityDecision {
