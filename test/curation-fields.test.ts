@@ -78,6 +78,62 @@ describe('exploitMaturity only from evidence', () => {
   });
 });
 
+describe('attackType', () => {
+  const arxiv = (title: string, summary: string) => news(title, summary, { url: 'https://arxiv.org/abs/2501.00001', sourceHints: { issueType: 'research' } });
+  it.each([
+    [
+      'a backdoor in a model, with its ATLAS techniques',
+      arxiv('Stealthy Backdoor Attacks on Vision Transformers', 'We implant a backdoor in vision transformers that activates on a hidden trigger.'),
+      ['backdoor'],
+      ['AML.T0018.000', 'AML.T0043.004'],
+    ],
+    [
+      'adversarial examples',
+      arxiv(
+        'Transferable Adversarial Examples for Object Detectors',
+        'We craft adversarial perturbations that make deep neural network detectors miss objects.',
+      ),
+      ['adversarial_examples'],
+      ['AML.T0015', 'AML.T0043'],
+    ],
+    [
+      'poisoned training data',
+      arxiv(
+        'Clean-Label Data Poisoning of Image Classifiers',
+        'An attacker who adds a few poisoned samples to the training set controls the deep learning model.',
+      ),
+      ['data_poisoning'],
+      ['AML.T0020'],
+    ],
+    [
+      'a stolen model',
+      arxiv('Model Stealing Attacks on Machine Learning APIs', 'We show that an adversary can steal the victim model by querying its prediction API.'),
+      ['model_extraction'],
+      ['AML.T0024.002'],
+    ],
+    [
+      'an attack of no named type',
+      arxiv('Side Channels in Machine Learning Accelerators', 'We show an attack that recovers the architecture of a neural network from power traces.'),
+      ['other'],
+      [],
+    ],
+  ])('%s', async (_name, record, types, atlas) => {
+    const { c } = await classify(record);
+    expect(c.relevant).toBe(true);
+    expect(c.attackType).toEqual(types);
+    for (const id of atlas) expect(c.atlasIds).toContain(id);
+  });
+
+  it('is empty for a regulation, which describes no attack', async () => {
+    const { c } = await classify(
+      news('EU AI Act: rules for high-risk AI systems take effect', 'The regulation sets security and risk management duties for providers of AI systems.', {
+        type: 'regulatory',
+      }),
+    );
+    expect(c.attackType).toEqual([]);
+  });
+});
+
 describe('summaries', () => {
   // Each first sentence holds a full stop that ends nothing; the summary must be that sentence
   // whole, from the text's first character, with every figure as written.

@@ -170,6 +170,48 @@ describe('a watched stack', () => {
     expect((await get(`/api/v1/webhooks/${watcher}/findings`)).body.meta.total).toBe((await scan(['gradio@3.40.0'])).meta.total);
   }, 120_000);
 
+  it('sends a stack webhook the withdrawals of issues that affected it only', async () => {
+    const stack = ['gradio@3.40.0'];
+    const watching = await registerWebhookRest(t, {
+      url: deliveries.receiver.url('/withdrawn-stack'),
+      stack: { packages: stack },
+      events: ['issues_withdrawn'],
+    });
+    const plain = await registerWebhookRest(t, { url: deliveries.receiver.url('/withdrawn-plain'), events: ['issues_withdrawn'] });
+    expect([watching.status, plain.status]).toEqual([201, 201]);
+    await deliveries.dispatcher.refresh();
+
+    // Two advisories affecting the stack: one withdrawn as it was, one whose withdrawn record no
+    // longer names the stack's version (the stack was told of it, so it hears of the withdrawal).
+    const affecting = (await scan(stack)).data.map((m) => m.id);
+    expect(affecting.length).toBeGreaterThanOrEqual(2);
+    const ghsaOf = async (id: string) =>
+      (await t.db.prisma.issue.findUniqueOrThrow({ where: { id }, select: { identifiers: true } })).identifiers.find((i) => i.startsWith('GHSA-'))!;
+    const [kept, narrowed] = [loadAdvisory(await ghsaOf(affecting[0]!)), loadAdvisory(await ghsaOf(affecting[1]!))];
+    const other = loadAdvisories().find((a) => !a.withdrawn && a.affected.every((x: { package: { name: string } }) => x.package.name !== 'gradio'))!;
+    const withdraw = (advisory: Record<string, any>): Record<string, any> => {
+      const at = new Date(Date.parse(advisory.modified) + 30 * 86_400_000).toISOString();
+      return { ...advisory, withdrawn: at, modified: at };
+    };
+    const narrow = withdraw(narrowed);
+    narrow.affected = [{ ...narrow.affected[0], ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '5.0.0' }, { fixed: '5.0.1' }] }], versions: [] }];
+    await ingest([withdraw(kept), narrow, withdraw(other)]);
+
+    const withdrawnIds = [affecting[0]!, affecting[1]!, await issueIdOf(other.id)];
+    const plainIds = (r: ReceivedRequest[]) => new Set(bodies('/withdrawn-plain')(r).flatMap((d) => d.issues.map((i) => i.id)));
+    await deliveries.receiver.waitFor((r) => withdrawnIds.every((id) => plainIds(r).has(id)));
+    // Withdrawals travel by the sweep, which writes a stack's rows in the pass that writes the plain
+    // ones; refreshes queue behind sweeps, so once this resolves every row is there.
+    await deliveries.dispatcher.refresh();
+    const rows = await t.db.prisma.webhookDelivery.count({ where: { webhookId: watching.body.data.id } });
+    const received = bodies('/withdrawn-stack')(await deliveries.receiver.waitFor((r) => bodies('/withdrawn-stack')(r).length >= rows));
+    expect(received.every((d) => d.event === 'issues_withdrawn')).toBe(true);
+    expect(received.flatMap((d) => d.issues.map((i) => i.id)).sort()).toEqual([affecting[0]!, affecting[1]!].sort());
+    expect(received.flatMap((d) => d.matchedComponents!).sort((a, b) => a.issueId.localeCompare(b.issueId))).toEqual(
+      [affecting[0]!, affecting[1]!].sort().map((issueId) => ({ issueId, components: stack })),
+    );
+  });
+
   it('registers a stack from a real SBOM, answers its findings as CycloneDX VEX and serves them as an Atom feed', async () => {
     const sbom = JSON.parse(readFileSync(new URL('fixtures/sbom/python-ai-stack.cdx-1.6.json', import.meta.url), 'utf8'));
     const created = await registerWebhookRest(t, { url: deliveries.receiver.url('/sbom'), stack: { sbom } });

@@ -2,6 +2,7 @@
 """Rebuilds data/labelled-items/items.json from local git mirrors of public repositories.
 
     python3 scripts/curation/build-items.py <mirrors-dir>
+    python3 scripts/curation/build-items.py --relabel    (items.json as it stands: see relabel())
 
 <mirrors-dir> holds bare clones named owner+name/repo (see data/labelled-items/README.md for the
 repositories, their licences and the commits read). Deterministic: the same mirrors give the same
@@ -263,5 +264,25 @@ def main():
     print(f'{len(chosen)} items, {pos} in scope', file=sys.stderr)
 
 
+def relabel():
+    """Re-applies overrides.json and the rubric's fields to items.json as it stands, for a change of
+    the rubric's fields or a new hand decision when the mirrors are not at hand: what a full rebuild
+    gives. Press items keep their other fields and get only attackType anew: the rubric read their
+    whole feed summary, the set keeps its first sentence."""
+    overrides = json.loads((Path(__file__).parent / 'overrides.json').read_text())
+    items = json.loads((OUT / 'items.json').read_text())
+    for i, it in enumerate(items):
+        raw = {k: v for k, v in it.items() if k in ('source', 'origin', 'licence', 'link', 'title', 'summary', 'publishedAt')}
+        if it['link'] in overrides:
+            raw['kind'] = 'research' if it['source'].startswith('arxiv-') else 'news'
+            items[i] = {**raw, **apply_override(raw, judge(raw), overrides[it['link']])}
+        elif it['relevant'] and it['kind'] == 'research':
+            it.update(fields(raw, it['kind']))
+        elif it['relevant']:
+            it['attackType'] = fields(raw, it['kind'])['attackType']
+    (OUT / 'items.json').write_text(json.dumps(items, indent=1, ensure_ascii=False) + '\n')
+    print(f'{len(items)} items, {sum(1 for i in items if i["relevant"])} in scope', file=sys.stderr)
+
+
 if __name__ == '__main__':
-    main()
+    relabel() if sys.argv[1:] == ['--relabel'] else main()

@@ -77,9 +77,14 @@ ATTACK_TYPES = [
     ('prompt_injection', re.compile(r"\bprompt[- ]injection|indirect (prompt )?injection|injected (instructions|prompts)|hidden (instructions|prompts)\b", I)),
     ('jailbreak', re.compile(r"\bjailbreak\w*|bypass\w* (safety|guardrails|safeguards|filters|content moderation)\b", I)),
     ('rag_poisoning', re.compile(r"\b(rag|retrieval[- ]augmented|knowledge (base|corpus)|vector (store|database)|memory) (poisoning|injection)|poison\w* (the )?(rag|retrieval|knowledge|memory|documents)\b", I)),
-    ('data_extraction', re.compile(r"\bmembership inference|model (stealing|extraction|inversion|theft)|(training[- ])?data extraction|extraction attack|inversion attack|system prompt (leak\w*|extraction)|steal\w* (the )?(model|weights|system prompt)\b", I)),
+    ('data_extraction', re.compile(r"\bmembership inference|model inversion|(training[- ])?data extraction|inversion attack|gradient (inversion|leakage)|system prompt (leak\w*|extraction)|steal\w* (the )?system prompt\b", I)),
+    ('model_extraction', re.compile(r"\bmodel (stealing|extraction|theft|imitation)|(model|weights) extraction attack|steal\w* (the |a )?(victim |target |black-box )?(models?|weights)\b|stolen models?\b", I)),
     ('pii_leakage', re.compile(r"\b(pii|personal (data|information)|personally identifiable|private (data|information)|privacy leak\w*|data (leak\w*|exposure)|leak\w* (user|personal|private|sensitive|chat|conversation)|exposed (user|personal|chat|conversations?|data)|(chats?|conversations?|prompts?) (leak\w*|exposed))\b", I)),
-    ('supply_chain', re.compile(r"\b(supply[- ]chain|malicious (models?|packages?|pickles?|weights|checkpoints?|extensions?|plugins?|mcp servers?)|pickle|model hub|backdoored (model|package)|trojan\w* model|typosquat\w*|slopsquat\w*)\b", I)),
+    ('supply_chain', re.compile(r"\b(supply[- ]chain|malicious (models?|packages?|pickles?|weights|checkpoints?|extensions?|plugins?|mcp servers?)|pickle|model hub|backdoored package|typosquat\w*|slopsquat\w*)\b", I)),
+    # Attacks on models themselves, as MITRE ATLAS names them (AML.T0020, T0018.000, T0043, T0015).
+    ('data_poisoning', re.compile(r"\b((training )?data|dataset|clean[- ]label|targeted|model|label[- ]flipping) poisoning|poisoning attacks?|poison\w* (the )?(training|dataset|data\b)|poisoned (training )?(data|samples|datasets?|examples)\b", I)),
+    ('backdoor', re.compile(r"\b(backdoor\w*|trojan(ed)? (models?|nets?|networks?|attacks?)|neural trojans?|sleeper agents?)\b", I)),
+    ('adversarial_examples', re.compile(r"\b(adversarial(ly)? (examples?|perturbations?|patch\w*|inputs?|samples?|images?|noise|attacks?|robust\w*|training)|evasion attacks?|certified (robustness|defen[cs]es?)|universal perturbations?|typographic attacks?)\b", I)),
     ('denial_of_service', re.compile(r"\b(denial[- ]of[- ]service|dos attack|resource exhaustion|sponge (examples|attack)|energy-latency|overthink\w*)\b", I)),
 ]
 

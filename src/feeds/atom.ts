@@ -5,6 +5,7 @@
 // similar link targets, so a reader shows wrapped paragraphs and clickable links.
 import { Feed } from 'feed';
 import MarkdownIt from 'markdown-it';
+import { digestPath, digestsPath, issuesPath } from '../api-paths.js';
 import type { Digest, Prisma } from '../generated/prisma/client.js';
 import { contentChangedAt } from '../issues/content-changed.js';
 import { DATA_LICENSE } from '../data-license.js';
@@ -47,7 +48,7 @@ function feedOf(title: string, selfUrl: string, siteUrl: string, updated: Date):
 
 export function issuesAtom(issues: AtomIssue[], { selfUrl, origin }: { selfUrl: string; origin: string }, title = 'secwire: AI-security issues'): string {
   const updated = issues.map(contentChangedAt);
-  const feed = feedOf(title, selfUrl, `${origin}/api/v1/issues`, newest(updated));
+  const feed = feedOf(title, selfUrl, `${origin}${issuesPath}`, newest(updated));
   for (const [index, issue] of issues.entries()) {
     feed.addItem({
       id: `urn:uuid:${issue.id}`,
@@ -68,12 +69,12 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
 export const digestHtml = (content: string) => markdown.render(content);
 
 export function digestsAtom(digests: Digest[], { selfUrl, origin }: { selfUrl: string; origin: string }): string {
-  const feed = feedOf('secwire: daily digests', selfUrl, `${origin}/api/v1/digests`, newest(digests.map((d) => d.generatedAt)));
+  const feed = feedOf('secwire: daily digests', selfUrl, `${origin}${digestsPath}`, newest(digests.map((d) => d.generatedAt)));
   for (const digest of digests) {
     feed.addItem({
-      id: `${origin}/api/v1/digests/${digest.date}`,
+      id: `${origin}${digestPath(digest.date)}`,
       title: `secwire daily digest: ${digest.date} (${digest.issueCount} ${digest.issueCount === 1 ? 'issue' : 'issues'})`,
-      link: `${origin}/api/v1/digests/${digest.date}`,
+      link: `${origin}${digestPath(digest.date)}`,
       date: digest.generatedAt,
       content: digestHtml(digest.content),
     });

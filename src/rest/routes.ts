@@ -4,6 +4,7 @@
 // /api/v1, `:name` is a path parameter, and fixed paths win over patterns (/issues/stix is safe
 // next to /issues/:id).
 import type { createSofa } from 'sofa-api';
+import { restBasePath } from '../api-paths.js';
 import { bodyLimits } from '../http/body-limit.js';
 import type { Scope } from '../keys/viewer.js';
 
@@ -20,7 +21,7 @@ export type RestRoute = NonNullable<Parameters<typeof createSofa>[0]['routes']>[
   cacheTtlSeconds?: number;
 };
 
-export const restBasePath = '/api/v1';
+export { restBasePath };
 
 export const restRoutes: Record<`${'Query' | 'Mutation'}.${string}`, RestRoute> = {
   'Query.issues': { method: 'GET', path: '/issues', tags: ['issues'] },

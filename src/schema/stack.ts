@@ -2,7 +2,7 @@
 // affects a webhook's stack now (as a page of scan matches, or as CycloneDX VEX), and its Atom
 // feed token (the feed itself is a plain route, src/stacks/feed.ts).
 import { parsePage } from '../issues/filters.js';
-import { issuePath, stackFeedPath } from '../stacks/feed.js';
+import { issuePath, stackFeedPath } from '../api-paths.js';
 import { vexDocument } from '../sbom/vex.js';
 import { scanStack } from '../scan/scan.js';
 import { issueFeedToken, revokeFeedToken, stackOf, storedComponents } from '../stacks/watched.js';

@@ -10,7 +10,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { servedIssueSql } from '../issues/served.js';
+import { publishedIssueSql, servedIssueSql } from '../issues/served.js';
 import { indexStack, matchCandidates, type CandidateRow } from '../scan/scan.js';
 import type { WebhookEventKind } from '../webhooks/manage.js';
 import { stackOf } from './watched.js';
@@ -47,9 +47,11 @@ export function createStackDispatch(db: Database, options: StackDispatchOptions 
       SELECT "issueIds"::text[] AS "issueIds", "createdAt" FROM "IssueEvent" WHERE "id" = ${eventId}::uuid`;
     const hits: BatchHits = new Map();
     if (!event?.issueIds.length) return hits;
+    // A withdrawn issue is no longer served: it is judged on the record it was withdrawn with.
+    const withdrawn = kind === 'issues_withdrawn';
     const rows = await db.read<CandidateRow>(Prisma.sql`
       SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys", source->'affected' AS affected
-        FROM "Issue" WHERE id = ANY(${event.issueIds}::uuid[]) AND ${servedIssueSql}`);
+        FROM "Issue" WHERE id = ANY(${event.issueIds}::uuid[]) AND ${withdrawn ? publishedIssueSql : servedIssueSql}`);
     const keys = [...new Set(rows.flatMap((r) => [...r.packageNames, ...r.vendorKeys]))];
     if (keys.length === 0) return hits;
     let after = '00000000-0000-0000-0000-000000000000';
@@ -68,8 +70,9 @@ export function createStackDispatch(db: Database, options: StackDispatchOptions 
       for (const stack of page) {
         // Only the entries under the batch's keys: the rest of the stack cannot match it.
         const matches = matchCandidates(indexStack(stackOf(stack.entries.map((entry) => ({ entry, ref: entry, name: entry })))), rows);
-        if (matches.length) found.push({ ...stack, matched: new Map(matches.map((m) => [m.id, m.matchedPackages])) });
+        if (matches.length || withdrawn) found.push({ ...stack, matched: new Map(matches.map((m) => [m.id, m.matchedPackages])) });
       }
+      if (withdrawn && found.length) await addNotified(found, rows);
       if (kind === 'issues_updated' && found.length) {
         // An update reaches a stack only when it newly affects it: what it already knew is dropped.
         const known = await prisma.stackFinding.findMany({
@@ -89,6 +92,31 @@ export function createStackDispatch(db: Database, options: StackDispatchOptions 
     return hits;
   }
 
+  /**
+   * A withdrawal also reaches a stack that was told of the issue (a StackFinding) even when the
+   * record it was withdrawn with no longer matches it; the components named are the stack's
+   * entries under the issue's names.
+   */
+  async function addNotified(found: { webhookId: string; matched: Map<string, string[]> }[], rows: CandidateRow[]) {
+    const known = await prisma.stackFinding.findMany({
+      where: { webhookId: { in: found.map((f) => f.webhookId) }, issueId: { in: rows.map((r) => r.id) } },
+      select: { webhookId: true, issueId: true },
+    });
+    const unmatched = known.filter((k) => !found.find((f) => f.webhookId === k.webhookId)!.matched.has(k.issueId));
+    if (unmatched.length === 0) return;
+    const keysOf = new Map(rows.map((r) => [r.id, new Set([...r.packageNames, ...r.vendorKeys])]));
+    const entries = await prisma.stackEntry.findMany({
+      where: { webhookId: { in: [...new Set(unmatched.map((k) => k.webhookId))] }, key: { in: [...new Set([...keysOf.values()].flatMap((k) => [...k]))] } },
+      select: { webhookId: true, key: true, entry: true },
+    });
+    const byHook = new Map(found.map((f) => [f.webhookId, f]));
+    for (const { webhookId, issueId } of unmatched) {
+      const keys = keysOf.get(issueId)!;
+      const named = entries.filter((e) => e.webhookId === webhookId && keys.has(e.key)).map((e) => e.entry);
+      byHook.get(webhookId)!.matched.set(issueId, [...new Set(named)]);
+    }
+  }
+
   function hitsOf(eventId: string, kind: WebhookEventKind): Promise<BatchHits> {
     const key = `${kind}:${eventId}`;
     let hits = batches.get(key);
@@ -104,12 +132,13 @@ export function createStackDispatch(db: Database, options: StackDispatchOptions 
   return {
     /**
      * Writes the outbox rows of one filter group's stack webhooks for a batch, as the group's
-     * subscription served it (`issues`, REST shape, already narrowed by the filters): each row
+     * subscription served it (`issues`, REST shape, already narrowed by the filters; a withdrawal's
+     * are ids only, as every webhook gets them): each row
      * holds the spec's body with the issues affecting that stack, plus matchedComponents. The
      * issues are recorded as known to the stack in the same transaction. Answers the rows written.
      */
     async write(filtersKey: string, batch: { eventId: string; issues: unknown[] }, kind: WebhookEventKind): Promise<number> {
-      if (kind === 'issues_withdrawn' || batch.issues.length === 0) return 0;
+      if (batch.issues.length === 0) return 0;
       const hits = (await hitsOf(batch.eventId, kind)).get(filtersKey);
       if (!hits?.length) return 0;
       const served = new Map(batch.issues.map((issue) => [(issue as { id: string }).id, issue]));

@@ -1,6 +1,7 @@
 // GET /api/v1/stacks/{token}.atom: the issues affecting a watched stack now (the scan's answer for
 // its components), newest first, for people who read feeds instead of running receivers. The token
 // is looked up by its hash; a revoked token, a deleted webhook or a revoked owner key is a 404.
+import { stackFeedToken } from '../api-paths.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { columnsSql } from '../db/driver-read.js';
@@ -13,13 +14,6 @@ import { queryParam, rejectUnknownParameters } from '../params.js';
 import { scanStack } from '../scan/scan.js';
 import { feedTokenShape, ownerKeyActive, stackOf, storedComponents } from './watched.js';
 
-/**
- * Paths under REST's base (rest/routes.ts restBasePath, which a domain module may not import;
- * test/stack-watch.test.ts fetches both, so a change of base shows).
- */
-export const stackFeedPath = (token: string) => `/api/v1/stacks/${token}.atom`;
-export const issuePath = (id: string) => `/api/v1/issues/${id}`;
-const STACK_FEED_PATH = /^\/api\/v1\/stacks\/([^/]+)\.atom$/;
 const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
 const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 
@@ -27,7 +21,7 @@ type Feed = (query: URLSearchParams, urls: { selfUrl: string; origin: string }) 
 
 /** The feed a path names, when it is a stack feed's path. */
 export function stackFeedAt({ config, db }: { config: Pick<Config, 'webhookApiKey'>; db: Database }, pathname: string): Feed | undefined {
-  const token = STACK_FEED_PATH.exec(pathname)?.[1];
+  const token = stackFeedToken(pathname);
   if (token === undefined) return undefined;
   return async (query, urls) => {
     rejectUnknownParameters(query, ['limit']);

@@ -105,6 +105,10 @@ const attackTypeNames: Record<string, string> = {
   pii_leakage: 'PII leakage',
   supply_chain: 'Supply chain compromise',
   denial_of_service: 'Denial of service',
+  model_extraction: 'Model extraction',
+  data_poisoning: 'Data poisoning',
+  backdoor: 'Model backdoor',
+  adversarial_examples: 'Adversarial examples',
 };
 
 /** "model_inversion" -> "Model inversion", for attack types the table does not know yet. */

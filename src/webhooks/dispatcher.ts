@@ -90,7 +90,8 @@ export function createDispatcher(services: { db: Database; log: Logger; pubsub: 
   /**
    * One outbox row per active webhook of the group that subscribed before the event and receives
    * its kind (new_issues by default; the other kinds by opting in). A webhook watching a stack gets
-   * only the issues affecting it, with the components that matched (src/stacks/dispatch.ts).
+   * only the issues affecting it, withdrawals included, with the components that matched
+   * (src/stacks/dispatch.ts).
    */
   async function writeDeliveries(group: Group, batch: DispatchBatch, kind: WebhookEventKind = 'new_issues'): Promise<number> {
     const payload = Buffer.from(JSON.stringify({ event: kind, issues: batch.issues }));
@@ -101,7 +102,7 @@ export function createDispatcher(services: { db: Database; log: Logger; pubsub: 
         JOIN "IssueEvent" AS e ON e."id" = ${batch.eventId}::uuid
        WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
          AND ${kind} = ANY(w."events")
-         AND (${kind} = 'issues_withdrawn' OR NOT EXISTS (SELECT 1 FROM "WatchedStack" AS s WHERE s."webhookId" = w."id"))
+         AND NOT EXISTS (SELECT 1 FROM "WatchedStack" AS s WHERE s."webhookId" = w."id")
       ON CONFLICT ("webhookId", "eventId") DO NOTHING`;
     const written = plain + (await stacks.write(group.key, batch, kind));
     if (written > 0) options.onDeliveries?.(written);

@@ -58,8 +58,9 @@ function impactsOf(facts: Facts, attackTypes: AttackType[], codeExec: boolean, s
   else if (facts.cweIds.length > 0) facts.cweIds.forEach((id) => cweEntry(id)?.impacts.forEach((i) => impacts.add(i)));
   if (impacts.size === 0) {
     if (codeExec) ['confidentiality', 'integrity', 'availability'].forEach((i) => impacts.add(i));
-    if (attackTypes.includes('data_extraction') || attackTypes.includes('pii_leakage')) impacts.add('confidentiality');
-    if (attackTypes.some((t) => t === 'supply_chain' || t === 'rag_poisoning' || t === 'prompt_injection')) impacts.add('integrity');
+    if (attackTypes.some((t) => t === 'data_extraction' || t === 'pii_leakage' || t === 'model_extraction')) impacts.add('confidentiality');
+    if (attackTypes.some((t) => ['supply_chain', 'rag_poisoning', 'prompt_injection', 'data_poisoning', 'backdoor', 'adversarial_examples'].includes(t)))
+      impacts.add('integrity');
     if (attackTypes.includes('denial_of_service')) impacts.add('availability');
   }
   if (safety || attackTypes.includes('jailbreak')) impacts.add('safety');
@@ -107,8 +108,15 @@ export class RuleClassifier implements Classifier {
     const issueType = inferType(item, facts);
     const attacks = attackTypesOf(item, text);
     const codeExec = codeExecution.cwes.some((c) => item.cweIds.includes(c)) || codeExecution.text.test(text);
-    const attackTypes: AttackType[] =
-      attacks.length > 0 ? attacks : issueType === 'vulnerability' || issueType === 'incident' || item.atlasHints.length > 0 ? ['other'] : [];
+    // An item that describes an attack of no type above is `other`: a flaw, an incident, an ATLAS
+    // case, or a served news or research item about an attack on or through an AI system
+    // (docs/curation.md); a regulation describes none.
+    const describesAttack =
+      issueType === 'vulnerability' ||
+      issueType === 'incident' ||
+      item.atlasHints.length > 0 ||
+      (relevance.relevant && isTextItem(item) && issueType !== 'regulatory' && textSignals.security.test(text));
+    const attackTypes: AttackType[] = attacks.length > 0 ? attacks : describesAttack ? ['other'] : [];
     const exploitMaturity = exploitMaturityOf(item, text);
     const knownExploited = isKnownExploited(exploitMaturity);
     const remote = facts.cvss ? facts.cvss.attackVector === 'network' : textSignals.remote.test(text);
@@ -134,7 +142,8 @@ export class RuleClassifier implements Classifier {
     if (issueType === 'research') labels.add('research');
     if (issueType === 'regulatory') labels.add('policy');
     if (issueType === 'news') labels.add('industry');
-    if (attackTypes.includes('pii_leakage') || textSignals.privacy.test(text)) labels.add('privacy');
+    // Extracting training data, inverting a model or inferring membership reveals what it learned from people.
+    if (attackTypes.includes('pii_leakage') || attackTypes.includes('data_extraction') || textSignals.privacy.test(text)) labels.add('privacy');
     if (attackTypes.includes('jailbreak') || safety) labels.add('safety');
     // A source's labels, except a kind's label that another issue type contradicts.
     for (const label of item.sourceHints?.labels ?? []) if (!(label in kindLabels) || kindLabels[label] === issueType) labels.add(label);

@@ -2,13 +2,22 @@
 // classifier says: bump promptVersion in rules.ts when you do, so re-ingest reclassifies.
 
 export type AiComponent = 'rag' | 'api' | 'framework' | 'agent' | 'plugin' | 'inference' | 'model';
+/**
+ * The spec's observed values, and four attacks on models themselves that MITRE ATLAS names and the
+ * research feed is mostly about (docs/curation.md): adversarial examples (AML.T0043, T0015), data
+ * poisoning (T0020), backdoors (T0018.000, T0043.004) and model extraction (T0024.002).
+ */
 export type AttackType =
   | 'rag_poisoning'
   | 'prompt_injection'
   | 'jailbreak'
   | 'data_extraction'
+  | 'model_extraction'
   | 'pii_leakage'
   | 'supply_chain'
+  | 'data_poisoning'
+  | 'backdoor'
+  | 'adversarial_examples'
   | 'denial_of_service'
   | 'other';
 
@@ -256,13 +265,33 @@ export const attackRules: { type: Exclude<AttackType, 'other'>; text: RegExp; cw
   },
   {
     type: 'data_extraction',
-    text: /exfiltrat|(data|code|secrets?) (leak(age|s|ed)?|extraction|theft)|(data|secrets|keys|tokens|credentials) (were |was |are )?(exposed|accessed without)|exposed .{0,40}\b(data|secrets|keys|tokens)\b|extract(ion of|s|ed|ing)? (the )?(system prompt|training data|model|secrets?|credentials|api keys?)|model (extraction|stealing|theft|replication|inversion)|(read|access|leak)s? (arbitrary|sensitive|local) (files?|data)|arbitrary file (read|access|disclosure)|file disclosure|information disclosure|server-side request forgery|\bssrf\b|membership inference/i,
+    text: /exfiltrat|(data|code|secrets?) (leak(age|s|ed)?|extraction|theft)|(data|secrets|keys|tokens|credentials) (were |was |are )?(exposed|accessed without)|exposed .{0,40}\b(data|secrets|keys|tokens)\b|extract(ion of|s|ed|ing)? (the )?(system prompt|training data|secrets?|credentials|api keys?)|model inversion|inversion attacks?|gradient (inversion|leakage)|(read|access|leak)s? (arbitrary|sensitive|local) (files?|data)|arbitrary file (read|access|disclosure)|file disclosure|information disclosure|server-side request forgery|\bssrf\b|membership inference/i,
     cwes: ['CWE-22', 'CWE-23', 'CWE-29', 'CWE-36', 'CWE-200', 'CWE-538', 'CWE-918', 'CWE-532'],
   },
   {
+    type: 'model_extraction',
+    text: /\bmodel (extraction|stealing|theft|replication|imitation)|(steal|extract|clon|replicat)(s|ed|es|ing|e)? (the |a |an )?(victim |target |black-box |proprietary )?(models?|weights|model parameters)\b|stolen models?|knockoff nets|imitation attacks?/i,
+    cwes: [],
+  },
+  {
     type: 'supply_chain',
-    text: /supply[- ]chain|malicious (packages?|models?|dependenc(y|ies)|pypi|npm|checkpoints?|model files?)|typosquat|dependency confusion|poisoned (models?|packages?|datasets?|skill|mcp)|backdoor(ed)? (model|package|dependency)|compromised (dependency|package|extension)|pickle|unsafe (deserialization|model loading)|untrusted (model|checkpoint)/i,
+    text: /supply[- ]chain|malicious (packages?|models?|dependenc(y|ies)|pypi|npm|checkpoints?|model files?)|typosquat|dependency confusion|poisoned (models?|packages?|datasets?|skill|mcp)|backdoor(ed)? (package|dependency)|compromised (dependency|package|extension)|pickle|unsafe (deserialization|model loading)|untrusted (model|checkpoint)/i,
     cwes: ['CWE-502', 'CWE-494', 'CWE-506', 'CWE-829', 'CWE-1357'],
+  },
+  {
+    type: 'data_poisoning',
+    text: /\b(data|training[- ]data|dataset|clean[- ]label|targeted|availability|model|label[- ]flipping) poisoning|poisoning attacks?|poison(s|ed|ing)? (the )?(training( data| set)?|datasets?|data|samples)|poisoned (training )?(data|samples|datasets?|examples)/i,
+    cwes: [],
+  },
+  {
+    type: 'backdoor',
+    text: /\bbackdoor(s|ed|ing)?\b|\btrojan(ed|ing)? (models?|networks?|nets|attacks?|triggers?)|neural trojans?|trigger[- ](injection|patterns?)|sleeper agents?/i,
+    cwes: [],
+  },
+  {
+    type: 'adversarial_examples',
+    text: /\badversarial(ly)? (examples?|perturbations?|patch(es)?|inputs?|samples?|images?|noise|attacks?|robust\w*|training)|evasion attacks?|evad(e|es|ing) (the )?(detectors?|classifiers?|(ml |ai |target )?models?)|universal perturbations?|typographic attacks?|certified (robustness|defen[cs]es?)/i,
+    cwes: [],
   },
   {
     type: 'denial_of_service',
@@ -304,7 +333,7 @@ export const textSignals = {
   security:
     /\b(attack(s|ed|ers?)?|vulnerab\w*|exploit\w*|malicious|malware|backdoor\w*|poison\w*|adversarial|hack(s|ed|ers?|ing)?|breach\w*|flaws?|security|threats?|prompt[- ]injection|jailbreak\w*)\b/i,
   privacy: /privacy|gdpr|personal data|surveillance|facial recognition|biometric/i,
-  safety: /\bsafety\b|harmful (content|outputs?)|deepfakes?|misinformation|disinformation|self-harm|\bbias(ed)?\b/i,
+  safety: /\bsafety\b|\bharmful\b|\bunsafe\b|deepfakes?|misinformation|disinformation|self-harm|suicide|\bcsam\b/i,
   sophisticated: /sophisticated|nation[- ]state|\bapt\d*\b|advanced persistent|multi-stage|novel (technique|attack)|white-box|gradient/i,
   trivial: /\btrivial(ly)?\b|single (request|http request|prompt)|no (authentication|interaction) (is )?required|unauthenticated|publicly available exploit/i,
   remote: /\bremote(ly)?\b|unauthenticated|over the network|network[- ]reachable|internet[- ]exposed|public[- ]facing|\bhttp\b|endpoint/i,
