@@ -1,7 +1,7 @@
 // STIX 2.1 export (Query.stixBundle). The bundle is a JSON scalar, so REST answers the bundle
 // itself, not an envelope.
-import { Prisma } from '../generated/prisma/client.js';
-import { filterDescriptions, issueFilterSql, issueOrderSql, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { filterDescriptions, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { readIssuePage } from '../issues/reads.js';
 import { buildBundle, STIX_LIMIT, stixColumns, type StixIssue } from '../stix/bundle.js';
 import { builder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
@@ -23,11 +23,9 @@ builder.queryField('stixBundle', (t) =>
       offset: t.arg.int({ description: pageDescriptions.offset }),
     },
     resolve: async (_root, args, { db }) => {
-      const where = issueFilterSql(parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since }));
+      const filters = parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since });
       const { limit, offset } = parsePage({ limit: args.limit, offset: args.offset }, STIX_LIMIT);
-      const issues = await db.read<StixIssue>(
-        Prisma.sql`SELECT ${stixColumns} FROM "Issue" WHERE ${where} ORDER BY ${issueOrderSql} LIMIT ${limit} OFFSET ${offset}`,
-      );
+      const issues = await readIssuePage<StixIssue>(db.read, stixColumns, { filters, limit, offset });
       return buildBundle(issues);
     },
   }),
