@@ -24,6 +24,7 @@ import { useHead } from './http/head.js';
 import { useLicenseLink } from './http/license.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { createRateLimiter, useRateLimit } from './http/rate-limit.js';
+import { requestCost } from './rest/request-costs.js';
 import { earlyReply } from './http/early-reply.js';
 import { ExportBuilds } from './http/export-builds.js';
 import { SubscriptionSlots } from './http/subscription-slots.js';
@@ -94,6 +95,7 @@ export function createApp(services: AppServices) {
     keys,
     trustProxy: config.trustProxy,
     log,
+    costOf: requestCost,
   });
 
   /**
@@ -192,6 +194,7 @@ export function createApp(services: AppServices) {
       useTaxii(services),
       restGate,
       useCsvExport(services, exports),
+      exports.plugin(),
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),

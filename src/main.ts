@@ -132,6 +132,8 @@ async function stop(signal: string) {
   shuttingDown.abort();
   idleCollection?.stop();
   await drain(server, 15_000);
+  // The app's own resources (the exports' temporary directory).
+  await app.dispose();
   await Promise.all([relay.stop(), digests.stop(), sources.stop(), registryLookups?.stop()]);
   await dispatcher.stop();
   await worker.stop();

@@ -2,8 +2,8 @@
 // every upstream's host swapped for a local HTTPS server that serves local copies at the same
 // paths: OSV ecosystem exports zipped from the sample's real advisories (CC-BY-4.0), CISA's
 // bundled KEV catalog, an EPSS CSV in FIRST's layout behind the same kind of redirect FIRST
-// uses, and Atom/RSS feeds for the listings and the news (test/fixtures/sources, with their entries
-// dated today, as a live listing is). The same start fills the feed: stats count today's items and
+// uses, an arXiv cs.CR listing of real papers and a real capture of a security news feed
+// (test/fixtures/sources, see its README; their entries dated today, as a live listing is). The same start fills the feed: stats count today's items and
 // name the sources that brought data, Langflow's KEV entry (no advisory covers it) is served as a
 // known-exploited vulnerability, and its day's digest ranks it first with its action line.
 import { readFileSync } from 'node:fs';
@@ -60,7 +60,7 @@ it('a default start pointed at local copies of its sources fills the feed', asyn
     else if (source.kind === 'epss') {
       files.redirect(path, '/epss_scores-2025-08-25.csv.gz');
       files.set('/epss_scores-2025-08-25.csv.gz', gzipSync(fixture('epss.csv')));
-    } else files.set(path, today(fixture(source.name.startsWith('arxiv-') ? 'feed.atom' : 'feed.rss'), started));
+    } else files.set(path, today(fixture(source.name.startsWith('arxiv-') ? 'arxiv-cs-cr.atom' : 'news-thehackernews.rss'), started));
   }
   dir = await mkdtemp(join(tmpdir(), 'secwire-live-'));
   const local = defaults.map((s) => ({ ...s, location: files!.url(new URL(s.location).pathname) }));
@@ -91,6 +91,17 @@ it('a default start pointed at local copies of its sources fills the feed', asyn
   expect(names).toContain('cisa-kev');
   // The two listings serve the same entries here: whichever synced first brought them.
   expect(names.some((n) => n.startsWith('arxiv-'))).toBe(true);
+
+  // The listing's papers and the news are judged like any item: the jailbreak paper is served as
+  // research, its abstract without the listing's announcement line; a VPN exploitation story is not AI security.
+  const research = await get('/api/v1/issues?issueType=research&limit=100');
+  const poetry = research.data.find((i: { sourceUrl: string }) => i.sourceUrl === 'https://arxiv.org/abs/2511.15304');
+  expect(poetry?.title).toBe('Adversarial Poetry as a Universal Single-Turn Jailbreak Mechanism in Large Language Models');
+  expect(poetry.summary).toMatch(/^We present evidence that adversarial poetry/);
+  const all = await get(`/api/v1/issues?limit=100&since=${new Date(started.getTime() - 60_000).toISOString()}`);
+  const recent = all.data.map((i: { sourceUrl: string }) => i.sourceUrl);
+  expect(recent).toContain(poetry.sourceUrl);
+  expect(recent).not.toContain('https://thehackernews.com/2025/04/critical-ivanti-flaw-actively-exploited.html');
 
   // KEV's AI software that no advisory covers: served, known exploited.
   const exploited = await get('/api/v1/issues?knownExploited=true');

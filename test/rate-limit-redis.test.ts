@@ -96,6 +96,29 @@ describe.runIf(redisUrl)('two instances on one Redis', () => {
     expect((await ask(a!)).status).toBe(200);
   });
 
+  it('charge a request its whole cost in one step: of 20 concurrent 10-unit requests on two stores, exactly 6 fit in 60', async () => {
+    const keyPrefix = uniquePrefix();
+    const stores = [new RedisRateLimitStore(redisUrl!, { keyPrefix }), new RedisRateLimitStore(redisUrl!, { keyPrefix })];
+    for (const store of stores) {
+      closers.push(() => store.close());
+      await store.connect();
+    }
+    const hits = await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 2]!.hit('ip:192.0.2.9', 60, 60_000, 10)));
+    expect(hits.filter((h) => h.admitted)).toHaveLength(6);
+    // Each admitted request saw the units before it, in tens.
+    expect(
+      hits
+        .filter((h) => h.admitted)
+        .map((h) => h.earlier.length)
+        .sort((x, y) => x - y),
+    ).toEqual([0, 10, 20, 30, 40, 50]);
+    const redis = new Redis(redisUrl!);
+    closers.push(async () => redis.disconnect());
+    expect(await redis.zcard(`${keyPrefix}ip:192.0.2.9`)).toBe(60);
+    // Nothing is left for even one unit.
+    expect((await stores[0]!.hit('ip:192.0.2.9', 60, 60_000)).admitted).toBe(false);
+  });
+
   it('keep one sorted set per client that expires with the window', async () => {
     const keyPrefix = uniquePrefix();
     const store = new RedisRateLimitStore(redisUrl!, { keyPrefix });

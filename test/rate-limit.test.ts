@@ -52,13 +52,19 @@ describe('the budget', () => {
     expect(graphql.headers.get('ratelimit')).toBe('"default";r=0;t=1');
     expect(graphql.headers.get('ratelimit-policy')).toBe('"default";q=60;w=60');
 
-    for (const path of ['/api/v1/issues', '/api/v1/stats', '/api/issues/export', '/api/v1/does-not-exist']) {
+    for (const path of ['/api/v1/issues', '/api/v1/stats', '/api/v1/does-not-exist']) {
       const rest = await t.fetch(path);
       expect(rest.status, path).toBe(429);
       expect(rest.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await rest.json()).toEqual({ error: { message: 'Rate limit exceeded: maximum of 60 requests per minute', status: 429 } });
       expect(rest.headers.get('retry-after')).toBe('1');
     }
+    // An export counts as ten requests: it waits until ten have left the window (the tenth, sent 8.9 s in).
+    const exported = await t.fetch('/api/issues/export');
+    expect(await exported.json()).toEqual({
+      error: { message: 'Rate limit exceeded: maximum of 60 requests per minute; this request counts as 10', status: 429 },
+    });
+    expect(exported.headers.get('retry-after')).toBe('10');
 
     clock.advance(60_000);
     const next = await gql(t);
@@ -97,6 +103,63 @@ describe('the budget', () => {
     const res = await t.fetch('/api/v1/issues');
     expect(await res.json()).toEqual({ error: { message: 'Rate limit exceeded: maximum of 5 requests per minute', status: 429 } });
     expect(res.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+  });
+
+  it('weighs each request by its cost: exports 10, a scan 5, STIX and TAXII pages 1 per default page asked for', async () => {
+    const { t } = await limitedApp(60);
+    const spent = async (path: string, init?: RequestInit) => {
+      const res = await t.fetch(path, init);
+      expect(res.status, path).not.toBe(429);
+      await res.arrayBuffer();
+      return Number(/;r=(\d+);/.exec(res.headers.get('ratelimit') ?? '')?.[1]);
+    };
+    expect(await spent('/api/v1/issues')).toBe(59);
+    expect(await spent('/api/v1/issues/stix')).toBe(58);
+    expect(await spent('/api/v1/issues/stix?limit=100')).toBe(56);
+    expect(await spent('/api/v1/issues/stix?limit=5000')).toBe(54); // served as 100
+    expect(await spent('/taxii2/api/collections/issues/objects/?limit=1000')).toBe(44);
+    expect(await spent('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages":["torch"]}' })).toBe(39);
+    expect(await spent('/api/v1/osv/ecosystems.txt')).toBe(29);
+    expect(await spent('/api/issues/export')).toBe(19);
+    expect(await spent('/api/v1/osv/all.zip')).toBe(9);
+    expect(await spent('/api/v1/stats')).toBe(8);
+  });
+
+  it('refuses a costly request the remaining budget cannot cover, while cheap ones still pass, and names the wait for its whole cost', async () => {
+    const { t, clock } = await limitedApp(25);
+    // Read to the end: an export still downloading holds one of the client's two export slots.
+    const exported = async () => {
+      const res = await t.fetch('/api/issues/export');
+      await res.arrayBuffer();
+      return res.headers.get('ratelimit');
+    };
+    expect(await exported()).toBe('"default";r=15;t=60');
+    clock.advance(10_000);
+    expect(await exported()).toBe('"default";r=5;t=50');
+    clock.advance(10_000);
+    const refused = await t.fetch('/api/issues/export');
+    expect(refused.status).toBe(429);
+    // Five units left; ten are needed, so five of the first export's must leave: 40 s from now.
+    expect(refused.headers.get('retry-after')).toBe('40');
+    expect(refused.headers.get('ratelimit')).toBe('"default";r=5;t=40');
+    // Refused requests cost nothing: a cheap read still has its five units.
+    const cheap = await t.fetch('/api/v1/stats');
+    expect(cheap.status).toBe(200);
+    expect(cheap.headers.get('ratelimit')).toBe('"default";r=4;t=40');
+    clock.advance(40_000);
+    const again = await t.fetch('/api/issues/export');
+    expect(again.status).toBe(200);
+    await again.arrayBuffer();
+    expect(again.headers.get('ratelimit')).toBe('"default";r=4;t=10');
+  });
+
+  it('lets a request that costs more than the whole budget take the whole budget', async () => {
+    const { t } = await limitedApp(5);
+    const res = await t.fetch('/api/issues/export');
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(res.headers.get('ratelimit')).toBe('"default";r=0;t=60');
+    expect((await t.fetch('/api/v1/stats')).status).toBe(429);
   });
 
   it('is off with RATE_LIMIT_PER_MINUTE=0: no refusals, no headers', async () => {

@@ -7,7 +7,8 @@
 // What a request is answered is decided before its first byte: a build that fails (a database
 // outage) or a data version that does not come (a hanging database) is a 503 envelope, never a 200
 // cut short. Each instance keeps its own builds (the embedded database has one instance; several
-// instances each build once per data version).
+// instances each build once per data version), in a temporary directory removed when the app is
+// disposed of (shutdown).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -112,6 +113,19 @@ export class ExportBuilds {
     } catch (err) {
       throw isDatabaseUnavailable(err) ? serviceUnavailable() : err;
     }
+  }
+
+  /** Removes every build and the directory (files still being read stay readable until closed). */
+  async close(): Promise<void> {
+    const dir = this.dir;
+    this.dir = undefined;
+    this.builds.clear();
+    if (dir) await rm(await dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** Yoga's hook for `close`: the app's dispose() (main.ts calls it on shutdown). */
+  plugin(): { onDispose: () => Promise<void> } {
+    return { onDispose: () => this.close() };
   }
 
   private async version(): Promise<string> {

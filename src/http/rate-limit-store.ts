@@ -1,7 +1,8 @@
 // Where the rate limiter keeps each client's recent requests. graphql-rate-limit's own stores are
 // not fit for this: its in-memory store never forgets a client and copies its whole state on every
 // call, and its Redis store reads then writes (two clients can both take the last slot). Here a
-// store answers one atomic question instead: "record this request if the client has room".
+// store answers one atomic question instead: "record this request if the client has room for what
+// it costs". A request of cost n is n entries at its time.
 
 /** The outcome of one request against a client's rolling window. */
 export interface WindowHit {
@@ -9,16 +10,19 @@ export interface WindowHit {
   admitted: boolean;
   /** The store's clock when it decided, in milliseconds. */
   now: number;
-  /** Times (store clock) of the client's earlier admitted requests still inside the window, oldest first. */
+  /**
+   * Times (store clock) of the client's earlier entries still inside the window, oldest first: one
+   * per unit its admitted requests cost.
+   */
   earlier: number[];
 }
 
 export interface RateLimitStore {
   /**
-   * Atomically: forget the key's requests older than `windowMs`, then record this one when fewer
-   * than `limit` remain.
+   * Atomically: forget the key's entries older than `windowMs`, then record this request as `cost`
+   * entries when they fit within `limit`.
    */
-  hit(key: string, limit: number, windowMs: number): Promise<WindowHit>;
+  hit(key: string, limit: number, windowMs: number, cost?: number): Promise<WindowHit>;
   close(): Promise<void>;
 }
 
@@ -42,19 +46,19 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.windows.size;
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<WindowHit> {
-    return this.hitNow(key, limit, windowMs);
+  async hit(key: string, limit: number, windowMs: number, cost = 1): Promise<WindowHit> {
+    return this.hitNow(key, limit, windowMs, cost);
   }
 
   /** The synchronous core, also used as the fallback while Redis is away. */
-  hitNow(key: string, limit: number, windowMs: number): WindowHit {
+  hitNow(key: string, limit: number, windowMs: number, cost = 1): WindowHit {
     const now = this.clock();
     if (now - this.lastSweep >= windowMs) this.sweep(windowMs);
     const times = this.windows.get(key) ?? [];
     dropUntil(times, now - windowMs);
     const earlier = times.slice();
-    const admitted = times.length < limit;
-    if (admitted) times.push(now);
+    const admitted = times.length + cost <= limit;
+    if (admitted) for (let i = 0; i < cost; i++) times.push(now);
     if (times.length > 0) this.windows.set(key, times);
     else this.windows.delete(key);
     return { admitted, now, earlier };

@@ -1,5 +1,7 @@
 // The rate limit: one Yoga plugin, first in line, so every request (GraphQL, REST, the CSV export)
-// spends from the same per-client budget of `limit` requests in any rolling minute. graphql-rate-limit's
+// spends from the same per-client budget of `limit` units in any rolling minute. A request spends
+// its cost (`costOf`, the table in rest/request-costs.ts): 1 for most, more for the expensive
+// routes; graphql-rate-limit counts it as that many calls (its arrayLengthField). graphql-rate-limit's
 // core limiter makes the decision and words the refusal; the store records requests atomically
 // (the limiter's own read-then-write is not), and supplies the remaining budget and reset time
 // for the RateLimit headers, which follow the IETF draft (draft-ietf-httpapi-ratelimit-headers).
@@ -17,7 +19,9 @@ export const WINDOW_MS = 60_000;
 /** Paths that are never limited: orchestrators probe them. */
 const exemptPaths = new Set(['/health', '/ready']);
 
-export const rateLimitMessage = (limit: number) => `Rate limit exceeded: maximum of ${limit} requests per minute`;
+/** The refusal; a request that costs more than one says so, since the count it is refused at is not its own. */
+export const rateLimitMessage = (limit: number, cost = 1) =>
+  `Rate limit exceeded: maximum of ${limit} requests per minute${cost > 1 ? `; this request counts as ${cost}` : ''}`;
 
 export interface RateLimitOptions {
   /** Requests per client per rolling minute; 0 disables the limit. */
@@ -26,6 +30,8 @@ export interface RateLimitOptions {
   keys: KnownKeys;
   trustProxy: boolean;
   log: Logger;
+  /** The units a request spends (at least 1); every request costs 1 without it. */
+  costOf?: (method: string, url: URL) => number;
 }
 
 interface Decision {
@@ -45,12 +51,15 @@ export interface RateLimiter {
    * Counts the request against its client's budget (a refused one is not counted). Undefined when
    * the limiter failed: the request is admitted, without headers (logged here).
    */
-  check(request: { headers: Pick<Headers, 'get'> }, serverContext: NodeServerContext | undefined): Promise<RateLimitCheck | undefined>;
+  check(
+    request: Pick<Request, 'url' | 'method'> & { headers: Pick<Headers, 'get'> },
+    serverContext: NodeServerContext | undefined,
+  ): Promise<RateLimitCheck | undefined>;
 }
 
 /** The limiter both the plugin (below) and the answers before Yoga (early-reply.ts) count with; undefined when there is no limit. */
 export function createRateLimiter(options: RateLimitOptions): RateLimiter | undefined {
-  const { limit, store, log } = options;
+  const { limit, store, log, costOf = () => 1 } = options;
   if (limit === 0) return undefined;
   const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
 
@@ -59,7 +68,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
   const loadCore = () => import('graphql-rate-limit');
   let core: ReturnType<typeof loadCore> | undefined;
 
-  async function decide(key: string): Promise<Decision> {
+  async function decide(key: string, cost: number): Promise<Decision> {
     const { getGraphQLRateLimiter } = await (core ??= loadCore());
     let hit: WindowHit | undefined;
     // A store for this one request: its read is the store's atomic hit, and there is nothing left
@@ -67,7 +76,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
     // which is Date.now() and may differ from an injected store clock.
     const requestStore: Store = {
       async getForIdentity() {
-        hit = await store.hit(key, limit, WINDOW_MS);
+        hit = await store.hit(key, limit, WINDOW_MS, cost);
         const shift = Date.now() - hit.now;
         return hit.earlier.map((t) => t + shift);
       },
@@ -76,36 +85,42 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
     const limiter = getGraphQLRateLimiter({
       store: requestStore,
       identifyContext: () => key,
-      formatError: ({ max }) => rateLimitMessage(max),
+      formatError: ({ max }) => rateLimitMessage(max, cost),
     });
     const message = await limiter(
-      { parent: undefined, args: {}, context: {}, info: { fieldName: 'request' } as GraphQLResolveInfo },
-      { max: limit, window: `${WINDOW_MS}ms`, uncountRejected: true },
+      { parent: undefined, args: { units: new Array(cost) }, context: {}, info: { fieldName: 'request' } as GraphQLResolveInfo },
+      { max: limit, window: `${WINDOW_MS}ms`, uncountRejected: true, arrayLengthField: 'units' },
     );
     // The store's atomic answer is final: an entry on the very edge of the window can look expired
     // to the limiter's clock read a moment later, and the store has not recorded this request.
-    const refused = message ?? (hit!.admitted ? undefined : rateLimitMessage(limit));
+    const refused = message ?? (hit!.admitted ? undefined : rateLimitMessage(limit, cost));
     return { refused, hit: hit! };
   }
 
   return {
     async check(request, serverContext) {
       let decision: Decision;
+      // A cost above the whole budget could never be admitted: it takes the whole budget instead.
+      let cost = 1;
       try {
+        cost = Math.min(limit, Math.max(1, Math.ceil(costOf(request.method, new URL(request.url)))));
         const key = await clientIdentity(request, serverContext, options);
-        decision = await decide(key);
+        decision = await decide(key, cost);
       } catch (err) {
         // Never turn a limiter fault into an outage: admit, and say why in the log.
         log.error('rate limit: could not decide, admitting the request', { err });
         return undefined;
       }
       const { hit, refused } = decision;
-      const window = hit.admitted ? [...hit.earlier, hit.now] : hit.earlier;
+      const window = hit.admitted ? [...hit.earlier, ...new Array<number>(cost).fill(hit.now)] : hit.earlier;
       const remaining = Math.max(0, limit - window.length);
-      // Seconds until the oldest request in the window leaves it and a slot frees up.
-      const reset = window.length === 0 ? 0 : Math.max(1, Math.ceil((window[0]! + WINDOW_MS - hit.now) / 1000));
+      // Seconds until the entry at `index` leaves the window.
+      const leaves = (index: number) => Math.max(1, Math.ceil((window[index]! + WINDOW_MS - hit.now) / 1000));
+      // Seconds until the oldest entry leaves the window and a unit frees up.
+      const reset = window.length === 0 ? 0 : leaves(0);
       const headers: Record<string, string> = { 'RateLimit-Policy': policy, RateLimit: `"default";r=${remaining};t=${reset}` };
-      if (refused) headers['Retry-After'] = String(reset);
+      // A refused request can come back once enough entries have left for its whole cost.
+      if (refused) headers['Retry-After'] = String(leaves(Math.min(window.length - 1, Math.max(0, window.length + cost - limit - 1))));
       return { headers, refused };
     },
   };

@@ -7,24 +7,26 @@ import type { Logger } from '../log.js';
 import { newRedis, reconnectBackoff } from '../redis.js';
 import { MemoryRateLimitStore, type Clock, type RateLimitStore, type WindowHit } from './rate-limit-store.js';
 
-// KEYS[1] the client's set; ARGV: now, window (ms), limit, a unique member for this request.
-// Returns {admitted (0|1), score of each earlier request still in the window, oldest first}.
+// KEYS[1] the client's set; ARGV: now, window (ms), limit, a unique member for this request, its
+// cost (one member per unit, suffixed :1, :2, ...). Returns {admitted (0|1), score of each earlier
+// entry still in the window, oldest first}.
 const hitScript = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local cost = tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local earlier = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
 local result = { 0 }
 for i = 2, #earlier, 2 do result[#result + 1] = earlier[i] end
-if #result - 1 < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
+if #result - 1 + cost <= tonumber(ARGV[3]) then
+  for i = 1, cost do redis.call('ZADD', KEYS[1], now, ARGV[4] .. ':' .. i) end
   result[1] = 1
 end
 redis.call('PEXPIRE', KEYS[1], window)
 return result
 `;
 
-type HitCommand = (key: string, now: number, windowMs: number, limit: number, member: string) => Promise<[number, ...string[]]>;
+type HitCommand = (key: string, now: number, windowMs: number, limit: number, member: string, cost: number) => Promise<[number, ...string[]]>;
 
 export interface RedisStoreOptions {
   /** Prepended to every key; tests use a unique one per run. */
@@ -61,11 +63,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (this.redis.status === 'wait') await this.redis.connect();
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<WindowHit> {
+  async hit(key: string, limit: number, windowMs: number, cost = 1): Promise<WindowHit> {
     const now = this.clock();
     const member = `${now}:${this.instance}:${(this.sequence = (this.sequence + 1) % 1e9)}`;
     const command = (this.redis as unknown as { secwireRateLimitHit: HitCommand }).secwireRateLimitHit;
-    const [admitted, ...earlier] = await command.call(this.redis, this.keyPrefix + key, now, windowMs, limit, member);
+    const [admitted, ...earlier] = await command.call(this.redis, this.keyPrefix + key, now, windowMs, limit, member, cost);
     return { admitted: admitted === 1, now, earlier: earlier.map(Number) };
   }
 
@@ -96,9 +98,9 @@ export class FailOpenRateLimitStore implements RateLimitStore {
     return this.degraded;
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<WindowHit> {
+  async hit(key: string, limit: number, windowMs: number, cost = 1): Promise<WindowHit> {
     try {
-      const hit = await this.primary.hit(key, limit, windowMs);
+      const hit = await this.primary.hit(key, limit, windowMs, cost);
       if (this.degraded) {
         this.degraded = false;
         this.log.info('rate limit: shared store reachable again, limiting across instances');
@@ -106,7 +108,7 @@ export class FailOpenRateLimitStore implements RateLimitStore {
       return hit;
     } catch (err) {
       this.reportOutage(err);
-      return this.fallback.hitNow(key, limit, windowMs);
+      return this.fallback.hitNow(key, limit, windowMs, cost);
     }
   }
 

@@ -15,7 +15,7 @@ import { errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { osvIssueSelect, osvRecordOf, type OsvRecord } from './record.js';
 
-const OSV_EXPORT_PATH = `${restBasePath}/osv`;
+export const OSV_EXPORT_PATH = `${restBasePath}/osv`;
 const PAGE_SIZE = 500;
 
 const ecosystemOf = (affected: OsvRecord['affected'][number]) => affected.package.ecosystem.split(':')[0]!;

@@ -1,20 +1,10 @@
 // Reading issues: the list with its page metadata, one issue by id and one by alias. The Issue
 // type itself is in issue-type.ts.
 import { badRequest, notFound } from '../errors.js';
-import { Prisma, type Issue } from '../generated/prisma/client.js';
-import { afterCursor, cursorDescription } from '../issues/cursor.js';
-import { isUuid } from '../params.js';
-import {
-  changeOrderSql,
-  filterDescriptions,
-  issueFilterSql,
-  issueOrderSql,
-  issueOrderSqlFor,
-  pageDescriptions,
-  parseIssueFilters,
-  parsePage,
-} from '../issues/filters.js';
-import { publishedIssueSql, servedIssueSql } from '../issues/served.js';
+import type { Issue } from '../generated/prisma/client.js';
+import { cursorDescription } from '../issues/cursor.js';
+import { filterDescriptions, issueFilterSql, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { readFirstIssue, readIssueChanges, readIssuePage, readServedIssue } from '../issues/reads.js';
 import { builder, envelopeRef } from './builder.js';
 import { issueColumns } from './columns.js';
 import { IssueRef, IssueTypeEnum, SeverityEnum } from './issue-type.js';
@@ -48,8 +38,6 @@ const IssueListRef = envelopeRef('IssueList', {
 
 const IssueEnvelopeRef = envelopeRef('IssueEnvelope', { description: 'One issue under `data`.', data: { type: IssueRef, description: 'The issue.' } });
 
-// Postgres rejects a malformed uuid with an error; a malformed id is simply not found.
-
 builder.queryFields((t) => ({
   issues: t.field({
     type: IssueListRef,
@@ -73,23 +61,15 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, context, info) => {
       const filters = parseIssueFilters(args);
-      const filtered = issueFilterSql(filters);
       const { limit, offset } = parsePage(args);
       if (args.cursor && offset > 0) throw badRequest('Give cursor or offset, not both');
       // modifiedSince pages in the order of changes, where a publication cursor means nothing.
       if (args.cursor && filters.modifiedSince) throw badRequest('Give cursor or modifiedSince, not both');
-      // The total counts every match; only the rows start after the cursor.
-      const where = args.cursor ? Prisma.sql`${filtered} AND ${afterCursor(args.cursor)}` : filtered;
       // The selection under `data` decides the columns (no per-row queries, no unused columns); the
-      // rows are read past Prisma's client (db/driver-read.ts), whose query building and row
-      // mapping cost twice the driver's own CPU for a page (bench/README.md).
+      // total counts every match, only the rows start after the cursor.
       return {
-        data: once(() =>
-          context.db.read<Issue>(
-            Prisma.sql`SELECT ${issueColumns(info, ['data'])} FROM "Issue" WHERE ${where} ORDER BY ${issueOrderSqlFor(filters)} LIMIT ${limit} OFFSET ${offset}`,
-          ),
-        ),
-        meta: { total: once(() => context.countIssues(filtered)), limit, offset },
+        data: once(() => readIssuePage<Issue>(context.db.read, issueColumns(info, ['data']), { filters, cursor: args.cursor, limit, offset })),
+        meta: { total: once(() => context.countIssues(issueFilterSql(filters))), limit, offset },
       };
     },
   }),
@@ -100,12 +80,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One served issue by id. Unknown, malformed, non-relevant, unprocessed and withdrawn ids are all NOT_FOUND (404).',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
-    // The most requested read, one row by primary key: sent past Prisma's client (db/driver-read.ts).
     resolve: async (_root, { id }, context, info) => {
-      if (!isUuid(String(id))) throw notFound('Issue not found');
-      const [issue] = await context.db.read<Issue>(
-        Prisma.sql`SELECT ${issueColumns(info, ['data'])} FROM "Issue" WHERE id = ${String(id)}::uuid AND ${servedIssueSql}`,
-      );
+      const issue = await readServedIssue<Issue>(context.db.read, issueColumns(info, ['data']), String(id));
       if (!issue) throw notFound('Issue not found');
       return { data: issue };
     },
@@ -118,11 +94,7 @@ builder.queryFields((t) => ({
       'The served issue known by an identifier: a CVE, GHSA, PYSEC or other advisory id, or an ATLAS case study id (case-insensitive). NOT_FOUND (404) when no served issue carries it. Over REST: the alias parameter of the issue list.',
     args: { alias: t.arg.string({ required: true, description: filterDescriptions.alias }) },
     resolve: async (_root, args, context, info) => {
-      const where = issueFilterSql(parseIssueFilters({ alias: args.alias }));
-      // Ingest merges items sharing an identifier, so at most one issue carries it; the order only makes that certain.
-      const [issue] = await context.db.read<Issue>(
-        Prisma.sql`SELECT ${issueColumns(info, ['data'])} FROM "Issue" WHERE ${where} ORDER BY ${issueOrderSql} LIMIT 1`,
-      );
+      const issue = await readFirstIssue<Issue>(context.db.read, issueColumns(info, ['data']), parseIssueFilters({ alias: args.alias }));
       if (!issue) throw notFound('No issue has this alias');
       return { data: issue };
     },
@@ -159,13 +131,8 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context, info) => {
       const { modifiedSince } = parseIssueFilters({ modifiedSince: args.modifiedSince });
       const { limit } = parsePage({ limit: args.limit }, { defaultLimit: 100, maxLimit: 1000 });
-      // Withdrawn issues are changes too, so not the served rule. An empty modifiedSince is no
-      // bound, as for the list.
-      const after = modifiedSince ? Prisma.sql` AND "modifiedAt" > ${modifiedSince}` : Prisma.empty;
-      return context.db.read<IssueChangeRow>(
-        Prisma.sql`SELECT ${issueColumns(info, ['issue'])}, "modifiedAt", "withdrawn" FROM "Issue"
-                   WHERE ${publishedIssueSql}${after} ORDER BY ${changeOrderSql} LIMIT ${limit}`,
-      );
+      // An empty modifiedSince is no bound, as for the list.
+      return readIssueChanges<IssueChangeRow>(context.db.read, issueColumns(info, ['issue']), modifiedSince, limit);
     },
   }),
 }));

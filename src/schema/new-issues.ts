@@ -4,10 +4,9 @@
 import { filter, map, pipe, Repeater } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Context } from '../context.js';
-import { Prisma, type Issue } from '../generated/prisma/client.js';
+import type { Issue } from '../generated/prisma/client.js';
 import { isUuid } from '../params.js';
-import { issueFilterSql, issueOrderSql } from '../issues/filters.js';
-import { servedIssueSql } from '../issues/served.js';
+import { matchingIssueIds, readServedIssues } from '../issues/reads.js';
 import type { NewIssuesEvent } from '../pubsub.js';
 import { normaliseFilters, type IssueFilters } from '../webhooks/filters.js';
 import { builder } from './builder.js';
@@ -50,9 +49,7 @@ const NewIssuesBatch = builder.objectRef<MatchedBatch>('NewIssuesBatch').impleme
       resolve: (batch, _args, { db }, info) => {
         // The columns of the selection (columns.ts), chosen once per subscription document.
         const columns = issueColumns(info, []);
-        return once(`${batch.shareKey}\n${columns.text}`, () =>
-          db.read<Issue>(Prisma.sql`SELECT ${columns} FROM "Issue" WHERE ${servedIssueSql} AND id = ANY(${batch.issueIds}::uuid[]) ORDER BY ${issueOrderSql}`),
-        );
+        return once(`${batch.shareKey}\n${columns.text}`, () => readServedIssues<Issue>(db.read, columns, batch.issueIds));
       },
     }),
   }),
@@ -63,11 +60,8 @@ async function matchEvent(ctx: Context, filters: IssueFilters, event: NewIssuesE
   const ids = event.issueIds.filter(isUuid);
   if (ids.length === 0) return null;
   const shareKey = `${event.eventId}\n${JSON.stringify(filters)}`;
-  const rows = await once(shareKey, () =>
-    // issueFilterSql already keeps to served issues.
-    ctx.db.read<{ id: string }>(Prisma.sql`SELECT id FROM "Issue" WHERE ${issueFilterSql(filters)} AND id = ANY(${ids}::uuid[])`),
-  );
-  return rows.length ? { eventId: event.eventId, issueIds: rows.map((r) => r.id), shareKey } : null;
+  const matched = await once(shareKey, () => matchingIssueIds(ctx.db.read, filters, ids));
+  return matched.length ? { eventId: event.eventId, issueIds: matched, shareKey } : null;
 }
 
 /**

@@ -1,10 +1,8 @@
 // OSV output (Query.osvRecord). The record is a JSON scalar, so REST answers the record itself, as
 // OSV clients expect. The bulk zip is a plain route (src/osv-output/export.ts).
 import { notFound } from '../errors.js';
-import { isUuid } from '../params.js';
 import { columnsSql } from '../db/driver-read.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { servedIssueSql } from '../issues/served.js';
+import { readServedIssue } from '../issues/reads.js';
 import { osvIssueSelect, osvRecordOf } from '../osv-output/record.js';
 import { builder } from './builder.js';
 
@@ -20,10 +18,7 @@ builder.queryField('osvRecord', (t) =>
       'x_secwire-<issue id>. NOT_FOUND (404) as for the issue itself.',
     args: { id: t.arg.id({ required: true, description: 'The issue UUID.' }) },
     resolve: async (_root, { id }, { db }) => {
-      if (!isUuid(String(id))) throw notFound('Issue not found');
-      const [issue] = await db.read<Parameters<typeof osvRecordOf>[0]>(
-        Prisma.sql`SELECT ${osvColumns} FROM "Issue" WHERE id = ${String(id)}::uuid AND ${servedIssueSql}`,
-      );
+      const issue = await readServedIssue<Parameters<typeof osvRecordOf>[0]>(db.read, osvColumns, String(id));
       if (!issue) throw notFound('Issue not found');
       return osvRecordOf(issue);
     },

@@ -1,13 +1,10 @@
 // STIX 2.1 export (Query.stixBundle). The bundle is a JSON scalar, so REST answers the bundle
 // itself, not an envelope.
-import { Prisma } from '../generated/prisma/client.js';
-import { filterDescriptions, issueFilterSql, issueOrderSql, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
-import { buildBundle, stixColumns, type StixIssue } from '../stix/bundle.js';
+import { filterDescriptions, pageDescriptions, parseIssueFilters, parsePage } from '../issues/filters.js';
+import { readIssuePage } from '../issues/reads.js';
+import { buildBundle, STIX_LIMIT, stixColumns, type StixIssue } from '../stix/bundle.js';
 import { builder } from './builder.js';
 import { IssueTypeEnum, SeverityEnum } from './issue-type.js';
-
-const STIX_LIMIT_DEFAULT = 50;
-const STIX_LIMIT_MAX = 100;
 
 builder.queryField('stixBundle', (t) =>
   t.field({
@@ -21,16 +18,14 @@ builder.queryField('stixBundle', (t) =>
       issueType: t.arg({ type: IssueTypeEnum, description: filterDescriptions.issueType }),
       since: t.arg.string({ description: filterDescriptions.since }),
       limit: t.arg.int({
-        description: `Maximum issues in the bundle: an integer of at least 1; default ${STIX_LIMIT_DEFAULT}; larger values are treated as ${STIX_LIMIT_MAX}.`,
+        description: `Maximum issues in the bundle: an integer of at least 1; default ${STIX_LIMIT.defaultLimit}; larger values are treated as ${STIX_LIMIT.maxLimit}.`,
       }),
       offset: t.arg.int({ description: pageDescriptions.offset }),
     },
     resolve: async (_root, args, { db }) => {
-      const where = issueFilterSql(parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since }));
-      const { limit, offset } = parsePage({ limit: args.limit, offset: args.offset }, { defaultLimit: STIX_LIMIT_DEFAULT, maxLimit: STIX_LIMIT_MAX });
-      const issues = await db.read<StixIssue>(
-        Prisma.sql`SELECT ${stixColumns} FROM "Issue" WHERE ${where} ORDER BY ${issueOrderSql} LIMIT ${limit} OFFSET ${offset}`,
-      );
+      const filters = parseIssueFilters({ severity: args.severity, issueType: args.issueType, since: args.since });
+      const { limit, offset } = parsePage({ limit: args.limit, offset: args.offset }, STIX_LIMIT);
+      const issues = await readIssuePage<StixIssue>(db.read, stixColumns, { filters, limit, offset });
       return buildBundle(issues);
     },
   }),

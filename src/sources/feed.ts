@@ -12,6 +12,9 @@ import type { SourceRecordEntry } from './records.js';
 type Text = string | { value?: string } | undefined;
 const textOf = (value: Text) => (typeof value === 'string' ? value : (value?.value ?? '')).trim();
 const withoutTags = (html: string) => plainText(html.replace(/<[^>]*>/g, ' ').replace(/&nbsp;/g, ' '));
+// arXiv's listings open every summary with "arXiv:<id>v<n> Announce Type: new Abstract:": listing
+// bookkeeping, not the abstract a reader (or the classifier) should see.
+const arxivAnnouncement = /^arXiv:\S+ Announce Type: \S+\s+Abstract:\s*/;
 
 interface Entry {
   title?: Text;
@@ -33,7 +36,7 @@ function nativeItemOf(entry: Entry, hints: SourceHints | undefined): Record<stri
   const link = entry.link ?? entry.links?.find((l) => !l.rel || l.rel === 'alternate')?.href;
   const date = new Date(entry.pubDate ?? entry.published ?? entry.updated ?? '');
   if (!title || !link || Number.isNaN(date.getTime())) return undefined;
-  const summary = truncate(withoutTags(textOf(entry.description) || textOf(entry.summary) || textOf(entry.content)), 5000);
+  const summary = truncate(withoutTags(textOf(entry.description) || textOf(entry.summary) || textOf(entry.content)).replace(arxivAnnouncement, ''), 5000);
   // The hints go into the record itself: a reclassify judges the stored record again, and a
   // changed hint changes every entry's fingerprint, so the next sync reads them again.
   return { title: truncate(title, 500), url: link, publishedAt: date.toISOString(), ...(summary ? { summary } : {}), ...(hints ? { sourceHints: hints } : {}) };

@@ -11,6 +11,9 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { atlasTechnique, atlasTechniqueIds } from './atlas.js';
 import { DATA_LICENSE } from '../data-license.js';
 
+/** Issues per bundle: the default and the most one request gets. */
+export const STIX_LIMIT = { defaultLimit: 50, maxLimit: 100 };
+
 /** Fixed namespace of every secwire STIX id. Changing it changes every exported id: never do. */
 export const STIX_NAMESPACE = 'cf3099ba-b731-4a7a-bcec-5ab36da748e7';
 

@@ -12,7 +12,7 @@ import { collectionResource, collections, findCollection } from './collections.j
 import { collectionObjects, decodeNext, TAXII_LIMIT } from './objects.js';
 
 export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
-const TAXII_ROOT = '/taxii2';
+export const TAXII_ROOT = '/taxii2';
 const API_ROOT = `${TAXII_ROOT}/api/`;
 
 function taxiiResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

@@ -44,6 +44,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, db?: TestDa
       return { status: res.status, body: await res.json() };
     },
     async close() {
+      await app.dispose();
       await closePubSub();
       if (!db) await database.close();
     },
