@@ -31,7 +31,7 @@ import { SubscriptionSlots } from './http/subscription-slots.js';
 import { currentRequestId, requestIdOf, useRequestId } from './http/request-id.js';
 import { ResponseCache } from './http/response-cache.js';
 import { useOsvExport } from './osv-output/export.js';
-import { pagingLinks, usePagingLinks, type ListBody } from './paging/links.js';
+import { usePagingLinks } from './paging/links.js';
 import { CSV_EXPORT_PATH, useCsvExport } from './rest/csv.js';
 import { useErrorEnvelope, useRestGate } from './rest/gate.js';
 import { adminBodyLimits, restBasePath, restRoutes } from './rest/routes.js';
@@ -209,16 +209,8 @@ export function createApp(services: AppServices) {
         subscriptionSlots.take(await clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys })),
     }),
   });
-  // A node:http server answers cache hits and the public reads before Yoga (createHttpServer).
-  return Object.assign(yoga, {
-    earlyReply: earlyReply({
-      responseCache,
-      rateLimiter,
-      cors,
-      directRead: restGate.directRead,
-      pagingLinks: (url, data) => pagingLinks(url, data as ListBody),
-    }),
-  });
+  // A node:http server answers cache hits before Yoga (createHttpServer).
+  return Object.assign(yoga, { earlyReply: earlyReply({ responseCache, rateLimiter, cors }) });
 }
 
 export type App = ReturnType<typeof createApp>;

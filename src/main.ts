@@ -49,7 +49,7 @@ function cannotStart(err: unknown): never {
 }
 
 const db = await openConfiguredDatabase(config, log, { seeded: config.seedSampleData && config.seedFromTemplate }).catch(cannotStart);
-const { pubsub, close: closePubSub } = createIssuePubSub(config, log);
+const { pubsub, close: closePubSub, onReconnect } = createIssuePubSub(config, log);
 if (db.seededFromTemplate) logTemplateSeed(db.seededFromTemplate, log);
 else if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log }).catch(cannotStart);
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log, { keyPrefix: `${config.redisKeyPrefix}ratelimit:` });
@@ -95,6 +95,8 @@ await dispatcher.start();
 
 // The relay also publishes, at once, whatever events a crash left unpublished.
 const relay = startRelay(db.prisma, pubsub, log);
+// Events an ingest could not publish during a Redis outage go out as soon as Redis is back.
+onReconnect(() => relay.wake());
 const digests = startDigestSchedule(db.prisma, log);
 // Start-up never waits for a source: the first syncs run in the background, and until they bring
 // something the feed is what the database holds (the bundled sample on a first start).

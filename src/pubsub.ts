@@ -26,6 +26,13 @@ export type IssuePubSub = ReturnType<typeof createIssuePubSub>['pubsub'];
 
 const topic = 'newIssues';
 
+/**
+ * How long a publish may wait for Redis. One that hangs (a Redis that accepts and never answers)
+ * fails after this, and the event stays in the outbox: an admin ingest, which relays its events
+ * before answering, answers after about this long instead of never.
+ */
+export const PUBLISH_TIMEOUT_MS = 1000;
+
 /** In-process without a Redis URL; else on the channel `<redisKeyPrefix>newIssues`. */
 export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPrefix'> = { redisUrl: undefined, redisKeyPrefix: '' }, log?: Logger) {
   if (!redis.redisUrl) {
@@ -34,10 +41,10 @@ export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPref
     setMaxListeners(Infinity, eventTarget);
     const pubsub = createPubSub<{ newIssues: [NewIssuesEvent] }>({ eventTarget });
     const publishNewIssues = async (event: NewIssuesEvent) => pubsub.publish(topic, event);
-    return { pubsub: Object.assign(pubsub, { publishNewIssues }), close: async () => {} };
+    return { pubsub: Object.assign(pubsub, { publishNewIssues }), close: async () => {}, onReconnect: (_listener: () => void) => {} };
   }
   const options = { maxRetriesPerRequest: 3, retryStrategy: reconnectBackoff };
-  const publishClient = newRedis(redis.redisUrl, options);
+  const publishClient = newRedis(redis.redisUrl, { ...options, commandTimeout: PUBLISH_TIMEOUT_MS });
   // Subscriptions are renewed by the event target after every reconnection (see there).
   const subscribeClient = newRedis(redis.redisUrl, { ...options, autoResubscribe: false });
   watchRedisClients('pub/sub', [publishClient, subscribeClient], log);
@@ -53,12 +60,27 @@ export function createIssuePubSub(redis: Pick<Config, 'redisUrl' | 'redisKeyPref
       // the relay's timer publishes it once Redis is back.
       publishNewIssues: async (event: NewIssuesEvent) => {
         if (publishClient.status !== 'ready') throw new Error('redis pub/sub: not connected; the relay publishes the event later');
-        await publishClient.publish(channel, JSON.stringify(event));
+        await publishClient.publish(channel, JSON.stringify(event)).catch((err: Error) => {
+          // A connection that does not answer is as good as lost: a new one becomes ready (and
+          // tells onReconnect's listeners) once Redis answers again.
+          if (/timed? ?out/i.test(err.message)) publishClient.disconnect(true);
+          throw err;
+        });
       },
     }),
     close: async () => {
       publishClient.disconnect();
       subscribeClient.disconnect();
+    },
+    /** Calls `listener` whenever publishing is possible again after an outage (the relay then publishes what waited). */
+    onReconnect: (listener: () => void) => {
+      let lost = false;
+      publishClient.on('close', () => (lost = true));
+      publishClient.on('ready', () => {
+        if (!lost) return;
+        lost = false;
+        listener();
+      });
     },
   };
 }

@@ -15,7 +15,7 @@ function comparable({ status, headers, body }: Answer) {
   return { status, headers: { ...rest, ratelimit: ratelimit?.replace(/r=\d+;t=\d+/, 'r=?;t=?') }, body: body.toString('base64') };
 }
 
-/** A server that answers hits (and reads) before Yoga and counts them, and one that hands everything to Yoga. */
+/** A server that answers hits before Yoga and counts them, and one that hands everything to Yoga. */
 async function servers(app: App) {
   const { server: early, hits } = await earlyServer(app);
   const yogaOnly = await listen(createHttpServer((req, res) => app(req, res)));

@@ -113,7 +113,7 @@ describe('attackType', () => {
     ],
     [
       'an attack of no named type',
-      arxiv('Side Channels in Machine Learning Accelerators', 'We show an attack that recovers the architecture of a neural network from power traces.'),
+      arxiv('Side-Channel Attacks on Machine Learning Accelerators', 'We show an attack that recovers the architecture of a neural network from power traces.'),
       ['other'],
       [],
     ],

@@ -1,6 +1,8 @@
-// The real server process on PostgreSQL or PGlite and a Redis behind a proxy the test cuts: an
-// outage never ends the process (ioredis used to reject a SUBSCRIBE nobody handled), it is logged
-// once rather than once per reconnect attempt, and pub/sub works again once Redis is back.
+// The real server process on PostgreSQL or PGlite and a Redis behind a proxy the test cuts or
+// stalls: an outage never ends the process (ioredis used to reject a SUBSCRIBE nobody handled), it
+// is logged once rather than once per reconnect attempt, pub/sub works again once Redis is back,
+// and an admin ingest during the outage answers while Redis is still down (a hanging Redis used to
+// hold it for good) and its event is published once Redis returns.
 // Runs when TEST_REDIS_URL is set.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +15,7 @@ import { migrate } from '../src/db/migrator.js';
 import { sha256Hex } from '../src/keys/bearer.js';
 import { newSecret } from '../src/webhooks/signing.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './helpers/database.js';
-import { adminHeaders, adminKey, loadAdvisories } from './helpers/samples.js';
+import { adminHeaders, adminKey, clonedAdvisories, loadAdvisories } from './helpers/samples.js';
 import { startServerProcess, type ServerProcess } from './helpers/server-process.js';
 import { openSubscription } from './helpers/sse.js';
 import { createTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
@@ -136,4 +138,40 @@ describe.skipIf(!redisUrl)('a Redis outage', () => {
     await eventually(async () => (await subscribers()) === 1);
     expect(server.lines().filter((l) => l.level === 'error')).toEqual([]);
   });
+
+  for (const [outage, tag] of [
+    ['cut', '5801'],
+    ['stall', '5802'],
+  ] as const) {
+    it(`answers an admin ingest while Redis ${outage === 'cut' ? 'refuses connections' : 'hangs'}, and publishes its event once Redis is back`, {
+      timeout: 120_000,
+    }, async () => {
+      // Straight to Redis, not through the proxy: what the server published, when it did.
+      const listener = new Redis(redisUrl!);
+      const published: { eventId: string; issueIds: string[] }[] = [];
+      listener.on('message', (_channel: string, message: string) => published.push(JSON.parse(message)));
+      await listener.subscribe(channel);
+      try {
+        if (outage === 'cut') proxy.cut();
+        else proxy.stall();
+        const res = await fetch(`${server.base}/api/v1/admin/ingest`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...adminHeaders },
+          body: JSON.stringify(clonedAdvisories(1, tag)[0]),
+        });
+        // Answered with Redis still down: nothing has reached it.
+        expect(res.status, await res.text()).toBe(200);
+        expect(published).toEqual([]);
+
+        proxy.restore();
+        const event = await eventually(async () => published[0], 60_000);
+        expect(event.issueIds).toHaveLength(1);
+        const [issue] = await (await fetch(`${server.base}/api/v1/issues/${event.issueIds[0]}`)).json().then((b) => [b.data]);
+        expect(issue.cveId).toBe(`CVE-2099-${parseInt(tag, 16) * 10_000}`);
+      } finally {
+        proxy.restore();
+        listener.disconnect();
+      }
+    });
+  }
 });

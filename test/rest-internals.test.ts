@@ -1,10 +1,8 @@
 // What a client cannot see directly: how many SQL statements a list page costs, and that an
 // unexpected failure is masked for the client and logged with the request id.
-import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DriverRead } from '../src/db/driver-read.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
-import { restRoutes } from '../src/rest/routes.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { makeIssue } from './helpers/issues.js';
@@ -206,20 +204,11 @@ describe('unexpected errors', () => {
 });
 
 describe('one REST gate', () => {
-  // Every pass over the route table runs each route's pattern on the path once; a body parse is a
-  // JSON.parse of the very text the client sent.
-  async function passes(path: string, init: RequestInit) {
-    // Counted as they happen rather than recorded by a spy: the admin ingest classifies with
-    // regular expressions, and keeping every call's arguments took seconds.
-    const relative = path.split('?')[0];
-    let execs = 0;
+  // A body parse is a JSON.parse of the very text the client sent: the gate reads it once, and
+  // SOFA, which would read it again, gets the arguments instead.
+  async function parsesOf(path: string, init: RequestInit) {
     let parses = 0;
-    const { exec } = RegExp.prototype;
     const { parse } = JSON;
-    RegExp.prototype.exec = function (this: RegExp, input: string) {
-      if (input === relative) execs++;
-      return exec.call(this, input);
-    };
     JSON.parse = (text: string, reviver?: Parameters<typeof parse>[1]) => {
       if (text === init.body) parses++;
       return parse(text, reviver);
@@ -227,61 +216,22 @@ describe('one REST gate', () => {
     try {
       const res = await t.fetch(`/api/v1${path}`, init);
       await res.arrayBuffer();
-      return { status: res.status, matches: execs / Object.keys(restRoutes).length, parses };
+      return { status: res.status, parses };
     } finally {
-      RegExp.prototype.exec = exec;
       JSON.parse = parse;
     }
   }
 
-  it('matches a request once and parses its body once', async () => {
+  it('parses a request body once', async () => {
     const admin = { authorization: 'Bearer the-admin-key', 'content-type': 'application/json' };
     const webhooks = { authorization: 'Bearer the-webhook-key', 'content-type': 'application/json' };
     // The admin ingest takes an array (reshaped to its argument without another parse), the scan
     // may be an SBOM (looked at before it is read as arguments), a webhook route looks up its owner.
-    expect(await passes('/admin/ingest', { method: 'POST', headers: admin, body: '[{"id": "GHSA-gate-0001"}]' })).toEqual({
-      status: 200,
-      matches: 1,
-      parses: 1,
-    });
+    expect(await parsesOf('/admin/ingest', { method: 'POST', headers: admin, body: '[{"id": "GHSA-gate-0001"}]' })).toEqual({ status: 200, parses: 1 });
     expect(
-      await passes('/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages": ["pkg:pypi/langchain@0.1.0"]}' }),
-    ).toEqual({ status: 200, matches: 1, parses: 1 });
-    expect(await passes('/webhooks', { method: 'POST', headers: webhooks, body: '{"url": "https://127.0.0.1/hook"}' })).toMatchObject({
-      matches: 1,
-      parses: 1,
-    });
-    expect(await passes('/issues?limit=1', { method: 'GET' })).toEqual({ status: 200, matches: 1, parses: 0 });
-  });
-});
-
-describe('the routes without sofa-api', () => {
-  it('nest the same models as SOFA would (restModels against its own extractsModels)', async () => {
-    const { createSofa } = await import('sofa-api');
-    const { schema } = await import('../src/schema/index.js');
-    const { restSchema } = await import('../src/rest/gate.js');
-    const { restModels } = await import('../src/rest/models.js');
-    const routeSchema = restSchema(schema, restRoutes);
-    const sofaModels = createSofa({ basePath: '/api/v1', schema: routeSchema, routes: restRoutes }).models;
-    expect(restModels(routeSchema)).toEqual(sofaModels);
-    // A schema with models of each kind SOFA tells apart, so the comparison can fail.
-    const shapes = buildSchema(`
-      type Item { id: ID! name: String }
-      type Thing { id: ID! }
-      type Other { id: ID! }
-      type Plain { name: String }
-      type Query {
-        items(limit: Int): [Item!]!
-        item(id: ID!): Item
-        things(required: Int!): [Thing]
-        thing(id: ID!): Thing
-        others: [Other]
-        other(id: ID!, extra: Int): Other
-        plains: [Plain]
-        plain(id: ID!): Plain
-      }
-    `);
-    expect(createSofa({ basePath: '/', schema: shapes }).models).toEqual(['Item']);
-    expect(restModels(shapes)).toEqual(['Item']);
+      await parsesOf('/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages": ["pkg:pypi/langchain@0.1.0"]}' }),
+    ).toEqual({ status: 200, parses: 1 });
+    expect(await parsesOf('/webhooks', { method: 'POST', headers: webhooks, body: '{"url": "https://127.0.0.1/hook"}' })).toMatchObject({ parses: 1 });
+    expect(await parsesOf('/issues?limit=1', { method: 'GET' })).toEqual({ status: 200, parses: 0 });
   });
 });

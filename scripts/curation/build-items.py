@@ -193,8 +193,8 @@ FIELDS = ('issueType', 'labels', 'attackType', 'exploitMaturity')
 
 
 def apply_override(item, verdict, override):
-    """A hand decision: relevance, group or kind; the expected fields follow from them."""
-    verdict = {k: v for k, v in {**verdict, **override}.items() if k not in FIELDS}
+    """A hand decision: relevance, group or kind (and why); the expected fields follow from them."""
+    verdict = {k: v for k, v in {**verdict, **override}.items() if k not in FIELDS and k != 'reason'}
     if verdict['relevant']:
         verdict.update(fields(item, verdict['kind']))
     return verdict

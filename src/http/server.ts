@@ -30,7 +30,7 @@ function closeAfter(res: ServerResponse) {
   if (!res.headersSent) res.setHeader('Connection', 'close');
 }
 
-/** `app.earlyReply`, when the app has one, answers cache hits and the public reads before the app sees them. */
+/** `app.earlyReply`, when the app has one, answers cache hits before the app sees them. */
 export function createHttpServer(app: RequestListener & { earlyReply?: EarlyReply }, timeouts: ServerTimeouts = serverTimeouts): Server {
   const { earlyReply } = app;
   const { writeStallTimeout, ...nodeTimeouts } = timeouts;

@@ -27,8 +27,11 @@ export async function relayEvents(prisma: PrismaClient, pubsub: IssuePubSub, log
   return relayed;
 }
 
-/** Relays now and then every `intervalMs`, to retry anything a failed publish left behind. */
-export function startRelay(prisma: PrismaClient, pubsub: IssuePubSub, log: Logger, intervalMs = 30_000): { stop(): Promise<void> } {
+/**
+ * Relays now and then every `intervalMs`, to retry anything a failed publish left behind; `wake()`
+ * relays at once (the pub/sub is reachable again).
+ */
+export function startRelay(prisma: PrismaClient, pubsub: IssuePubSub, log: Logger, intervalMs = 30_000): { stop(): Promise<void>; wake(): void } {
   // One run at a time: a slow run (Redis reconnecting) is not joined by the next tick.
   let running: Promise<unknown> | undefined;
   const tick = () => {
@@ -44,5 +47,6 @@ export function startRelay(prisma: PrismaClient, pubsub: IssuePubSub, log: Logge
       clearInterval(timer);
       await running;
     },
+    wake: tick,
   };
 }

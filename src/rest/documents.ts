@@ -1,7 +1,6 @@
-// The OpenAPI document and the docs page, built at their first request. sofa-api's router (with
-// fets and typebox, about 300 modules) describes the routes, and it is needed for nothing else: an
-// idle server that was never asked for either holds neither it nor the two documents
-// (bench/README.md, process memory).
+// The OpenAPI document and the docs page, built at their first request from the description of the
+// routes that sofa-api's router (gate.ts) made: an idle server that was never asked for either
+// holds neither document.
 import type { GraphQLSchema } from 'graphql';
 import type { Json } from './openapi.js';
 import type { RestRoute } from './routes.js';
@@ -13,26 +12,22 @@ export interface RestDocuments {
 }
 
 export interface RestDocumentsOptions {
-  /** The whole schema, and the REST routes' own (restSchema). */
+  /** The whole schema. */
   schema: GraphQLSchema;
-  restSchema: GraphQLSchema;
   routes: Record<string, RestRoute>;
   basePath: string;
   version: string;
   graphqlEndpoint: string;
+  /** SOFA's own OpenAPI document of the routes (its router's). */
+  sofaDocument: Json;
 }
 
 /** The documents, built once (on the first call) and then kept. */
-export function restDocuments({ schema, restSchema, routes, basePath, version, graphqlEndpoint }: RestDocumentsOptions): () => Promise<RestDocuments> {
+export function restDocuments({ schema, routes, basePath, version, graphqlEndpoint, sofaDocument }: RestDocumentsOptions): () => Promise<RestDocuments> {
   let built: Promise<RestDocuments> | undefined;
   const build = async () => {
-    const [{ createSofa, createSofaRouter }, { buildOpenAPI }, { renderDocs }] = await Promise.all([
-      import('sofa-api'),
-      import('./openapi.js'),
-      import('./docs.js'),
-    ]);
-    const sofa = createSofa({ basePath, schema: restSchema, routes, customScalars: { DateTime: { type: 'string', format: 'date-time' }, JSON: {} } });
-    const openapi = buildOpenAPI(createSofaRouter(sofa).openAPIDocument, { schema, routes, basePath, version });
+    const [{ buildOpenAPI }, { renderDocs }] = await Promise.all([import('./openapi.js'), import('./docs.js')]);
+    const openapi = buildOpenAPI(sofaDocument, { schema, routes, basePath, version });
     return { openapi, docs: renderDocs(openapi, { basePath, graphqlEndpoint }) };
   };
   return () =>

@@ -1,19 +1,22 @@
-// REST at /api/v1, derived from the GraphQL schema and run inside Yoga: the same context, the same
-// execute (so the same plugins, error masking and logging), one process, one port.
+// REST at /api/v1: sofa-api's router (createSofaRouter) serves the routes of routes.ts inside
+// Yoga, with Yoga's context and execute (so the same plugins, error masking and logging): one
+// process, one port, one pipeline.
 //
-// One gate per request: the route table (routes.ts) is matched once, a route that needs a bearer
-// key is authenticated once (before its body is read, so an anonymous client learns nothing from
-// argument errors; only the body limit comes earlier), the body is parsed once, the arguments are
-// checked against their GraphQL types (arguments.ts, so a bad value is a 400 in our own words),
-// and the route's operation (built the way SOFA builds it) runs through Yoga's execute.
-// SOFA itself only describes the routes: its OpenAPI document is completed in openapi.ts.
-import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
-import { GraphQLBoolean, GraphQLError, GraphQLObjectType, GraphQLSchema, isInputObjectType, isScalarType, Kind, OperationTypeNode } from 'graphql';
-import type { DocumentNode, GraphQLField, TypeNode, VariableDefinitionNode } from 'graphql';
+// SOFA alone does not give the spec's answers: a wrong method is an unknown path to it (no 405),
+// it has no bearer check, it reads any body as JSON whatever its Content-Type and only as an
+// object of arguments, and it words a bad value in GraphQL's terms. So each of its route handlers
+// is wrapped: a route that needs a bearer key is authenticated first (before its body is read, so
+// an anonymous client learns nothing from argument errors), the body is read once here (415 and
+// 400 in the envelope, a bodyArgument route's record or array as that argument, the scan's SBOM
+// to its own handler), the arguments are checked against their GraphQL types (arguments.ts), and
+// SOFA gets them beside the path's parameters, where it looks first, with no body of its own; a
+// path SOFA does not match is asked of it once per method to tell a 405 from a 404.
+import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
+import { GraphQLError, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLField } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import { parse as parseQueryString } from 'qs';
-import type { DirectRead, RouteAnswer, RouteRequest } from '../http/early-reply.js';
-import { envelopeFor, errorAnswer, errorResponse, JSON_TYPE } from '../http/envelope.js';
+import { createSofa, createSofaRouter } from 'sofa-api';
+import { envelopeFor, errorResponse } from '../http/envelope.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
 import { isReplay, varyOnEncoding, type ResponseCache } from '../http/response-cache.js';
@@ -21,7 +24,6 @@ import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
 import { restDocuments } from './documents.js';
-import { restModels } from './models.js';
 import { restBasePath, type RestRoute } from './routes.js';
 
 /**
@@ -33,18 +35,24 @@ export interface RestAnswered {
 }
 
 type Yoga = YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
+type Enveloped = ReturnType<Yoga['getEnveloped']>;
 
 /** A route's own handling of its parsed body (a scan sent as an SBOM); undefined hands it back to the route. */
 export type BodyHandler = (request: Request, body: { value: unknown } | { invalid: true }) => Promise<Response | undefined>;
 
-interface CompiledRoute {
-  key: string;
-  route: RestRoute;
-  pattern: RegExp;
-  paramNames: string[];
-  field: GraphQLField<unknown, unknown>;
-  document: DocumentNode;
-  variables: readonly VariableDefinitionNode[];
+/** What a wrapped SOFA handler is called with instead of a bare server context (SOFA adds `request` to it). */
+interface RestCall {
+  serverContext: object & RestAnswered;
+  /** The request as Yoga has it (SOFA's `request` is the view made for it). */
+  original: Request;
+  url: URL;
+  viewer: Viewer;
+  fetchAPI: { Response: typeof Response };
+  /**
+   * `routed` once a route of ours has the request; `probe`: the call only asks whether one would (for
+   * a 405's Allow). An object of its own: fets hands the handler a copy of the call.
+   */
+  state: { routed: boolean; probe: boolean };
 }
 
 /**
@@ -62,76 +70,6 @@ export function restSchema(schema: GraphQLSchema, routes: Record<string, RestRou
   const rootOnly = new GraphQLSchema({ query: pick(schema.getQueryType()), mutation: pick(schema.getMutationType()) });
   // Pruned: a type only a dropped field used (IssueClassification) would linger in the OpenAPI document.
   return pruneSchema(mapSchema(rootOnly, { [MapperKind.OBJECT_FIELD]: (field) => (field.extensions?.graphqlOnly ? null : field) }));
-}
-
-/** SOFA's defaults for what a route's operation selects: every field, nested models by id, one level of circular references. */
-const sofaSelection = { ignore: [] as string[], depthLimit: 1 };
-
-function compileRoutes(schema: GraphQLSchema, routes: Record<string, RestRoute>): CompiledRoute[] {
-  const models = restModels(schema);
-  const compiled = Object.entries(routes).map(([key, route]) => {
-    const [typeName, fieldName] = key.split('.') as [string, string];
-    const kind = typeName === 'Mutation' ? OperationTypeNode.MUTATION : OperationTypeNode.QUERY;
-    const field = (kind === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType())?.getFields()[fieldName];
-    if (!field) throw new Error(`REST route ${key} names no field of the schema`);
-    // The operation SOFA would run for this route: every field, nested models by id.
-    const operation = buildOperationNodeForField({
-      kind,
-      schema,
-      field: fieldName,
-      models,
-      ignore: sofaSelection.ignore,
-      circularReferenceDepth: sofaSelection.depthLimit,
-    });
-    const paramNames: string[] = [];
-    const source = route.path
-      .split('/')
-      .map((segment) => {
-        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        paramNames.push(segment.slice(1));
-        return '([^/]+)';
-      })
-      .join('/');
-    return {
-      key,
-      route,
-      pattern: new RegExp(`^${source}$`),
-      paramNames,
-      field: field as GraphQLField<unknown, unknown>,
-      document: { kind: Kind.DOCUMENT, definitions: [operation] } as DocumentNode,
-      variables: operation.variableDefinitions ?? [],
-    };
-  });
-  // Fixed paths before patterns (/issues/stix is safe next to /issues/:id).
-  return compiled.sort((a, b) => a.paramNames.length - b.paramNames.length);
-}
-
-function decodeSegment(segment: string | undefined): string | undefined {
-  try {
-    return decodeURIComponent(segment ?? '');
-  } catch {
-    return undefined;
-  }
-}
-
-/** A route that a path names, with the values of its path parameters. */
-interface RouteMatch {
-  compiled: CompiledRoute;
-  params: Record<string, string>;
-}
-
-/** The routes whose path matches, whatever their method, with their decoded parameters. */
-function routesAt(routes: CompiledRoute[], path: string): RouteMatch[] {
-  const found: RouteMatch[] = [];
-  for (const compiled of routes) {
-    const m = compiled.pattern.exec(path);
-    if (!m) continue;
-    const values = m.slice(1).map(decodeSegment);
-    // A segment that is not valid percent-encoding names nothing.
-    if (values.some((v) => v === undefined)) continue;
-    found.push({ compiled, params: Object.fromEntries(compiled.paramNames.map((name, i) => [name, values[i]!])) });
-  }
-  return found;
 }
 
 const hasBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH';
@@ -164,35 +102,13 @@ function bodyArguments(request: Request, route: RestRoute, body: Awaited<ReturnT
   return value as Record<string, unknown>;
 }
 
-/** SOFA's reading of a value for a variable (its parseVariable): scalars serialised, input objects as given. */
-function variableValue(schema: GraphQLSchema, type: TypeNode, value: unknown): unknown {
-  if (type.kind === Kind.NON_NULL_TYPE) return variableValue(schema, type.type, value);
-  if (type.kind === Kind.LIST_TYPE) return (Array.isArray(value) ? value : [value]).map((v) => variableValue(schema, type.type, v));
-  const named = schema.getType(type.name.value);
-  if (isScalarType(named)) return named.serialize(named === GraphQLBoolean ? value === 'true' || value === true : value);
-  if (isInputObjectType(named)) return value && typeof value === 'object' ? value : JSON.parse(value as string);
-  return value;
-}
-
-/**
- * Variables where SOFA looks: path parameters, then the query string (qs, so repeated names form
- * a list), an empty or missing one falling back to the body's key. The query is the URL's text up
- * to a second `?` or a fragment.
- */
-function variablesOf(schema: GraphQLSchema, compiled: CompiledRoute, url: string, params: Record<string, string>, body: Record<string, unknown>) {
-  const query = parseQueryString(url.split('#')[0]!.split('?')[1] ?? '') as Record<string, unknown>;
-  const variables: Record<string, unknown> = {};
-  for (const variable of compiled.variables) {
-    const name = variable.variable.name.value;
-    const value = name in params ? params[name] : query[name] || body[name];
-    if (value === undefined || value === null) continue;
-    try {
-      variables[name] = variableValue(schema, variable.type, value);
-    } catch (err) {
-      throw new GraphQLError((err as Error).message, { extensions: { http: { status: 400 } } });
-    }
+/** Path parameters as SOFA's router decodes them; undefined when one is not valid percent-encoding (the path names nothing). */
+function pathParams(request: Request): Record<string, string> | undefined {
+  try {
+    return { ...(request as Request & { params?: Record<string, string> }).params };
+  } catch {
+    return undefined;
   }
-  return variables;
 }
 
 export interface RestGateOptions {
@@ -211,25 +127,51 @@ export interface RestGateOptions {
   responseCache?: ResponseCache;
 }
 
-/**
- * The routes a request may reach without Yoga's pipeline: the public reads whose answers are JSON
- * of a few kilobytes (the STIX bundle and the OSV record keep Yoga's).
- */
-const directRoutes = new Set(['Query.issues', 'Query.issue', 'Query.latestDigest', 'Query.digests', 'Query.digest', 'Query.stats']);
+const customScalars = { DateTime: { type: 'string', format: 'date-time' }, JSON: {} };
 
-export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {}, responseCache }: RestGateOptions): Plugin & {
-  directRead: (request: RouteRequest, url: URL) => DirectRead | undefined;
-} {
+export function useRestGate({ schema, routes, log, version, graphqlEndpoint, viewerOf, bodyHandlers = {}, responseCache }: RestGateOptions): Plugin {
   const routeSchema = restSchema(schema, routes);
-  const compiled = compileRoutes(routeSchema, routes);
-  const documents = restDocuments({ schema, restSchema: routeSchema, routes, basePath: restBasePath, version, graphqlEndpoint });
+  let yoga: Yoga;
+  // The Yoga pipeline of each operation SOFA runs, by its context value.
+  const runs = new WeakMap<object, { enveloped: Enveloped; call: RestCall }>();
+  // Misses to keep once every plugin has added its headers, by server context (one per request).
+  const toStore = new WeakMap<object, { key: string; ttlSeconds?: number }>();
+
+  const failed = (errors: readonly unknown[]): Response => {
+    const { status, message, headers, unexpected } = envelopeFor(errors);
+    // Errors masked during execution were logged there; these escaped it (the context, the gate itself).
+    for (const err of unexpected) if (!(err instanceof GraphQLError)) log.error('unexpected error', { requestId: currentRequestId(), err });
+    return errorResponse(status, message, headers);
+  };
+
+  const sofa = createSofa({
+    basePath: restBasePath,
+    schema: routeSchema,
+    routes,
+    customScalars,
+    async context(sofaContext) {
+      const call = sofaContext as unknown as RestCall;
+      const enveloped = yoga.getEnveloped({ ...call.serverContext, request: call.original, viewer: call.viewer });
+      const contextValue = (await enveloped.contextFactory()) as object;
+      runs.set(contextValue, { enveloped, call });
+      return contextValue;
+    },
+    // Through Yoga's envelop execute, on the whole schema (the operation is valid there as well).
+    async execute(args: ExecutionArgs) {
+      const { enveloped, call } = runs.get(args.contextValue as object)!;
+      const result = (await enveloped.execute({ ...args, schema: enveloped.schema })) as ExecutionResult;
+      if (!result.errors && result.data) call.serverContext.restAnswer = Object.values(result.data)[0];
+      return result;
+    },
+    errorHandler: (errors) => failed(errors) as never,
+  });
+  const router = createSofaRouter(sofa);
+  const documents = restDocuments({ schema, routes, basePath: restBasePath, version, graphqlEndpoint, sofaDocument: router.openAPIDocument });
   const pages: Record<string, () => Promise<Response>> = {
     '/openapi.json': async () => Response.json((await documents()).openapi),
     '/docs': async () => new Response((await documents()).docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
   };
-  let yoga: Yoga;
-  // Misses to keep once every plugin has added its headers, by server context (one per request).
-  const toStore = new WeakMap<object, { key: string; ttlSeconds?: number }>();
+  const methods = [...new Set(Object.values(routes).map((route) => route.method))];
 
   /** The cached answer, or undefined after noting the key, so onResponse keeps what the route answers. */
   async function fromCache(request: Request, url: URL, serverContext: object, fetchAPI: { Response: typeof Response }, ttlSeconds?: number) {
@@ -240,109 +182,82 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     return hit;
   }
 
-  const failed = (errors: readonly unknown[]): RouteAnswer => {
-    const { status, message, headers, unexpected } = envelopeFor(errors);
-    // Errors masked during execution were logged there; these escaped it (the context, the gate itself).
-    for (const err of unexpected) if (!(err instanceof GraphQLError)) log.error('unexpected error', { requestId: currentRequestId(), err });
-    return errorAnswer(status, message, headers);
-  };
+  type SofaHandler = (request: Request, call: RestCall) => Promise<Response | undefined>;
 
-  /**
-   * The route's answer as bytes, or its error envelope (a bad argument's 400 among them): what the
-   * plugin sends as a Response and the direct read (below) writes itself.
-   */
-  async function run(
-    found: RouteMatch,
-    request: RouteRequest,
-    url: URL,
-    viewer: Viewer,
-    body: Record<string, unknown>,
-    serverContext: object,
-  ): Promise<RouteAnswer> {
-    const { compiled: match, params } = found;
+  /** What runs before SOFA's handler of the route `key` (see the comment at the top). */
+  async function gate(key: string, route: RestRoute, field: GraphQLField<unknown, unknown>, request: Request, call: RestCall, sofaHandler: SofaHandler) {
+    const params = pathParams(request);
+    if (!params) return undefined;
+    call.state.routed = true;
+    if (call.state.probe) return new call.fetchAPI.Response(null, { status: 204 });
+    const { original, url, viewer, serverContext, fetchAPI } = call;
+    // The same answer for every caller: served from the cache when it holds this URL at this data version.
+    if (route.method === 'GET' && !route.bearer) {
+      const hit = await fromCache(original, url, serverContext, fetchAPI, route.cacheTtlSeconds);
+      if (hit) return hit;
+    }
     try {
-      checkRestArguments(match.field, { params, query: url.searchParams, body });
-      const variableValues = variablesOf(routeSchema, match, request.url, params, body);
-      const enveloped = yoga.getEnveloped({ ...serverContext, request, viewer });
-      const contextValue = await enveloped.contextFactory();
-      const result = await enveloped.execute({ schema: enveloped.schema, document: match.document, contextValue, variableValues });
-      if (result.errors) return failed(result.errors);
-      const data = (result.data as Record<string, unknown>)?.[match.field.name];
-      // Serialised once, to bytes (Response.json measures the text, then encodes it again to send it).
-      // Lower-case names, as Response.json writes them: useHead's copy drops capitalised ones.
-      const bytes = Buffer.from(JSON.stringify(data ?? null));
-      const headers = { 'content-type': JSON_TYPE, 'content-length': String(bytes.length) };
-      return { status: match.route.responseStatus ?? 200, headers, body: bytes, data };
+      if (route.bearer && !(await hasScope(viewer, route.bearer))) return failed([scopeRefusal[route.bearer]()]);
+      const body = await readJson(original);
+      const own = await bodyHandlers[key]?.(original, body ?? { value: undefined });
+      if (own) return own;
+      const args = bodyArguments(original, route, body);
+      if (args instanceof Response) return args;
+      checkRestArguments(field, { params, query: url.searchParams, body: args });
+      // SOFA takes a query value before the body's (an empty one falls back to the body).
+      const given: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(args)) if (!url.searchParams.get(name)) given[name] = value;
+      // Without the fragment, which SOFA would read as part of the last query value.
+      const view = { url: request.url.split('#')[0], method: request.method, headers: request.headers, body: null, params: Object.assign(given, params) };
+      return await sofaHandler(view as unknown as Request, call);
     } catch (err) {
       return failed([err]);
     }
   }
 
-  const asResponse = ({ status, headers, body }: RouteAnswer, fetchAPI: { Response: typeof Response }) =>
-    new fetchAPI.Response(body as Uint8Array<ArrayBuffer>, { status, headers });
+  // SOFA's own subscription routes (/webhook) are not part of the API: they answer nothing.
+  const byRoute = new Map(Object.entries(routes).map(([key, route]) => [`${route.method} ${route.path}`, key]));
+  for (const sofaRoute of router.__routes) {
+    const key = byRoute.get(`${sofaRoute.method} ${sofaRoute.path}`);
+    const sofaHandler = sofaRoute.handler as unknown as SofaHandler;
+    if (!key) {
+      sofaRoute.handler = (() => undefined) as never;
+      continue;
+    }
+    const [typeName, fieldName] = key.split('.') as [string, string];
+    const field = (typeName === 'Mutation' ? routeSchema.getMutationType() : routeSchema.getQueryType())!.getFields()[fieldName]!;
+    sofaRoute.handler = ((request: Request, call: RestCall) =>
+      gate(key, routes[key]!, field as GraphQLField<unknown, unknown>, request, call, sofaHandler)) as never;
+  }
 
-  /**
-   * A GET route that needs no bearer key, run for a request that reached no Yoga plugin
-   * (src/http/early-reply.ts): undefined for anything else, which Yoga then handles. The route is
-   * matched, its arguments read and checked here as in onRequest below; what Yoga's plugins add
-   * around the answer (links, cache, rate limit, request id, CORS) the caller adds.
-   */
-  function directRead(request: RouteRequest, url: URL): DirectRead | undefined {
-    if (request.method !== 'GET' || !url.pathname.startsWith(`${restBasePath}/`)) return undefined;
-    const path = url.pathname.slice(restBasePath.length);
-    if (pages[path]) return undefined;
-    const match = routesAt(compiled, path).find(({ compiled: c }) => c.route.method === 'GET');
-    if (!match || match.compiled.route.bearer || !directRoutes.has(match.compiled.key)) return undefined;
-    const { route } = match.compiled;
-    return {
-      ttlSeconds: route.cacheTtlSeconds,
-      answer: (serverContext) => run(match, request, url, viewerOf(request), {}, serverContext),
-    };
+  /** The methods SOFA's router answers at this URL. */
+  async function allowedAt(url: string, call: RestCall): Promise<string[]> {
+    const allowed: string[] = [];
+    for (const method of methods) {
+      const state = { routed: false, probe: true };
+      await router.handle(new Request(url, { method }), { ...call, state });
+      if (state.routed) allowed.push(method);
+    }
+    return withHead(allowed);
   }
 
   return {
-    directRead,
     onYogaInit({ yoga: instance }) {
       yoga = instance as unknown as Yoga;
     },
     async onRequest({ request, url, endResponse, serverContext, fetchAPI }) {
       if (url.pathname !== restBasePath && !url.pathname.startsWith(`${restBasePath}/`)) return;
-      const path = url.pathname.slice(restBasePath.length);
-      const page = pages[path];
+      const page = pages[url.pathname.slice(restBasePath.length)];
       if (page) {
         if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
         return endResponse((await fromCache(request, url, serverContext, fetchAPI)) ?? (await page()));
       }
-
-      const found = routesAt(compiled, path);
-      const match = found.find(({ compiled: c }) => c.route.method === request.method);
-      if (!match) {
-        const allowed = withHead(found.map(({ compiled: c }) => c.route.method));
-        if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
-        return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
-      }
-      const { route, key } = match.compiled;
-      // The same answer for every caller: served from the cache when it holds this URL at this data version.
-      if (route.method === 'GET' && !route.bearer) {
-        const hit = await fromCache(request, url, serverContext, fetchAPI, route.cacheTtlSeconds);
-        if (hit) return endResponse(hit);
-      }
-      const viewer = viewerOf(request);
-      if (route.bearer) {
-        try {
-          if (!(await hasScope(viewer, route.bearer))) return endResponse(asResponse(failed([scopeRefusal[route.bearer]()]), fetchAPI));
-        } catch (err) {
-          return endResponse(asResponse(failed([err]), fetchAPI));
-        }
-      }
-      const body = await readJson(request);
-      const own = await bodyHandlers[key]?.(request, body ?? { value: undefined });
-      if (own) return endResponse(own);
-      const args = bodyArguments(request, route, body);
-      if (args instanceof Response) return endResponse(args);
-      const answer = await run(match, request, url, viewer, args, serverContext);
-      (serverContext as RestAnswered).restAnswer = answer.data;
-      endResponse(asResponse(answer, fetchAPI));
+      const call: RestCall = { serverContext, original: request, url, viewer: viewerOf(request), fetchAPI, state: { routed: false, probe: false } };
+      const answer = (await router.handle(request, call)) as Response | undefined;
+      if (answer && call.state.routed) return endResponse(answer);
+      const allowed = await allowedAt(request.url, call);
+      if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
+      endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
     },
     // Last but the error envelope: the licence and paging links are on the response by now.
     async onResponse({ request, response, serverContext, setResponse, fetchAPI }) {

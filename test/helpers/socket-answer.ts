@@ -33,9 +33,8 @@ export async function listen(server: Server): Promise<Server> {
   return server;
 }
 
-/** A listening server for the app that counts what it answered before Yoga: cache hits and direct reads. */
+/** A listening server for the app that counts the cache hits it answered before Yoga. */
 export async function earlyServer(app: App) {
-  let reads = 0;
   let hits = 0;
   const { earlyReply } = app;
   const server = await listen(
@@ -43,12 +42,11 @@ export async function earlyServer(app: App) {
       Object.assign((req: IncomingMessage, res: ServerResponse) => app(req, res), {
         earlyReply: async (...args: Parameters<typeof earlyReply>) => {
           const answered = await earlyReply(...args);
-          if (answered === 'read') reads++;
           if (answered === 'hit') hits++;
           return answered;
         },
       }),
     ),
   );
-  return { server, reads: () => reads, hits: () => hits };
+  return { server, hits: () => hits };
 }

@@ -1,41 +1,63 @@
-// A TCP proxy on 127.0.0.1 in front of a real server (Redis), that a test can cut and restore to
-// stage an outage: while cut, open connections are dropped and new ones closed at once.
+// A TCP proxy on 127.0.0.1 in front of a real server (Redis), that a test can cut, stall and
+// restore to stage an outage: while cut, open connections are dropped and new ones closed at once;
+// while stalled, connections stay open (and new ones are accepted) but nothing is forwarded either
+// way, as with a server that hangs, until restore() forwards what waited.
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 export interface TcpProxy {
   port: number;
   cut(): void;
+  stall(): void;
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function createTcpProxy(target: { host: string; port: number }, options: { cut?: boolean } = {}): Promise<TcpProxy> {
-  let cut = options.cut ?? false;
+  let state: 'open' | 'cut' | 'stalled' = options.cut ? 'cut' : 'open';
   const open = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   const track = (socket: Socket) => {
     open.add(socket);
     socket.on('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
   };
+  const forward = ([client, upstream]: [Socket, Socket]) => {
+    client.pipe(upstream);
+    upstream.pipe(client);
+  };
+  const hold = ([client, upstream]: [Socket, Socket]) => {
+    client.unpipe(upstream);
+    upstream.unpipe(client);
+    client.pause();
+    upstream.pause();
+  };
   const server = createServer((client) => {
     track(client);
-    if (cut) return void client.destroy();
+    if (state === 'cut') return void client.destroy();
     const upstream = connect(target.port, target.host);
     track(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    if (state === 'open') forward(pair);
+    else hold(pair);
+    client.on('close', () => (pairs.delete(pair), upstream.destroy()));
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
     cut() {
-      cut = true;
+      state = 'cut';
       for (const socket of open) socket.destroy();
     },
+    stall() {
+      state = 'stalled';
+      for (const pair of pairs) hold(pair);
+    },
     restore() {
-      cut = false;
+      if (state === 'stalled') for (const pair of pairs) forward(pair);
+      state = 'open';
     },
     async close() {
       for (const socket of open) socket.destroy();

@@ -5,6 +5,9 @@
 // trained on data/labelled-items (words and word pairs, model.ts) tells an attack on an AI system
 // from AI used as a defence, an AI brand used as a lure or an LLM paper on caching; a stacker
 // fitted on out-of-fold scores, folds grouped by source, calibrates the probability.
+// The concern must be about the AI system, so words with a second sense in abstracts ("exploit",
+// "safety", a bare "attack") count only in the title or beside a specific one, AI named only in the
+// body weighs half, and AI as the defender's tool or a lure's bait counts against.
 // docs/curation.md is the policy; eval/README.md has the figures.
 import { readFileSync } from 'node:fs';
 import type { Item, SourceHints } from '../item.js';
@@ -12,7 +15,7 @@ import { parseEntry } from '../parse.js';
 import type { Catalogue } from './catalogue.js';
 import { collectEvidence, type Evidence } from './evidence.js';
 import { features, scoreModel, scoreText, trainLogistic, type TextModel, type TextScore } from './model.js';
-import { concernTerms, evidenceWeights, itemAiTerms, toolOrBait } from './tables.js';
+import { aiTerms, concernTerms, evidenceWeights, itemAiTerms, toolOrBait } from './tables.js';
 import { plainText } from './text.js';
 import { fitStacker, sigmoid, stackedLogit, type Stacker } from './training.js';
 
@@ -129,8 +132,16 @@ const aiKinds = new Set<Evidence['kind']>([
   'listed-repository',
 ]);
 
+/**
+ * "Adversarial attacks" say little of AI in a text item: game theory, control, cryptography and
+ * power grids have adversaries too. Not a strong AI term here, only one of the papers' words
+ * (itemAiTerms) when nothing else speaks; it stays evidence of concern.
+ */
+const notAiEvidence = /\badversar(y|ial|ies)\s+attacks?\b/gi;
+
 function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided {
-  const ai = collectEvidence(item, catalogue, vendors).evidence.filter((e) => aiKinds.has(e.kind));
+  const probe = { ...item, title: item.title.replace(notAiEvidence, 'attacks'), details: item.details.replace(notAiEvidence, 'attacks') };
+  const ai = collectEvidence(probe, catalogue, vendors).evidence.filter((e) => aiKinds.has(e.kind));
   const text = `${item.title}\n${plainText(item.details)}`;
   const w = evidenceWeights;
   if (ai.length === 0) {
@@ -139,8 +150,14 @@ function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided
     if (words.length > 0)
       ai.push({ kind: 'domain-term', detail: words.slice(0, 5).join(', '), weight: Math.min(w.domainFirst + w.domainMore * (words.length - 1), w.domainMax) });
   }
-  const found = (pattern: RegExp) => [...new Set((text.match(new RegExp(pattern.source, 'gi')) ?? []).map((t) => t.toLowerCase().replace(/\s+/g, ' ')))];
-  const strong = found(concernTerms.strong);
+  const found = (pattern: RegExp, where = text) => [
+    ...new Set((where.match(new RegExp(pattern.source, 'gi')) ?? []).map((t) => t.toLowerCase().replace(/\s+/g, ' '))),
+  ];
+  // A bare "attack" in an abstract is as often an argument's, a game's or a war's as a system's.
+  const anyStrong = found(concernTerms.strong);
+  const specific = anyStrong.every((t) => /^attacks?$/.test(t)) && !concernTerms.strong.test(item.title) ? [] : anyStrong;
+  // "Exploit", "safety" or "privacy" in an abstract is often another sense: the title's, or beside a strong word.
+  const strong = [...specific, ...found(concernTerms.titled, specific.length > 0 ? text : item.title)];
   const concern: Evidence[] = [];
   if (strong.length > 0)
     concern.push({ kind: 'concern-term', detail: strong.slice(0, 5).join(', '), weight: Math.min(w.termFirst + w.termMore * (strong.length - 1), w.termMax) });
@@ -160,7 +177,10 @@ function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided
     const tool = toolOrBait.defence.exec(item.title) ?? toolOrBait.lure.exec(item.title);
     if (tool) concern.push({ kind: 'tool-or-bait', detail: tool[0].slice(0, 120), weight: toolOrBait.weight });
   }
-  return { ai, concern };
+  // A paper or article about an AI system names one in its title; AI only in the body is often a
+  // method or an aside (an optimisation "for agents", a survey's list), so it weighs half.
+  const titled = new RegExp(`${aiTerms.strong.source}|${aiTerms.domain.source}|${itemAiTerms.source}`, 'i').test(item.title);
+  return { ai: titled ? ai : ai.map((e) => ({ ...e, weight: e.weight / 2 })), concern };
 }
 
 const sum = (es: Evidence[]) => es.reduce((s, e) => s + e.weight, 0);
