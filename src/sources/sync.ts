@@ -119,7 +119,7 @@ async function processFile(deps: SyncDeps, source: SourceDefinition, path: strin
   let listing: Listing;
   if (source.kind === 'osv-zip') listing = await openOsvZip(path);
   else if (source.kind === 'osv-dir') listing = await listOsvDir(path);
-  else listing = await readFeed(path, feedHints(source));
+  else listing = await readFeed(path, feedHints(source), { summaries: source.summaries ?? true });
   return syncListing(deps, source, listing, options);
 }
 
