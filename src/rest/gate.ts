@@ -9,8 +9,9 @@
 // an anonymous client learns nothing from argument errors), the body is read once here (415 and
 // 400 in the envelope, a bodyArgument route's record or array as that argument, the scan's SBOM
 // to its own handler), the arguments are checked against their GraphQL types (arguments.ts), and
-// SOFA gets them beside the path's parameters, where it looks first, with no body of its own; a
-// path SOFA does not match is asked of it once per method to tell a 405 from a 404.
+// SOFA gets them beside the path's parameters, where it looks first, with no body of its own and a
+// URL without its fragment (SOFA would read it as part of the last query value); a path SOFA does
+// not match is asked of it once per method to tell a 405 from a 404.
 import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { GraphQLError, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLField } from 'graphql';
@@ -207,7 +208,6 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       // SOFA takes a query value before the body's (an empty one falls back to the body).
       const given: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(args)) if (!url.searchParams.get(name)) given[name] = value;
-      // Without the fragment, which SOFA would read as part of the last query value.
       const view = { url: request.url.split('#')[0], method: request.method, headers: request.headers, body: null, params: Object.assign(given, params) };
       return await sofaHandler(view as unknown as Request, call);
     } catch (err) {
