@@ -315,7 +315,8 @@ const regulationWords =
   /\b(ai act|act on|(ai |the )?(law|laws|bill|bills|legislation|regulations?|rules?|directive|executive order|code of practice)\b|regulators?|regulatory|watchdog|attorneys? general|ftc|fcc|nist|ncsc|enisa|cnil|ico\b|data protection (authority|board)|(issues?|publishes?|released?|releases) (joint )?(guidance|guidelines|framework|standard)|guidance|guidelines|fined?|fines|vetoe?s|sign(s|ed)? into law|ban(s|ned)? (on )?|probe|investigat\w*|complaint|violat\w*|compliance)/i;
 /** A concrete event: something was exploited, leaked, stolen or harmed someone. */
 const incidentWords =
-  /\b(breach(es|ed)?|leak(s|ed)?|exposed|hacked|compromised|stole|stolen|wiped|deleted|scam(s|med)?|swindl\w*|tricked|fooled|victims?|went rogue|goes rogue|actively exploited|exploited in the wild|in the wild|abused|misused|weaponi[sz]ed|banned .{0,30}accounts|bans .{0,30}accounts|disrupt\w* .{0,40}(operations|campaigns|accounts)|pays? out|lost|died|suicide)\b/i;
+  /\b(breach(es|ed)?|leak(s|ed)?|exposed|exposes|exploited|hacked|compromised|stole|stolen|wiped|deleted|scam(s|med)?|swindl\w*|tricked|fooled|victims?|went rogue|goes rogue|actively exploited|exploited in the wild|in the wild|abused|misused|weaponi[sz]ed|banned .{0,30}accounts|bans .{0,30}accounts|disrupt\w* .{0,40}(operations|campaigns|accounts)|pays? out|lost|died|suicide)\b/i;
+const accountBans = /\b(bans?|banned|disrupts?|disrupted|removes?|removed|blocks?|blocked) .{0,40}\baccounts\b/i;
 const researchNews = /\b(researchers?|study|studies|paper|academics|report finds|proof[- ]of[- ]concept|demonstrat\w*)\b/i;
 
 /**
@@ -336,6 +337,8 @@ function isResearch(item: Item): boolean {
 
 export function textItemType(item: Item): 'research' | 'regulatory' | 'incident' | 'news' {
   if (isResearch(item)) return 'research';
+  // A vendor banning abusers' accounts is an event, not a regulator's ban.
+  if (accountBans.test(item.title)) return 'incident';
   if (regulationWords.test(item.title)) return 'regulatory';
   if (incidentWords.test(item.title) && !researchNews.test(item.title)) return 'incident';
   return 'news';
