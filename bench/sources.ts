@@ -10,16 +10,13 @@
 // and reuses it when it exists (building 250,000 records takes minutes).
 // Results replace the "Sources" section of bench/README.md.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import yazl from 'yazl';
-import { readSampleRecords } from '../src/seed.js';
 import { launcher } from '../test/helpers/npm-script.js';
+import { buildOsvZip } from './osv-export.js';
 import { writeReadmeSection } from './readme.js';
 import { connectPostgres, scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
@@ -34,66 +31,7 @@ const { values } = parseArgs({
   },
 });
 const total = Number(values.records);
-const negativesDir = new URL('../data/relevance/negative/', import.meta.url);
 const aiShare = Number(values['ai-share']);
-
-/** A GHSA-shaped id from a number (in GHSA's own 20-letter alphabet): unique per record. */
-function ghsaId(n: number): string {
-  const alphabet = '23456789cfghjmpqrvwx';
-  let s = '';
-  for (let rest = n; s.length < 12; rest = Math.floor(rest / 20)) s = alphabet[rest % 20]! + s;
-  return `GHSA-${s.slice(0, 4)}-${s.slice(4, 8)}-${s.slice(8, 12)}`;
-}
-
-/**
- * A real advisory made into a JSON template once, so each of the 250,000 records is one string
- * fill rather than a clone and a stringify. Placeholders: @@ID@@, @@CVE@@ and @@ROUND@@ (the
- * package-name suffix of the round through the templates). Each round renames the packages
- * (`langchain-7`), so a package has as few advisories as in a real export instead of one per round.
- */
-function template(base: Record<string, any>): string {
-  const r = structuredClone(base);
-  r.id = '@@ID@@';
-  r.aliases = ['@@CVE@@'];
-  // PYSEC references would merge the clones back into one issue.
-  r.references = (r.references ?? []).filter((ref: { url: string }) => !/PYSEC-/i.test(ref.url));
-  r.affected = (r.affected ?? []).map((a: Record<string, any>) => {
-    const { purl: _purl, ...pkg } = a.package as Record<string, string>;
-    return { ...a, package: { ...pkg, name: `${pkg.name}@@ROUND@@` } };
-  });
-  return JSON.stringify(r, null, 2);
-}
-
-/** Record `i` of the export, filled in from its sample's template. */
-function fill(templates: { ai: string[]; general: string[] }, i: number): Buffer {
-  const step = Math.round(1 / aiShare);
-  const ai = i % step === 0;
-  const from = ai ? templates.ai : templates.general;
-  // The record's place among those of its kind picks its template and round.
-  const k = ai ? i / step : i - Math.floor(i / step) - 1;
-  const round = Math.floor(k / from.length);
-  const text = from[k % from.length]!.replace(/@@(ID|CVE|ROUND)@@/g, (_, name: string) => {
-    if (name === 'ID') return ghsaId(i);
-    if (name === 'CVE') return `CVE-2099-${String(100000 + i)}`;
-    return round ? `-${round}` : '';
-  });
-  return Buffer.from(text);
-}
-
-async function buildZip(path: string): Promise<void> {
-  const samples = (await readSampleRecords()).filter((r) => String((r as { id?: string }).id).startsWith('GHSA-')) as Record<string, any>[];
-  const negatives = readdirSync(negativesDir).map((f) => JSON.parse(readFileSync(new URL(f, negativesDir), 'utf8')) as Record<string, any>);
-  const templates = { ai: samples.map(template), general: negatives.map(template) };
-  const zip = new yazl.ZipFile();
-  const written = pipeline(zip.outputStream, createWriteStream(path));
-  // Lazy entries: each record is made when the zip reaches it, so memory holds one at a time
-  // (addBuffer would hold every record until the end).
-  for (let i = 0; i < total; i++) {
-    zip.addReadStreamLazy(`${ghsaId(i)}.json`, (done) => done(null, Readable.from([fill(templates, i)])));
-  }
-  zip.end();
-  await written;
-}
 
 interface SyncRun {
   status: string;
@@ -166,7 +104,7 @@ const dir = await mkdtemp(join(tmpdir(), 'secwire-bench-sources-'));
 const zip = values.zip ?? join(dir, 'all.zip');
 try {
   const started = performance.now();
-  if (!values.zip || !existsSync(zip)) await buildZip(zip);
+  if (!values.zip || !existsSync(zip)) await buildOsvZip(zip, { records: total, aiShare });
   const zipMb = (await stat(zip)).size / 1024 / 1024;
   const buildSeconds = (performance.now() - started) / 1000;
   console.log(`zip of ${total} records (${zipMb.toFixed(0)} MB) ready in ${buildSeconds.toFixed(0)} s`);

@@ -1,6 +1,7 @@
 // Sources end to end: real files in their real formats (an OSV zip built from the sample
 // advisories, CISA's KEV catalog, an EPSS CSV in FIRST's layout, RSS and Atom feeds) served over
 // HTTPS from 127.0.0.1, synced into a real database, read back through the API.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
@@ -141,6 +142,14 @@ describe('osv-zip, kev and epss', () => {
       ['issues_updated', [id]],
     ]);
   });
+
+  it('reads a file that repeats a CVE: the last row wins', async () => {
+    const csv = `${fixture('epss.csv').toString().trimEnd()}\nCVE-2025-3248,0.97000,0.99900\n`;
+    files.set('/epss.csv.gz', gzipSync(csv));
+    const result = await sync(source('epss', 'epss', '/epss.csv.gz'));
+    expect(result.status).toBe('synced');
+    expect(await issueBy('CVE-2025-3248')).toMatchObject({ epssScore: 0.97 });
+  });
 });
 
 describe('a mirror polling issueChanges and modifiedSince', () => {
@@ -227,6 +236,25 @@ describe('interrupted and failing syncs', () => {
     const resumed = await sync(source('resume', 'osv-zip', '/resume/all.zip'), { chunkSize: 20 });
     expect(resumed).toMatchObject({ status: 'synced', counts: { skipped: 20, created: records.length - 20, unchanged: 0 } });
     expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'RESU-' } } })).toBe(records.length);
+  });
+
+  it('stores large records in chunks bounded by bytes (one transaction each, so readers wait for one, not the whole sync)', async () => {
+    // Random versions do not compress: each entry is over the size inflated off the main thread.
+    const records = advisories.slice(0, 3).map((a, i) => ({
+      ...a,
+      id: `LRGE-${i}`,
+      aliases: [],
+      references: [],
+      affected: [{ ...a.affected[0], versions: Array.from({ length: 2_500 }, () => randomBytes(30).toString('base64')) }],
+    }));
+    files.set('/large/all.zip', await zipOf(records));
+    const progress: number[] = [];
+    const result = await sync(source('large', 'osv-zip', '/large/all.zip'), { chunkBytes: 200 * 1024, onProgress: (done) => progress.push(done) });
+    expect(result).toMatchObject({ status: 'synced', counts: { created: 3, rejected: 0 } });
+    // Two entries of about 110 KB reach 200 KB: stored, then the third.
+    expect(progress).toEqual([2, 3, 3]);
+    const stored = await t.db.prisma.issue.findFirst({ where: { naturalKey: 'LRGE-0' }, select: { source: true } });
+    expect((stored!.source as { affected: { versions: string[] }[] }).affected[0]!.versions).toEqual(records[0]!.affected[0].versions);
   });
 
   it('with a modified_id.csv next to the zip, a later sync fetches only the records modified since the last one', async () => {
@@ -367,6 +395,21 @@ describe('feeds', () => {
     expect(await t.db.prisma.issue.count({ where: { sourceUrl: 'https://news.example/2025/06/main-street', relevant: false } })).toBe(1);
   });
 
+  it('keep only the title, link and date of a source whose summaries are off', async () => {
+    files.set('/share-alike.rss', fixture('news-thehackernews.rss'));
+    const result = await sync({ ...source('share-alike', 'feed', '/share-alike.rss'), summaries: false });
+    expect(result.counts).toMatchObject({ received: 15, created: 15 });
+    const stored = await t.db.prisma.issue.findMany({
+      where: { sourceUrl: { startsWith: 'https://thehackernews.com/' } },
+      select: { title: true, summary: true, source: true },
+    });
+    expect(stored).toHaveLength(15);
+    // Nothing of the entries' descriptions is kept, in the served summary or the stored record.
+    const ivanti = stored.find((i) => i.title.startsWith('Critical Ivanti Flaw'))!;
+    expect(ivanti.summary).not.toMatch(/Ivanti has disclosed/);
+    for (const issue of stored) expect(JSON.stringify(issue)).not.toMatch(/Ivanti has disclosed|has been traced further back|The rules have changed/);
+  });
+
   it('attach an entry linking an advisory page to the advisory, and keep a news article about its CVE apart, cross-referenced', async () => {
     const before = await issueBy('CVE-2024-4888');
     const entries = [
@@ -496,7 +539,7 @@ describe('source configuration', () => {
       'SOURCES: 1.location: must be an https:// URL or a local path',
       'SOURCES: 2.location: an osv-dir location must be a local directory',
       'SOURCES: 3.kind: Invalid option: expected one of "osv-zip"|"osv-dir"|"kev"|"epss"|"feed"',
-      'SOURCES: 4.kind: issueType and labels are hints for a feed source only',
+      'SOURCES: 4.kind: issueType, labels and summaries are for a feed source only',
       'SOURCES: 5.labels.0: Invalid option: expected one of "security"|"research"|"industry"|"policy"|"privacy"|"safety"',
     ]);
     expect(problems({ SOURCES_FILE: '/nonexistent/sources.json' })).toEqual(['SOURCES_FILE: cannot read /nonexistent/sources.json (ENOENT)']);

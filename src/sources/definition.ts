@@ -36,10 +36,15 @@ export const sourceDefinition = z
      */
     issueType: z.enum(IssueType).optional(),
     labels: z.array(z.enum(issueLabels)).max(issueLabels.length).optional(),
+    /**
+     * feed only: false keeps each entry's title, link and date, never its summary text. For feeds
+     * whose text is under terms the feed's own licence cannot carry (CC BY-SA, data/sources/README.md).
+     */
+    summaries: z.boolean().optional(),
   })
   .refine((s) => s.kind !== 'osv-dir' || !/^https:\/\//i.test(s.location), { message: 'an osv-dir location must be a local directory', path: ['location'] })
-  .refine((s) => s.kind === 'feed' || (s.issueType === undefined && s.labels === undefined), {
-    message: 'issueType and labels are hints for a feed source only',
+  .refine((s) => s.kind === 'feed' || (s.issueType === undefined && s.labels === undefined && s.summaries === undefined), {
+    message: 'issueType, labels and summaries are for a feed source only',
     path: ['kind'],
   });
 

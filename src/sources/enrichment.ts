@@ -67,7 +67,9 @@ export interface StoredEnrichment {
  * Stores one chunk of signals (only the fields given; the others keep their values) and copies
  * EPSS onto issues, in one transaction under the ingest lock.
  */
-export async function storeEnrichment(prisma: PrismaClient, rows: EnrichmentRow[]): Promise<StoredEnrichment> {
+export async function storeEnrichment(prisma: PrismaClient, given: EnrichmentRow[]): Promise<StoredEnrichment> {
+  // A file that repeats a CVE: its last row wins (one INSERT ... ON CONFLICT cannot update a row twice).
+  const rows = [...new Map(given.map((row) => [row.cveId, row])).values()];
   if (rows.length === 0) return { changed: 0, updatedIssues: 0, rejudge: [] };
   return prisma.$transaction(
     async (tx) => {

@@ -31,19 +31,27 @@ interface Entry {
 }
 
 /** A native item for one entry, or undefined when it has no title, link or date to stand on. */
-function nativeItemOf(entry: Entry, hints: SourceHints | undefined): Record<string, unknown> | undefined {
+function nativeItemOf(entry: Entry, hints: SourceHints | undefined, summaries: boolean): Record<string, unknown> | undefined {
   const title = withoutTags(textOf(entry.title));
   const link = entry.link ?? entry.links?.find((l) => !l.rel || l.rel === 'alternate')?.href;
   const date = new Date(entry.pubDate ?? entry.published ?? entry.updated ?? '');
   if (!title || !link || Number.isNaN(date.getTime())) return undefined;
-  const summary = truncate(withoutTags(textOf(entry.description) || textOf(entry.summary) || textOf(entry.content)).replace(arxivAnnouncement, ''), 5000);
+  const summary =
+    summaries && truncate(withoutTags(textOf(entry.description) || textOf(entry.summary) || textOf(entry.content)).replace(arxivAnnouncement, ''), 5000);
   // The hints go into the record itself: a reclassify judges the stored record again, and a
   // changed hint changes every entry's fingerprint, so the next sync reads them again.
   return { title: truncate(title, 500), url: link, publishedAt: date.toISOString(), ...(summary ? { summary } : {}), ...(hints ? { sourceHints: hints } : {}) };
 }
 
-/** `hints`: the source definition's defaults for its entries (issueType, labels). */
-export async function readFeed(path: string, hints?: SourceHints): Promise<{ total: number; entries: AsyncIterable<SourceRecordEntry> }> {
+/**
+ * `hints`: the source definition's defaults for its entries (issueType, labels); `summaries: false`
+ * keeps no summary text (title, link and date only).
+ */
+export async function readFeed(
+  path: string,
+  hints?: SourceHints,
+  { summaries = true }: { summaries?: boolean } = {},
+): Promise<{ total: number; entries: AsyncIterable<SourceRecordEntry> }> {
   let parsed: ReturnType<typeof parseFeed>;
   // Loaded on the first feed read: its parsers are 3 MB of heap that a server without feed
   // sources would hold for nothing.
@@ -56,7 +64,7 @@ export async function readFeed(path: string, hints?: SourceHints): Promise<{ tot
   const feed = parsed.feed as { items?: Entry[]; entries?: Entry[] };
   const entries = feed.items ?? feed.entries ?? [];
   const records: SourceRecordEntry[] = entries.map((entry, index) => {
-    const item = nativeItemOf(entry, hints);
+    const item = nativeItemOf(entry, hints, summaries);
     const key = textOf(entry.guid) || entry.id || entry.link || `#${index}`;
     return {
       key,
