@@ -22,6 +22,8 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../src/http/server.js';
 import { restBasePath, restRoutes, type RestRoute } from '../src/rest/routes.js';
+import { CYCLONEDX_MEDIA_TYPE, MAX_COMPONENT_DEPTH } from '../src/sbom/parse.js';
+import { collections } from '../src/taxii/collections.js';
 import { schema } from '../src/schema/index.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { makeIssue } from './helpers/issues.js';
@@ -127,6 +129,8 @@ async function send(probe: Probe): Promise<void> {
   const text = await res.text();
   tally.ms += performance.now() - begun;
   if (res.status >= 500) throw new Error(`${where}: ${res.status} ${text.slice(0, 400)}`);
+  // HEAD has no body to check; its status is the GET's.
+  if (probe.method === 'HEAD') return;
   const pathname = new URL(`http://localhost${probe.path}`).pathname;
 
   if (pathname === '/api' || pathname.startsWith('/api/')) {
@@ -162,7 +166,11 @@ async function send(probe: Probe): Promise<void> {
   }
 
   assertClean(text, forbiddenAnywhere, where);
-  if (res.status >= 400) expectEnvelope(res.status, res.headers.get('content-type'), text, where);
+  if (res.status >= 400 && pathname.startsWith('/taxii2/')) {
+    // TAXII's own error message (TAXII 2.1, 3.6.1), as TAXII clients read it.
+    expect(res.headers.get('content-type'), where).toMatch(/^application\/taxii\+json/);
+    expect(JSON.parse(text).http_status, where).toBe(String(res.status));
+  } else if (res.status >= 400) expectEnvelope(res.status, res.headers.get('content-type'), text, where);
 }
 
 /** Every error outside GraphQL is exactly {error: {message, status}} with the HTTP status. */
@@ -654,6 +662,77 @@ function rawProbe() {
   return fc.record({ target, host, method: fc.constantFrom('GET', 'GET', 'HEAD', 'POST', 'OPTIONS', 'DELETE', 'BREW') });
 }
 
+/**
+ * The shapes issue 27 found 500s or stuck slots with: forged list cursors and TAXII `next` tokens
+ * (year 0, negative and out-of-range positions), CycloneDX components nested far past the depth
+ * limit, lone surrogates in component versions, and HEAD on the streaming routes (subscriptions,
+ * exports, feeds).
+ */
+function hostileProbe() {
+  const time = fc.constantFrom(
+    '0000-01-01T00:00:00.000Z',
+    '-000001-01-01T00:00:00Z',
+    '+275760-09-13T00:00:00Z',
+    '1969-12-31T23:59:59Z',
+    '2025-01-05T00:00:00.000Z',
+    '',
+    'x',
+  );
+  const index = fc.oneof(fc.integer(), fc.constantFrom(-5, -1, 0, 1, 2 ** 53, 1e308, 0.5, Number.NaN));
+  const uuid = fc.oneof(fc.uuid(), fc.constantFrom('@issue0', 'x', ''));
+  const token = (value: fc.Arbitrary<unknown>) =>
+    fc.oneof(
+      { weight: 4, arbitrary: value.map((v) => Buffer.from(JSON.stringify(v) ?? 'null').toString('base64url')) },
+      { weight: 1, arbitrary: nastyString.map((v) => encodeURIComponent(wellFormed(v))) },
+    );
+  const cursor = token(fc.oneof(fc.tuple(time, uuid), fc.array(fc.oneof(time, uuid, index), { maxLength: 3 }), nastyJson));
+  const next = token(fc.oneof(fc.record({ r: index }), fc.record({ t: time, id: uuid, k: index }), nastyJson));
+  const collection = fc.oneof(fc.constantFrom(...collections.map((c) => c.id)), fc.constantFrom(...collections.map((c) => c.alias)));
+  const sbom = fc.record({
+    depth: fc.oneof(fc.integer({ min: 1, max: MAX_COMPONENT_DEPTH + 2 }), fc.integer({ min: 1, max: 6_000 })),
+    version: fc.oneof(
+      fc.constantFrom('1.0.0', '\\ud800', '\\udfff', 'a\\ud800b', '\\ud83d\\ude00', ''),
+      fc.string({ unit: 'binary', maxLength: 10 }).map((v) => JSON.stringify(v).slice(1, -1)),
+    ),
+    spread: fc.integer({ min: 0, max: 3 }),
+  });
+  return fc.oneof(
+    cursor.map((c): Probe => ({ surface: 'issue 27 shapes', method: 'GET', path: `${restBasePath}/issues?cursor=${c}` })),
+    fc.tuple(collection, next).map(
+      ([id, n]): Probe => ({
+        surface: 'issue 27 shapes',
+        method: 'GET',
+        path: `/taxii2/api/collections/${id}/objects/?next=${n}`,
+        headers: { accept: 'application/taxii+json;version=2.1' },
+      }),
+    ),
+    sbom.map(({ depth, version, spread }): Probe => {
+      // Written as text so the escapes reach the server's JSON parser as lone surrogates.
+      let component = `{"type":"library","name":"langchain","version":"${version}","purl":"pkg:pypi/langchain@${version}"}`;
+      for (let i = 1; i < depth; i++)
+        component = `{"type":"library","name":"n${i}","components":[${component}${',{"type":"library","name":"s"}'.repeat(spread)}]}`;
+      return {
+        surface: 'issue 27 shapes',
+        method: 'POST',
+        path: `${restBasePath}/scan`,
+        headers: { 'content-type': CYCLONEDX_MEDIA_TYPE },
+        body: `{"bomFormat":"CycloneDX","specVersion":"1.5","components":[${component}]}`,
+      };
+    }),
+    fc
+      .constantFrom(
+        ['/graphql?query=subscription%7BnewIssues%7Bissues%7Bid%7D%7D%7D', { accept: 'text/event-stream' }],
+        ['/graphql?query=subscription%7BnewIssues%7Bissues%7Bid%7D%7D%7D', {}],
+        ['/api/issues/export', {}],
+        ['/api/v1/osv/all.zip', {}],
+        ['/api/v1/osv/ecosystems.txt', {}],
+        ['/api/v1/issues/stix?limit=100', {}],
+        ['/graphql', { accept: 'text/html' }],
+      )
+      .map(([path, headers]): Probe => ({ surface: 'issue 27 shapes', method: 'HEAD', path: path as string, headers: headers as Record<string, string> })),
+  );
+}
+
 // FUZZ_REQUESTS=<n> scales every budget below (about 12,000 requests in all at the default).
 const defaultTotal = 12_000;
 const scale = Math.max(1, Number(process.env.FUZZ_REQUESTS ?? 0) / defaultTotal);
@@ -679,6 +758,11 @@ describe('fuzzing', () => {
   it('GraphQL: generated documents', async () => run(graphqlDocumentProbe(), 3_000), fuzzTimeout);
   it('GraphQL: bodies that are not GraphQL requests', async () => run(graphqlBodyProbe(), 1_200), fuzzTimeout);
   it('scan shapes', async () => run(scanProbe(), 600), fuzzTimeout);
+  it(
+    'issue 27 shapes: forged cursors and TAXII tokens, deep SBOMs, lone surrogates, HEAD on streaming routes',
+    async () => run(hostileProbe(), 600),
+    fuzzTimeout,
+  );
   it(
     'raw request lines and Host headers over a socket',
     async () =>

@@ -1,6 +1,7 @@
 // Sources end to end: real files in their real formats (an OSV zip built from the sample
 // advisories, CISA's KEV catalog, an EPSS CSV in FIRST's layout, RSS and Atom feeds) served over
 // HTTPS from 127.0.0.1, synced into a real database, read back through the API.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
@@ -235,6 +236,25 @@ describe('interrupted and failing syncs', () => {
     const resumed = await sync(source('resume', 'osv-zip', '/resume/all.zip'), { chunkSize: 20 });
     expect(resumed).toMatchObject({ status: 'synced', counts: { skipped: 20, created: records.length - 20, unchanged: 0 } });
     expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'RESU-' } } })).toBe(records.length);
+  });
+
+  it('stores large records in chunks bounded by bytes (one transaction each, so readers wait for one, not the whole sync)', async () => {
+    // Random versions do not compress: each entry is over the size inflated off the main thread.
+    const records = advisories.slice(0, 3).map((a, i) => ({
+      ...a,
+      id: `LRGE-${i}`,
+      aliases: [],
+      references: [],
+      affected: [{ ...a.affected[0], versions: Array.from({ length: 2_500 }, () => randomBytes(30).toString('base64')) }],
+    }));
+    files.set('/large/all.zip', await zipOf(records));
+    const progress: number[] = [];
+    const result = await sync(source('large', 'osv-zip', '/large/all.zip'), { chunkBytes: 200 * 1024, onProgress: (done) => progress.push(done) });
+    expect(result).toMatchObject({ status: 'synced', counts: { created: 3, rejected: 0 } });
+    // Two entries of about 110 KB reach 200 KB: stored, then the third.
+    expect(progress).toEqual([2, 3, 3]);
+    const stored = await t.db.prisma.issue.findFirst({ where: { naturalKey: 'LRGE-0' }, select: { source: true } });
+    expect((stored!.source as { affected: { versions: string[] }[] }).affected[0]!.versions).toEqual(records[0]!.affected[0].versions);
   });
 
   it('with a modified_id.csv next to the zip, a later sync fetches only the records modified since the last one', async () => {

@@ -3,12 +3,21 @@
 // record is skipped without being inflated or parsed.
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { inflateRaw, inflateRawSync } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { SourceError } from './fetch.js';
 import type { SourceRecordEntry } from './records.js';
 
 export const maxEntryBytes = 16 * 1024 * 1024;
+/**
+ * Entries at least this large (compressed) are inflated on libuv's thread pool rather than on the
+ * main thread: a 15.9 MB entry is tens of milliseconds of inflate that every request would wait
+ * behind. Smaller ones (nearly all: records of a few KB) stay synchronous, where a thread-pool
+ * round trip would cost more than the inflate.
+ */
+const inflateOffThreadBytes = 64 * 1024;
+const inflateRawOffThread = promisify(inflateRaw);
 
 function nextEntry(zip: ZipFile): Promise<Entry | null> {
   return new Promise((resolve, reject) => {
@@ -102,8 +111,12 @@ async function entryText(file: WindowedFile, entry: Entry): Promise<string> {
   const stored = await file.bytes(dataStart, entry.compressedSize);
   let body: Buffer;
   if (entry.compressionMethod === 0) body = stored;
-  else if (entry.compressionMethod === 8) body = inflateRawSync(stored, { maxOutputLength: maxEntryBytes });
-  else throw new Error(`unsupported compression method ${entry.compressionMethod}`);
+  else if (entry.compressionMethod === 8) {
+    body =
+      entry.compressedSize >= inflateOffThreadBytes
+        ? await inflateRawOffThread(stored, { maxOutputLength: maxEntryBytes })
+        : inflateRawSync(stored, { maxOutputLength: maxEntryBytes });
+  } else throw new Error(`unsupported compression method ${entry.compressionMethod}`);
   if (body.length !== entry.uncompressedSize) throw new Error(`entry is ${body.length} bytes, its directory says ${entry.uncompressedSize}`);
   return utf8.decode(body);
 }
@@ -129,6 +142,7 @@ export async function openOsvZip(path: string): Promise<{ total: number; entries
       yield {
         key: current.fileName,
         fingerprint: `${current.crc32.toString(16)}:${current.uncompressedSize}`,
+        bytes: current.uncompressedSize,
         read: async () => {
           const body = await entryText(file, current);
           try {

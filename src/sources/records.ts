@@ -23,8 +23,18 @@ export const emptyCounts = (): SyncCounts => ({ received: 0, created: 0, updated
 export interface SourceRecordEntry {
   key: string;
   fingerprint: string;
+  /** The record's size in bytes when the listing knows it before reading (a zip's directory does). */
+  bytes?: number;
   read: () => Promise<unknown>;
 }
+
+/**
+ * Bytes of records per chunk, beside the count: a chunk is stored in one transaction, and on the
+ * embedded database (one connection) every read waits for it. 750 records of 15.9 MB were one
+ * transaction that held every reader for the whole sync (issue 27); records of a few KB never
+ * reach this before the count.
+ */
+export const CHUNK_BYTES = 8 * 1024 * 1024;
 
 export interface RecordSyncOptions {
   deps: IngestDeps;
@@ -34,6 +44,8 @@ export interface RecordSyncOptions {
   onProgress?: (done: number, total: number) => void;
   relay: boolean;
   chunkSize?: number;
+  /** Bytes of records per chunk (CHUNK_BYTES). */
+  chunkBytes?: number;
   /** The database runs statements beside a transaction on other connections (PostgreSQL's pool; PGlite has one). */
   separateConnections?: boolean;
 }
@@ -112,6 +124,8 @@ export async function syncRecords(
   // set. On 250,000 records (PostgreSQL, bench/README.md), with two: 500 peaked at 273 MB but synced
   // at 1,148 records/s, 1,000 at 304 MB and 1,884/s, 750 at 292 MB and 1,856/s.
   const chunkSize = options.chunkSize ?? 750;
+  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+  let batchBytes = 0;
   const known = await knownFingerprints(deps.prisma, source);
   const counts = emptyCounts();
   const problems: string[] = [];
@@ -149,6 +163,7 @@ export async function syncRecords(
     if (batch.length === 0) return;
     const chunk = batch;
     batch = [];
+    batchBytes = 0;
     const readable = chunk.filter((b) => b.parsed !== undefined);
     const parsed = batchOf(readable.map((b) => b.parsed!));
     // The keys stay until the chunk is stored (problems, fingerprints); the parsed records are the
@@ -186,7 +201,8 @@ export async function syncRecords(
         problems.push(`${entry.key}: ${(err as Error).message}`);
       }
       batch.push({ key: entry.key, fingerprint: entry.fingerprint, parsed: record === undefined ? undefined : parseEntry(record) });
-      if (batch.length >= chunkSize) {
+      batchBytes += entry.bytes ?? 0;
+      if (batch.length >= chunkSize || batchBytes >= chunkBytes) {
         await flush();
         if (options.signal?.aborted) {
           // The chunk after the one that was being stored does not start storing once aborted.

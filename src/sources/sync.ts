@@ -31,6 +31,8 @@ export interface SyncOptions {
   ca?: string;
   /** Records per ingest transaction. */
   chunkSize?: number;
+  /** Bytes of records per ingest transaction (records.ts, CHUNK_BYTES). */
+  chunkBytes?: number;
   /**
    * The server's schedule: each fetch retry logs at debug, and a failure logs at error only when
    * it is not a repeat of the source's last one (an unreachable source is one line, not one per try).
@@ -135,6 +137,7 @@ async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Li
       signal: options.signal,
       onProgress: options.onProgress,
       chunkSize: options.chunkSize,
+      chunkBytes: options.chunkBytes,
       separateConnections: deps.db.kind === 'postgres',
     });
     if (problems.length) deps.log.warn('source records rejected', { source: source.name, rejected: problems.length, first: problems.slice(0, 5) });

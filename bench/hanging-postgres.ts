@@ -1,0 +1,76 @@
+// Probes while PostgreSQL hangs (issue 27: /health took 5 s and /ready 6 s): the app reaches a
+// scratch PostgreSQL through a TCP proxy on 127.0.0.1 that, once stalled, keeps every connection
+// open and forwards nothing (a lost network, a stuck server). /health and /ready are asked in turn
+// while it hangs, each answer timed; then the proxy forwards again and /ready must recover.
+//
+//   npx tsx bench/hanging-postgres.ts [--probes 20]
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { createApp } from '../src/app.js';
+import { testConfig } from '../src/config.js';
+import { createHttpServer } from '../src/http/server.js';
+import { createLogger } from '../src/log.js';
+import { createIssuePubSub } from '../src/pubsub.js';
+import { createTcpProxy } from '../test/helpers/tcp-proxy.js';
+import { connectPostgres, scratchPostgres } from './scratch-databases.js';
+
+const { values } = parseArgs({ options: { probes: { type: 'string', default: '20' } } });
+const probes = Number(values.probes);
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
+
+const scratch = await scratchPostgres();
+const target = new URL(scratch.url!);
+const proxy = await createTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+const viaProxy = new URL(scratch.url!);
+viaProxy.port = String(proxy.port);
+const bench = await connectPostgres(viaProxy.toString());
+const config = testConfig({ rateLimitPerMinute: 0 });
+const { pubsub } = createIssuePubSub(config);
+const app = createApp({ config, db: bench.db, log: createLogger('silent'), pubsub });
+const server = createHttpServer(app);
+server.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+async function probe(path: string): Promise<{ ms: number; status: number }> {
+  const started = performance.now();
+  const res = await fetch(`${base}${path}`);
+  await res.arrayBuffer();
+  return { ms: performance.now() - started, status: res.status };
+}
+
+async function round(): Promise<Record<string, { statuses: Record<number, number>; p50Ms: number; maxMs: number }>> {
+  const result: Record<string, { statuses: Record<number, number>; p50Ms: number; maxMs: number }> = {};
+  for (const path of ['/health', '/ready']) {
+    const times: number[] = [];
+    const statuses: Record<number, number> = {};
+    for (let i = 0; i < probes; i++) {
+      const { ms, status } = await probe(path);
+      times.push(ms);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+    times.sort((a, b) => a - b);
+    result[path] = { statuses, p50Ms: Math.round(percentile(times, 50) * 10) / 10, maxMs: Math.round(times.at(-1)! * 10) / 10 };
+  }
+  return result;
+}
+
+// Warm: the pool holds open connections, which is what a hang catches.
+for (let i = 0; i < 5; i++) await probe('/api/v1/issues?limit=5');
+const healthy = await round();
+proxy.stall();
+const hanging = await round();
+proxy.restore();
+const restoredAt = performance.now();
+let ready = await probe('/ready');
+while (ready.status !== 200 && performance.now() - restoredAt < 30_000) ready = await probe('/ready');
+console.log(
+  JSON.stringify({ probes, healthy, hanging, readyAgainAfterRestoreMs: Math.round(performance.now() - restoredAt), readyStatus: ready.status }, null, 2),
+);
+server.closeAllConnections();
+server.close();
+await Promise.race([bench.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+await proxy.close();
+await scratch.close();
+process.exit(0);
