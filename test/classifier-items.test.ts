@@ -71,4 +71,18 @@ describe('a text item', () => {
       judge('Adversarial emails evade LLM-based phishing detection', 'Researchers craft adversarial attacks that fool a machine learning classifier.').relevant,
     ).toBe(true);
   });
+
+  it('needs the concern to be about the AI system, not a word with another sense, business news or commentary', () => {
+    // An adversary in a game is no AI system, and "safety" of a robot arm is no AI safety item.
+    expect(judge('Resource allocation under adversarial attacks', 'A defender and an adversary who attacks network links play a game.').relevant).toBe(false);
+    expect(
+      judge('Diffusion policies for robotic manipulation', 'We exploit tactile feedback and improve safety of grasping with deep learning.').relevant,
+    ).toBe(false);
+    const launch = judge('OpenAI unveils a faster language model for developers', 'The company says the model is cheaper, and that it ran safety evaluations.');
+    expect(launch.relevant).toBe(false);
+    expect(launch.reasons.map((r) => r.kind)).toContain('tool-or-bait');
+    expect(judge('How to build a career in AI security').relevant).toBe(false);
+    // A concrete event in the title keeps it in scope.
+    expect(judge('OpenAI unveils fix for ChatGPT flaw that leaked chat histories').relevant).toBe(true);
+  });
 });

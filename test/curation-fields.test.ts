@@ -78,6 +78,28 @@ describe('exploitMaturity only from evidence', () => {
   });
 });
 
+describe('issueType of press items', () => {
+  it.each([
+    [
+      "a vendor banning abusers' accounts is an incident",
+      news('OpenAI bans ChatGPT accounts used by state hacker groups', 'The accounts used the chatbot to write malware.'),
+      'incident',
+    ],
+    [
+      'a flaw that exposes data is an incident',
+      news('Zero-click flaw in Microsoft 365 Copilot exposes sensitive data', 'Attackers could exfiltrate mail through a prompt injection.'),
+      'incident',
+    ],
+    [
+      'a law is regulatory',
+      news('Senate passes AI safety bill for frontier models', 'The bill requires safety testing of large language models.'),
+      'regulatory',
+    ],
+  ])('%s', async (_name, record, type) => {
+    expect((await classify(record)).c.issueType).toBe(type);
+  });
+});
+
 describe('attackType', () => {
   const arxiv = (title: string, summary: string) => news(title, summary, { url: 'https://arxiv.org/abs/2501.00001', sourceHints: { issueType: 'research' } });
   it.each([

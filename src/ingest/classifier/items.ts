@@ -147,8 +147,14 @@ function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided
   if (ai.length === 0) {
     // Where the advisories' vocabulary is silent, the words papers and the press use for AI systems.
     const words = [...new Set((text.match(new RegExp(itemAiTerms.source, 'gi')) ?? []).map((t) => t.toLowerCase()))];
+    // "Adversarial attacks" alone is the weakest of them (see notAiEvidence).
+    const onlyAdversary = words.every((t) => /^adversar(y|ial|ies)\s+attacks?$/.test(t));
     if (words.length > 0)
-      ai.push({ kind: 'domain-term', detail: words.slice(0, 5).join(', '), weight: Math.min(w.domainFirst + w.domainMore * (words.length - 1), w.domainMax) });
+      ai.push({
+        kind: 'domain-term',
+        detail: words.slice(0, 5).join(', '),
+        weight: onlyAdversary ? w.domainFirst / 2 : Math.min(w.domainFirst + w.domainMore * (words.length - 1), w.domainMax),
+      });
   }
   const found = (pattern: RegExp, where = text) => [
     ...new Set((where.match(new RegExp(pattern.source, 'gi')) ?? []).map((t) => t.toLowerCase().replace(/\s+/g, ' '))),
@@ -167,14 +173,18 @@ function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided
   }
   // An ATLAS technique is an attack on an AI system: evidence of both.
   if (item.atlasHints.length > 0) concern.push({ kind: 'atlas', detail: item.atlasHints.join(', '), weight: w.atlas });
-  // AI as the defender's tool or a lure's bait is the wrong kind of concern.
+  // AI as the defender's tool or a lure's bait, business news and commentary are the wrong kind of item.
   // Read in the title: an attack paper's abstract speaks of detection too.
   if (
     item.atlasHints.length === 0 &&
     !toolOrBait.againstTheModel.test(item.title) &&
     !/\b(deepfakes?|(ai|llm|machine)[- ]generated|jailbreak\w*|prompt[- ]injection)\b/i.test(item.title)
   ) {
-    const tool = toolOrBait.defence.exec(item.title) ?? toolOrBait.lure.exec(item.title);
+    const tool =
+      toolOrBait.defence.exec(item.title) ??
+      toolOrBait.lure.exec(item.title) ??
+      (concernTerms.strong.test(item.title) || concernTerms.titled.test(item.title) ? null : toolOrBait.business.exec(item.title)) ??
+      (toolOrBait.event.test(item.title) || isResearch(item) ? null : toolOrBait.commentary.exec(item.title));
     if (tool) concern.push({ kind: 'tool-or-bait', detail: tool[0].slice(0, 120), weight: toolOrBait.weight });
   }
   // A paper or article about an AI system names one in its title; AI only in the body is often a
@@ -197,7 +207,14 @@ export interface ItemScore {
 function scored(text: TextScore, sides: TwoSided): ItemScore {
   // AI as the defender's tool or the lure's bait is out of scope whatever else the item says.
   const toolOrBait = sides.concern.some((e) => e.kind === 'tool-or-bait');
-  return { modelLogit: text.logit, modelTop: text.top, ...sides, both: toolOrBait ? 0 : Math.max(0, Math.min(sum(sides.ai), sum(sides.concern))) };
+  // One weak word at half weight (a domain word only in the body, or "adversarial attacks" alone) is no evidence of AI.
+  const ai = sum(sides.ai);
+  return {
+    modelLogit: text.logit,
+    modelTop: text.top,
+    ...sides,
+    both: toolOrBait || ai <= evidenceWeights.domainFirst / 2 ? 0 : Math.max(0, Math.min(ai, sum(sides.concern))),
+  };
 }
 
 export interface TrainedItems {
@@ -274,8 +291,9 @@ export function itemReasons(t: Pick<TrainedItems, 'stacker'>, s: ItemScore): Evi
     ...s.concern.map((e) => ({ ...e, weight: round(e.weight * stacker.b2) })),
     { kind: 'model' as const, detail: s.modelTop.join(' '), weight: round(stacker.b1 * s.modelLogit) },
   ];
-  if (s.ai.length === 0) reasons.push({ kind: 'missing', detail: 'nothing says the item is about an AI/ML system', weight: 0 });
-  if (s.concern.length === 0) reasons.push({ kind: 'missing', detail: 'nothing says the item is about security, privacy or safety', weight: 0 });
+  if (sum(s.ai) <= evidenceWeights.domainFirst / 2) reasons.push({ kind: 'missing', detail: 'nothing says the item is about an AI/ML system', weight: 0 });
+  if (!s.concern.some((e) => e.kind !== 'tool-or-bait'))
+    reasons.push({ kind: 'missing', detail: 'nothing says the item is about security, privacy or safety', weight: 0 });
   return reasons.sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight));
 }
 
@@ -297,7 +315,8 @@ const regulationWords =
   /\b(ai act|act on|(ai |the )?(law|laws|bill|bills|legislation|regulations?|rules?|directive|executive order|code of practice)\b|regulators?|regulatory|watchdog|attorneys? general|ftc|fcc|nist|ncsc|enisa|cnil|ico\b|data protection (authority|board)|(issues?|publishes?|released?|releases) (joint )?(guidance|guidelines|framework|standard)|guidance|guidelines|fined?|fines|vetoe?s|sign(s|ed)? into law|ban(s|ned)? (on )?|probe|investigat\w*|complaint|violat\w*|compliance)/i;
 /** A concrete event: something was exploited, leaked, stolen or harmed someone. */
 const incidentWords =
-  /\b(breach(es|ed)?|leak(s|ed)?|exposed|hacked|compromised|stole|stolen|wiped|deleted|scam(s|med)?|swindl\w*|tricked|fooled|victims?|went rogue|goes rogue|actively exploited|exploited in the wild|in the wild|abused|misused|weaponi[sz]ed|banned .{0,30}accounts|bans .{0,30}accounts|disrupt\w* .{0,40}(operations|campaigns|accounts)|pays? out|lost|died|suicide)\b/i;
+  /\b(breach(es|ed)?|leak(s|ed)?|exposed|exposes|exploited|hacked|compromised|stole|stolen|wiped|deleted|scam(s|med)?|swindl\w*|tricked|fooled|victims?|went rogue|goes rogue|actively exploited|exploited in the wild|in the wild|abused|misused|weaponi[sz]ed|banned .{0,30}accounts|bans .{0,30}accounts|disrupt\w* .{0,40}(operations|campaigns|accounts)|pays? out|lost|died|suicide)\b/i;
+const accountBans = /\b(bans?|banned|disrupts?|disrupted|removes?|removed|blocks?|blocked) .{0,40}\baccounts\b/i;
 const researchNews = /\b(researchers?|study|studies|paper|academics|report finds|proof[- ]of[- ]concept|demonstrat\w*)\b/i;
 
 /**
@@ -305,14 +324,21 @@ const researchNews = /\b(researchers?|study|studies|paper|academics|report finds
  * paper's host, regulation, an incident, or news. The source's hint (an arXiv listing is
  * research) is taken before this (rules.ts).
  */
-export function textItemType(item: Item): 'research' | 'regulatory' | 'incident' | 'news' {
+function isResearch(item: Item): boolean {
+  if (item.sourceHints?.issueType === 'research') return true;
   let host = '';
   try {
     host = new URL(item.url).hostname;
   } catch {
     /* no host to go on */
   }
-  if (researchHosts.test(host) || researchVoice.test(plainText(item.details))) return 'research';
+  return researchHosts.test(host) || researchVoice.test(plainText(item.details));
+}
+
+export function textItemType(item: Item): 'research' | 'regulatory' | 'incident' | 'news' {
+  if (isResearch(item)) return 'research';
+  // A vendor banning abusers' accounts is an event, not a regulator's ban.
+  if (accountBans.test(item.title)) return 'incident';
   if (regulationWords.test(item.title)) return 'regulatory';
   if (incidentWords.test(item.title) && !researchNews.test(item.title)) return 'incident';
   return 'news';
