@@ -69,8 +69,11 @@ const cors = {
   maxAge: 86400,
 } satisfies CORSOptions;
 
-/** How long GET /ready waits for the database before answering 503. */
-export const READY_TIMEOUT_MS = 1000;
+/**
+ * How long GET /ready waits for the database before answering 503: under 1 s, so the answer, not
+ * only the wait, is within the second the probe allows (bench/README.md, hanging PostgreSQL).
+ */
+export const READY_TIMEOUT_MS = 900;
 
 export interface AppServices extends Services {
   /** Where the rate limit counts requests; this process's memory when absent. */
