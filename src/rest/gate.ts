@@ -233,11 +233,13 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
   }
 
   /** The methods SOFA's router answers at this URL. */
-  async function allowedAt(url: string, call: RestCall): Promise<string[]> {
+  async function allowedAt(request: Request, call: RestCall): Promise<string[]> {
     const allowed: string[] = [];
     for (const method of methods) {
+      if (method === request.method) continue;
       const state = { routed: false, probe: true };
-      await router.handle(new Request(url, { method }), { ...call, state });
+      // What the router reads of a request: no Request needs building for a probe.
+      await router.handle({ url: request.url, method, headers: request.headers } as Request, { ...call, state });
       if (state.routed) allowed.push(method);
     }
     return withHead(allowed);
@@ -257,7 +259,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const call: RestCall = { serverContext, original: request, url, viewer: viewerOf(request), fetchAPI, state: { routed: false, probe: false } };
       const answer = (await router.handle(request, call)) as Response | undefined;
       if (answer && call.state.routed) return endResponse(answer);
-      const allowed = await allowedAt(request.url, call);
+      const allowed = await allowedAt(request, call);
       if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
       endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
     },
