@@ -6,7 +6,7 @@
 // real advisories cloned under new ids, `--ai-share` of them AI/ML), the bundled KEV catalog, an
 // EPSS CSV in FIRST's layout (gzip, behind a redirect as FIRST serves it; the sample's CVEs, the
 // exports' CVEs and made-up ones up to `--epss-rows`), the real arXiv listing and news capture of
-// test/fixtures/sources for the feeds. The compiled server (dist/main.js) starts on a fresh
+// test/fixtures/sources for the feeds. The server starts as `npm start` runs it (bin/secwire) on a fresh
 // database with the sample seed off, so the first served issue is one the sources brought.
 // Measured: time to listening, to the first served issue, to every source synced; records
 // received per second over the whole first sync; the server's peak RSS (bench/peak-rss.mjs).
@@ -112,17 +112,22 @@ try {
 
   // ---- the start
   const started = performance.now();
-  const server = await startServerProcess({
-    DATA_DIR: join(dir, 'db'),
-    ...(pg ? { DATABASE_URL: pg.url! } : {}),
-    SEED_SAMPLE_DATA: 'false',
-    LOG_LEVEL: 'info',
-    SOURCES: '',
-    SOURCES_FILE: join(dir, 'sources.json'),
-    SOURCES_ALLOW_PRIVATE: 'true',
-    NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
-    NODE_OPTIONS: `--import=${new URL('peak-rss.mjs', import.meta.url).href}`,
-  });
+  const server = await startServerProcess(
+    {
+      DATA_DIR: join(dir, 'db'),
+      ...(pg ? { DATABASE_URL: pg.url! } : {}),
+      SEED_SAMPLE_DATA: 'false',
+      LOG_LEVEL: 'info',
+      SOURCES: '',
+      SOURCES_FILE: join(dir, 'sources.json'),
+      SOURCES_ALLOW_PRIVATE: 'true',
+      NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+      NODE_OPTIONS: `--import=${new URL('peak-rss.mjs', import.meta.url).href}`,
+      // As `npm start` runs it: bin/secwire with its malloc and V8 settings.
+    },
+    [],
+    new URL('bin/secwire', root).pathname,
+  );
   const listeningSeconds = (performance.now() - started) / 1000;
   let firstServedSeconds: number | undefined;
   const watchFirst = (async () => {
@@ -169,7 +174,7 @@ try {
     '## First sync of the default sources (`npm run bench -- first-sync`)',
     '',
     `Measured ${when} UTC on this machine (2 shared cores, load average ${loadavg()[0]!.toFixed(1)} at the end; compare ratios, not absolute`,
-    `figures), ${pg ? 'PostgreSQL' : 'PGlite (the default start)'}. The compiled server starts on a fresh database with the sample seed off and`,
+    `figures), ${pg ? 'PostgreSQL' : 'PGlite (the default start)'}. The server starts as \`npm start\` runs it (bin/secwire) on a fresh database with the sample seed off and`,
     "data/sources/default-sources.json pointed at a local HTTPS server that serves local copies at the upstreams' paths:",
     `${sizes.join('; ')}. The OSV exports are real advisories cloned under new ids (${Math.round(aiShare * 100)}% from the sample's`,
     'AI/ML advisories, the rest from the labelled general-software ones), sized like the real exports except npm, whose real',

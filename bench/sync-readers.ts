@@ -4,9 +4,14 @@
 // served over HTTPS from 127.0.0.1; each entry is a real AI/ML advisory whose affected versions
 // list is padded to the entry size (OSV records of packages with long histories look like this).
 //
-//   npx tsx bench/sync-readers.ts [entries=20] [entryMb=15.9] [label]
+// Two syncs side by side, each on a fresh database: with chunks bounded by count only (750 records
+// per transaction, as before issue 27's change: the whole zip is one transaction) and with the
+// byte bound (src/sources/records.ts, CHUNK_BYTES: each large record its own transaction).
+//
+//   npx tsx bench/sync-readers.ts [entries=6] [entryMb=15.9] [pglite|postgres]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { loadavg } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
@@ -18,11 +23,11 @@ import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { syncSource } from '../src/sources/sync.js';
 import { startFileServer } from '../test/helpers/file-server.js';
-import { scratchPGlite } from './scratch-databases.js';
+import { scratchPGlite, scratchPostgres } from './scratch-databases.js';
 
-const entries = Number(process.argv[2] ?? 20);
+const entries = Number(process.argv[2] ?? 6);
 const entryBytes = Math.round(Number(process.argv[3] ?? 15.9) * 1024 * 1024);
-const label = process.argv[4] ?? 'current';
+const database = process.argv[4] === 'postgres' ? 'postgres' : 'pglite';
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 
 const advisoriesDir = new URL('../data/advisories/', import.meta.url);
@@ -52,16 +57,6 @@ const zipBytes = await buffer(zip.outputStream);
 const files = await startFileServer();
 files.set('/PyPI/all.zip', zipBytes);
 
-const bench = await scratchPGlite();
-const config = testConfig({ rateLimitPerMinute: 0 });
-const { pubsub } = createIssuePubSub(config);
-const log = createLogger('error');
-const app = createApp({ config, db: bench.db, log, pubsub });
-const server = createHttpServer(app);
-server.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
 // The reader runs in a process of its own: in this one, a blocked event loop would also delay the
 // reader's own sends and hide the stall it causes.
 const readerScript = `
@@ -83,14 +78,47 @@ while (!stop) {
 process.stdout.write(JSON.stringify({ latencies, errors }));
 `;
 
-/** Reads (uncached) from another process until `done` settles; the latency of each, sorted, and the failures. */
-async function read(done: Promise<unknown>): Promise<{ latencies: number[]; errors: number }> {
-  const reader = spawn(process.execPath, ['--input-type=module', '-e', readerScript, base], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const output = buffer(reader.stdout!);
-  await done.catch(() => undefined);
-  reader.stdin!.end('stop');
-  const { latencies, errors } = JSON.parse((await output).toString()) as { latencies: number[]; errors: number };
-  return { latencies: latencies.sort((a, b) => a - b), errors };
+async function measure(chunkBytes: number | undefined) {
+  const bench = database === 'postgres' ? await scratchPostgres() : await scratchPGlite();
+  const config = testConfig({ rateLimitPerMinute: 0 });
+  const { pubsub } = createIssuePubSub(config);
+  const log = createLogger('error');
+  const app = createApp({ config, db: bench.db, log, pubsub });
+  const server = createHttpServer(app);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  /** Reads (uncached) from another process until `done` settles; the latency of each, sorted, and the failures. */
+  async function read(done: Promise<unknown>): Promise<{ latencies: number[]; errors: number }> {
+    const reader = spawn(process.execPath, ['--input-type=module', '-e', readerScript, base], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const output = buffer(reader.stdout!);
+    await done.catch(() => undefined);
+    reader.stdin!.end('stop');
+    const { latencies, errors } = JSON.parse((await output).toString()) as { latencies: number[]; errors: number };
+    return { latencies: latencies.sort((a, b) => a - b), errors };
+  }
+
+  const quiet = await read(new Promise((resolve) => setTimeout(resolve, 5000)));
+  const started = performance.now();
+  const syncing = syncSource(
+    { prisma: bench.db.prisma, pubsub, log, db: bench.db },
+    { name: 'bench-large', kind: 'osv-zip', location: files.url('/PyPI/all.zip'), intervalMinutes: 60 },
+    { allowPrivate: true, ca: files.ca, relay: false, chunkBytes },
+  );
+  const during = await read(syncing);
+  const outcome = await syncing;
+  const result = {
+    chunks: chunkBytes === undefined ? 'by count and bytes (now)' : 'by count only (before)',
+    syncSeconds: Math.round((performance.now() - started) / 100) / 10,
+    sync: `${outcome.status}, ${outcome.counts.created} created`,
+    readerWithoutSync: summary(quiet),
+    readerDuringSync: summary(during),
+  };
+  server.closeAllConnections();
+  server.close();
+  await bench.close();
+  return result;
 }
 
 const summary = ({ latencies, errors }: { latencies: number[]; errors: number }) => ({
@@ -101,32 +129,22 @@ const summary = ({ latencies, errors }: { latencies: number[]; errors: number })
   maxMs: Math.round(latencies.at(-1) ?? Number.NaN),
 });
 
-const quiet = await read(new Promise((resolve) => setTimeout(resolve, 5000)));
-const started = performance.now();
-const syncing = syncSource(
-  { prisma: bench.db.prisma, pubsub, log, db: bench.db },
-  { name: 'bench-large', kind: 'osv-zip', location: files.url('/PyPI/all.zip'), intervalMinutes: 60 },
-  { allowPrivate: true, ca: files.ca, relay: false },
-);
-const during = await read(syncing);
-const outcome = await syncing;
+const before = await measure(Number.POSITIVE_INFINITY);
+const now = await measure(undefined);
 console.log(
   JSON.stringify(
     {
-      label,
+      database,
       entries,
       entryMb: Math.round((entryBytes / 1024 / 1024) * 10) / 10,
       zipMb: Math.round((zipBytes.length / 1024 / 1024) * 10) / 10,
-      syncSeconds: Math.round((performance.now() - started) / 100) / 10,
-      sync: { status: outcome.status, counts: outcome.counts },
-      readerWithoutSync: summary(quiet),
-      readerDuringSync: summary(during),
+      loadAverage: Number(loadavg()[0]!.toFixed(1)),
+      before,
+      now,
     },
     null,
     2,
   ),
 );
-server.closeAllConnections();
-server.close();
 await files.close();
 process.exit(0);

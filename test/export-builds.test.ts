@@ -1,16 +1,12 @@
 // The bulk exports are built once per data version and query and served from that build, and a
 // client (and the instance) may only have so many downloading at once (issue 27: one client
 // looping an export used to cost seconds of database work per request and stall everyone).
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import { EXPORTS_PER_CLIENT } from '../src/http/export-builds.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { makeIssue } from './helpers/issues.js';
-import { startServerProcess } from './helpers/server-process.js';
 
 let db: TestDatabase;
 let t: TestApp;
@@ -65,25 +61,6 @@ describe('export builds', () => {
       if (res.status === 200) break;
       await res.body?.cancel();
       await new Promise((r) => setTimeout(r, 20));
-    }
-  });
-
-  it('the server removes its build directory when it stops', { timeout: 120_000 }, async () => {
-    const scratch = await mkdtemp(join(tmpdir(), 'secwire-export-dir-'));
-    try {
-      const server = await startServerProcess({ TMPDIR: scratch, DATA_DIR: join(scratch, 'data') });
-      const builds = async () => (await readdir(scratch)).filter((name) => name.startsWith('secwire-exports-'));
-      try {
-        const res = await fetch(`${server.base}/api/issues/export`);
-        expect(res.status).toBe(200);
-        await res.arrayBuffer();
-        expect(await builds()).toHaveLength(1);
-      } finally {
-        expect(await server.stop()).toBe(0);
-      }
-      expect(await builds()).toEqual([]);
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
     }
   });
 });

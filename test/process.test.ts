@@ -1,11 +1,12 @@
 // The process an operator runs: `npm start` (bin/secwire) in a checkout of its own, as a
 // supervisor or a shell would start it. Two starts at once both build and serve; SIGTERM to the
 // pid `npm start` started stops the server itself (its output pipe closes only when every process
-// holding it has exited, so an orphaned server would hold this test until it fails); a database
+// holding it has exited, so an orphaned server would hold this test until it fails) and removes
+// its exports' build directory; a database
 // that cannot be reached ends start-up with one line and a non-zero exit code; and a production
 // install (`npm ci --omit=dev`, offline from npm's cache) starts and answers on the Node it brings.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,14 +39,27 @@ async function terminate(server: ServerProcess): Promise<{ code: number | null; 
 }
 
 describe('the process an operator runs', () => {
-  it('two `npm start`s from one checkout both build and serve, and SIGTERM to the npm pid stops each server', { timeout: 180_000 }, async () => {
+  it('two `npm start`s from one checkout both build and serve, and SIGTERM to the npm pid stops each server, build directory removed', {
+    timeout: 180_000,
+  }, async () => {
     const dir = checkout('concurrent');
-    const servers = await Promise.all([npmStart(dir, { DATA_DIR: join(dir, 'a') }), npmStart(dir, { DATA_DIR: join(dir, 'b') })]);
+    // Each server's temporary directory, where it builds the exports.
+    const tmp = [join(dir, 'tmp-a'), join(dir, 'tmp-b')];
+    for (const t of tmp) mkdirSync(t);
+    const builds = () => tmp.flatMap((t) => readdirSync(t).filter((name) => name.startsWith('secwire-exports-')));
+    const servers = await Promise.all([
+      npmStart(dir, { DATA_DIR: join(dir, 'a'), TMPDIR: tmp[0]! }),
+      npmStart(dir, { DATA_DIR: join(dir, 'b'), TMPDIR: tmp[1]! }),
+    ]);
     for (const server of servers) {
       const res = await fetch(`${server.base}/api/v1/stats`);
       expect(res.status).toBe(200);
       expect(await res.json()).toHaveProperty('data');
+      const exported = await fetch(`${server.base}/api/issues/export`);
+      expect(exported.status).toBe(200);
+      await exported.arrayBuffer();
     }
+    expect(builds()).toHaveLength(2);
     for (const server of servers) {
       const { code, closed } = await terminate(server);
       expect(closed).toBe(true);
@@ -53,6 +67,7 @@ describe('the process an operator runs', () => {
       expect(server.lines().some((line) => line.msg === 'shutting down' && (line as { signal?: string }).signal === 'SIGTERM')).toBe(true);
       await expect(fetch(`${server.base}/health`)).rejects.toThrow();
     }
+    expect(builds()).toEqual([]);
   });
 
   it('a database it cannot reach ends start-up with one line on stderr and exit code 1', async () => {

@@ -1,9 +1,9 @@
 // Response-cache hits answered at the node:http level, before Yoga, where Yoga's pipeline would
 // build a Fetch Request, run every plugin's hooks and pipe a Response back (most of a small
 // request's CPU, bench/README.md): a few header look-ups and one write. The answer is the one the
-// plugins give (test/cached-reply.test.ts compares them): the same functions make its headers,
-// namely the cache's reply (ETag, 304, encoding, the kept licence and paging links), the rate
-// limit's count and headers, the request id, Yoga's CORS headers and the Vary that follows them.
+// plugins give (test/cached-reply.test.ts compares them): the cache's reply (ETag, 304, encoding,
+// the kept licence and paging links), Yoga's CORS headers, and what every answer carries, added by
+// the same finish() as on Yoga's path (the rate limit's count, the request id, Vary).
 //
 // Only a hit is answered here; everything else goes to Yoga untouched, and nothing has been counted
 // against the client by then: other methods (but a HEAD hit), a request with a body, a client over
@@ -14,8 +14,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getCORSHeadersByRequestAndOptions, type CORSOptions } from '@whatwg-node/server';
 import type { NodeServerContext } from './client-identity.js';
 import { isRateLimited, type RateLimiter } from './rate-limit.js';
+import { asHeaders, finish } from './finish.js';
 import { requestIdOf } from './request-id.js';
-import { varyOnEncoding, type HeaderReader, type ResponseCache } from './response-cache.js';
+import type { HeaderReader, ResponseCache } from './response-cache.js';
 
 /** Answers a cache hit before Yoga: 'hit' when it did, false when Yoga is to handle the request. */
 export type EarlyReply = (req: IncomingMessage, res: ServerResponse) => Promise<'hit' | false>;
@@ -54,10 +55,9 @@ export function earlyReply({ responseCache, rateLimiter, cors }: EarlyReplyOptio
       const limited = rateLimiter && isRateLimited(url.pathname) ? await rateLimiter.check(request, { req } satisfies NodeServerContext) : undefined;
       if (limited?.refused) return false;
       if (res.destroyed) return 'hit';
-      const corsHeaders = getCORSHeadersByRequestAndOptions(request as unknown as Request, cors) ?? {};
-      // Yoga's path adds Accept-Encoding to the Vary of every answer of a cacheable request (rest/gate.ts).
-      const own = { ...limited?.headers, 'X-Request-Id': requestIdOf(request), ...corsHeaders, Vary: varyOnEncoding(corsHeaders.Vary ?? null) };
-      res.writeHead(reply.status, { ...reply.headers, ...own });
+      const sent = { ...reply.headers, ...getCORSHeadersByRequestAndOptions(request as unknown as Request, cors) };
+      finish(asHeaders(sent), { requestId: requestIdOf(request), rateLimit: limited?.headers, cached: true });
+      res.writeHead(reply.status, sent);
       res.end(method === 'HEAD' ? undefined : (reply.body ?? undefined));
       return 'hit';
     } catch {

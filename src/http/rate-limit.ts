@@ -11,6 +11,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../log.js';
 import type { KnownKeys } from '../keys/api-keys.js';
 import { clientIdentity, type NodeServerContext } from './client-identity.js';
+import { noteRateLimit } from './finish.js';
 import type { RateLimitStore, WindowHit } from './rate-limit-store.js';
 import { refusal } from './refusal.js';
 
@@ -131,9 +132,6 @@ export const isRateLimited = (pathname: string) => !exemptPaths.has(pathname);
 
 export function useRateLimit(limiter: RateLimiter | undefined, graphqlEndpoint: string): Plugin {
   if (!limiter) return {};
-  // Headers to add to the response, keyed by the request's server context (one object per request;
-  // the Request itself may be replaced by later plugins).
-  const pending = new WeakMap<object, Record<string, string>>();
   return {
     async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
       // CORS preflights are answered before this plugin and cost nothing.
@@ -144,12 +142,8 @@ export function useRateLimit(limiter: RateLimiter | undefined, graphqlEndpoint: 
       if (refused) {
         return endResponse(refusal(fetchAPI, url.pathname === graphqlEndpoint, { status: 429, code: 'RATE_LIMITED', message: refused, headers }));
       }
-      pending.set(serverContext, headers);
-    },
-    onResponse({ serverContext, response }) {
-      const headers = pending.get(serverContext);
-      if (!headers) return;
-      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+      // Added to the response by finish() (keyed by the server context: later plugins may replace the Request).
+      noteRateLimit(serverContext, headers);
     },
   };
 }

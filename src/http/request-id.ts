@@ -1,5 +1,5 @@
 // One id per request: the caller's X-Request-Id when it is sane, else a fresh UUID. It is echoed in
-// the X-Request-Id response header and is reachable from anywhere the request is being handled
+// the X-Request-Id response header (finish.ts) and is reachable from anywhere the request is being handled
 // (error masking has no context argument), so a masked 500 can be found in the logs.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -42,9 +42,6 @@ export function useRequestId(): Plugin {
   return {
     instrumentation: {
       request: ({ request }, wrapped) => withRequestId(requestIdOf(request), wrapped),
-    },
-    onResponse({ request, response }) {
-      response.headers.set('X-Request-Id', requestIdOf(request));
     },
   };
 }

@@ -1,9 +1,7 @@
 // RFC 8288 Link headers with rel="next" and rel="prev" on the list routes, beside the spec's
 // `meta` (which stays as it is). The issue list's next link carries the opaque cursor of its last
 // issue, so a client following links is not shifted by issues added meanwhile; prev steps back
-// by offset. Added after the licence link, never in place of it.
-import type { Plugin } from 'graphql-yoga';
-import { isReplay } from '../http/response-cache.js';
+// by offset. Added after the licence link, never in place of it (http/finish.ts).
 import { encodeCursor } from '../issues/cursor.js';
 import type { RestAnswered } from '../rest/gate.js';
 import { restBasePath } from '../rest/routes.js';
@@ -49,17 +47,11 @@ export function pagingLinks(url: URL, answer: ListBody): string[] {
   return links;
 }
 
-export function usePagingLinks(): Plugin {
-  return {
-    onResponse({ request, response, serverContext }) {
-      // A cached answer carries its links already.
-      if (isReplay(serverContext)) return;
-      const url = new URL(request.url);
-      if (!lists[url.pathname] || request.method !== 'GET' || response.status !== 200) return;
-      // The gate's answer as it was built: every list answer but a cached one (above) comes from the gate.
-      const answer = (serverContext as RestAnswered).restAnswer as ListBody | undefined;
-      if (!answer) return;
-      for (const value of pagingLinks(url, answer)) response.headers.append('Link', value);
-    },
-  };
+/** The paging links of a route's answer to this request (finish() adds them after the licence link). */
+export function answerPagingLinks(request: Request, response: Response, serverContext: object): string[] {
+  const url = new URL(request.url);
+  if (!lists[url.pathname] || request.method !== 'GET' || response.status !== 200) return [];
+  // The gate's answer as it was built (a cached answer carries its links already).
+  const answer = (serverContext as RestAnswered).restAnswer as ListBody | undefined;
+  return answer ? pagingLinks(url, answer) : [];
 }

@@ -2,7 +2,7 @@
 // SOFA one). It takes the list route's filters, parsed by the same code (src/issues/filters.ts),
 // so the same bad value gets the same 400 envelope; the body streams from the database page by
 // page (src/issues/csv.ts) into a file built once per data version and query (http/export-builds.ts).
-// The licence Link header comes from useLicenseLink, as on every /api route.
+// The licence Link header comes from finish() (http/finish.ts), as on every /api route.
 import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { rejectUnknownParameters } from '../params.js';

@@ -18,9 +18,10 @@ import type { ExecutionArgs, ExecutionResult, GraphQLField } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { envelopeFor, errorResponse } from '../http/envelope.js';
+import { noteCachedRoute } from '../http/finish.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
 import { currentRequestId } from '../http/request-id.js';
-import { isReplay, varyOnEncoding, type ResponseCache } from '../http/response-cache.js';
+import type { ResponseCache } from '../http/response-cache.js';
 import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
 import { checkRestArguments } from './arguments.js';
@@ -178,6 +179,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
   async function fromCache(request: Request, url: URL, serverContext: object, fetchAPI: { Response: typeof Response }, ttlSeconds?: number) {
     const key = await responseCache?.keyOf(request.headers, url);
     if (!key) return undefined;
+    noteCachedRoute(serverContext);
     const hit = await responseCache!.replay(key, request, serverContext, fetchAPI.Response);
     if (!hit) toStore.set(serverContext, { key, ttlSeconds });
     return hit;
@@ -231,11 +233,13 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
   }
 
   /** The methods SOFA's router answers at this URL. */
-  async function allowedAt(url: string, call: RestCall): Promise<string[]> {
+  async function allowedAt(request: Request, call: RestCall): Promise<string[]> {
     const allowed: string[] = [];
     for (const method of methods) {
+      if (method === request.method) continue;
       const state = { routed: false, probe: true };
-      await router.handle(new Request(url, { method }), { ...call, state });
+      // What the router reads of a request: no Request needs building for a probe.
+      await router.handle({ url: request.url, method, headers: request.headers } as Request, { ...call, state });
       if (state.routed) allowed.push(method);
     }
     return withHead(allowed);
@@ -255,20 +259,17 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const call: RestCall = { serverContext, original: request, url, viewer: viewerOf(request), fetchAPI, state: { routed: false, probe: false } };
       const answer = (await router.handle(request, call)) as Response | undefined;
       if (answer && call.state.routed) return endResponse(answer);
-      const allowed = await allowedAt(request.url, call);
+      const allowed = await allowedAt(request, call);
       if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
       endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
     },
-    // Last but the error envelope: the licence and paging links are on the response by now.
+    // After useFinish: the licence and paging links are on the response by now.
     async onResponse({ request, response, serverContext, setResponse, fetchAPI }) {
       const pending = toStore.get(serverContext);
-      if (!pending && !isReplay(serverContext)) return;
       // A HEAD's body is gone already (useHead): nothing to keep.
       if (pending && response.status === 200 && response.body) {
-        response = await responseCache!.store(pending.key, request, response, fetchAPI.Response, pending.ttlSeconds);
-        setResponse(response);
+        setResponse(await responseCache!.store(pending.key, request, response, fetchAPI.Response, pending.ttlSeconds));
       }
-      response.headers.set('Vary', varyOnEncoding(response.headers.get('vary')));
     },
   };
 }
