@@ -82,6 +82,7 @@ describe('a text item', () => {
     expect(launch.relevant).toBe(false);
     expect(launch.reasons.map((r) => r.kind)).toContain('tool-or-bait');
     expect(judge('How to build a career in AI security').relevant).toBe(false);
+    expect(judge('How generative AI is changing cybersecurity', 'Security teams adopt AI tools while attackers experiment with them.').relevant).toBe(false);
     // A concrete event in the title keeps it in scope.
     expect(judge('OpenAI unveils fix for ChatGPT flaw that leaked chat histories').relevant).toBe(true);
   });

@@ -257,9 +257,9 @@ export const toolOrBait = {
    * leak or incident (`event`).
    */
   commentary:
-    /\b(how to|tips|ways to|webinar|podcast|recap|predictions?|trends|guide to|in the (age|era) of|era\b|careers?|certifications?|courses?|landscape|transforms?)\b/i,
+    /^(how|why|what)\b|\b(how to|tips|ways to|webinar|podcast|recap|predictions?|trends|guide to|in the (age|era) of|era\b|careers?|certifications?|courses?|landscape|transforms?|(is|are) (changing|reshaping|transforming))\b/i,
   event:
-    /\b(prompt[- ]injection|jailbreak\w*|vulnerab\w*|flaws?|bugs?|exploit(s|ed)?|leak(s|ed)?|breach(es|ed)?|hack(s|ed)?|hijack\w*|exposed?s?|cve-\d+-\d+|zero[- ]click|deepfakes?|voice[- ]clon\w*|scam(s|med)?|stole|stolen|bans?|banned|disrupt\w*|poison\w*|backdoor\w*)\b/i,
+    /\b(prompt[- ]injection|jailbr(eak|oke|oken)\w*|vulnerab\w*|flaws?|bugs?|exploit(s|ed)?|leak(s|ed)?|breach(es|ed)?|hack(s|ed)?|hijack\w*|exposed?s?|cve-\d+-\d+|zero[- ]click|deepfakes?|voice[- ]clon\w*|scam(s|med)?|stole|stolen|bans?|banned|disrupt\w*|poison\w*|backdoor\w*)\b/i,
   weight: -4,
 };
 
