@@ -5,8 +5,8 @@
 //
 // What is kept is what every caller of the same URL gets: the body, its Content-Type and its Link
 // headers (licence and paging). What belongs to one request (RateLimit, X-Request-Id, the CORS
-// headers) is never kept: the plugins that add them do so for a replay as for any response, and a
-// hit over a socket is answered before Yoga (early-reply.ts) with the same functions.
+// headers) is never kept: finish() (finish.ts) and Yoga's CORS add them to a replay as to any
+// response, and to a hit answered over a socket before Yoga (early-reply.ts).
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
