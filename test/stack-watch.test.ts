@@ -6,19 +6,17 @@
 import { readFileSync } from 'node:fs';
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.js';
-import { startDeliveries, type Deliveries } from './helpers/deliveries.js';
+import type { TestApp } from './helpers/app.js';
+import { startWebhookApp, type Deliveries } from './helpers/deliveries.js';
 import type { ReceivedRequest } from './helpers/https-receiver.js';
-import { adminHeaders, adminKey, loadAdvisories, loadAdvisory } from './helpers/samples.js';
-import { bearer, publishIssues, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
+import { adminHeaders, loadAdvisories, loadAdvisory } from './helpers/samples.js';
+import { bearer, publishIssues, registerWebhookRest } from './helpers/webhooks.js';
 
 let t: TestApp;
 let deliveries: Deliveries;
 
 beforeAll(async () => {
-  t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey: adminKey });
-  // Updates travel by the dispatcher's sweep: a short interval keeps the test quick.
-  deliveries = await startDeliveries(t, { dispatcher: { sweepIntervalMs: 100 } });
+  ({ t, deliveries } = await startWebhookApp());
 });
 
 afterAll(async () => {

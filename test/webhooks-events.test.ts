@@ -2,19 +2,17 @@
 // withdrawn one as issues_withdrawn (ids only, it is no longer served), each once; a webhook that
 // did not opt in receives new_issues exactly as the spec says, and nothing else.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.js';
-import { startDeliveries, type Deliveries } from './helpers/deliveries.js';
+import type { TestApp } from './helpers/app.js';
+import { startWebhookApp, type Deliveries } from './helpers/deliveries.js';
 import type { ReceivedRequest } from './helpers/https-receiver.js';
-import { adminHeaders, adminKey, loadAdvisories } from './helpers/samples.js';
-import { bearer, registerWebhookRest, webhookKey } from './helpers/webhooks.js';
+import { adminHeaders, loadAdvisories } from './helpers/samples.js';
+import { bearer, registerWebhookRest } from './helpers/webhooks.js';
 
 let t: TestApp;
 let deliveries: Deliveries;
 
 beforeAll(async () => {
-  t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey: adminKey });
-  // Change events travel by the dispatcher's sweep: a short interval keeps the test quick.
-  deliveries = await startDeliveries(t, { dispatcher: { sweepIntervalMs: 100 } });
+  ({ t, deliveries } = await startWebhookApp());
 });
 
 afterAll(async () => {

@@ -4,8 +4,10 @@ import { createLogger } from '../../src/log.js';
 import { createWebhookDispatcher } from '../../src/schema/issue-stream.js';
 import type { DispatcherOptions } from '../../src/webhooks/dispatcher.js';
 import { createDeliveryWorker, type WorkerOptions } from '../../src/webhooks/worker.js';
-import type { TestApp } from './app.js';
+import { createTestApp, type TestApp } from './app.js';
 import { createReceiver, testCertificate } from './https-receiver.js';
+import { adminKey } from './samples.js';
+import { webhookKey } from './webhooks.js';
 
 const log = createLogger('silent');
 
@@ -29,4 +31,13 @@ export async function startDeliveries(t: TestApp, options: { worker?: Partial<Wo
       await receiver.close();
     },
   };
+}
+
+/**
+ * An app with the admin and webhook keys, private receivers allowed, and its deliveries running;
+ * change events travel by the dispatcher's sweep, so a short interval keeps a test quick.
+ */
+export async function startWebhookApp(): Promise<{ t: TestApp; deliveries: Deliveries }> {
+  const t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, adminApiKey: adminKey });
+  return { t, deliveries: await startDeliveries(t, { dispatcher: { sweepIntervalMs: 100 } }) };
 }
