@@ -4,7 +4,7 @@ const base = '^src/((config|log|errors|dates|params|redis|idle-collection|data-l
 const graphql = '^src/(schema/|context\\.ts$)';
 const edgeRoutes = '^src/(rest|paging)/|^src/(feeds/routes|taxii/server|sbom/route|osv-output/export)\\.ts$';
 const edge = `^src/http/|${edgeRoutes}`;
-const composition = '^src/(start|main|cli|cli-commands|runtime|app|seed)\.ts$';
+const composition = '^src/server/';
 
 const uphill = (name, comment, from, to) => ({ name, comment, severity: 'error', from, to: { path: to } });
 

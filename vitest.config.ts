@@ -14,7 +14,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // CI runs the suite twice, on the embedded database and then on PostgreSQL and Redis. Files
     // whose outcome cannot depend on either variable would only repeat the first pass, so a run
-    // with one set leaves them out (test/helpers/passes.ts lists them; test/passes.test.ts checks).
+    // with one set leaves them out (test/helpers/passes.ts lists them; test/server/passes.test.ts checks).
     exclude: process.env.TEST_DATABASE_URL || process.env.TEST_REDIS_URL ? databaseIndependent : [],
     globalSetup: ['test/helpers/build-setup.ts', 'test/helpers/global-setup.ts'],
     // Each file builds its own database; two workers match the machine's two cores.

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { buffer } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import { createHttpServer } from '../src/http/server.js';
 import { createLogger } from '../src/log.js';

@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import { csvColumns } from '../src/rest/csv.js';
 import { createLogger } from '../src/log.js';

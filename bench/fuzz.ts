@@ -1,4 +1,4 @@
-// The fuzz test (test/fuzz.test.ts) at bench scale: at least 20,000 generated requests over every
+// The fuzz test (test/edge/fuzz.test.ts) at bench scale: at least 20,000 generated requests over every
 // surface, the shapes of issue 27 included (forged cursors and TAXII tokens, deep SBOMs, lone
 // surrogates, HEAD on streaming routes), with its invariants: never a 5xx, never a leak, the
 // envelope for every error. CI runs the same file at about 12,000.
@@ -12,7 +12,7 @@ import { writeReadmeSection } from './readme.js';
 const requests = Number(process.argv[2] ?? 20_000);
 const database = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite';
 const load = loadavg()[0]!.toFixed(1);
-const run = spawnSync('npx', ['vitest', 'run', 'test/fuzz.test.ts'], {
+const run = spawnSync('npx', ['vitest', 'run', 'test/edge/fuzz.test.ts'], {
   env: { ...process.env, FUZZ_REQUESTS: String(requests), NO_COLOR: '1', FORCE_COLOR: '0' },
   encoding: 'utf8',
   maxBuffer: 64 * 1024 * 1024,

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import { createHttpServer } from '../src/http/server.js';
 import { createLogger } from '../src/log.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrator.js';
-import { readSampleRecords } from '../src/seed.js';
+import { readSampleRecords } from '../src/server/seed.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
@@ -65,7 +65,7 @@ async function runOn(db: Database, sample: unknown[], synthetic: unknown[]): Pro
 
 function cliSeconds(env: Record<string, string>): { seconds: number; line: string } {
   const start = performance.now();
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'ingest', 'data/advisories', 'data/items'], {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/server/cli.ts', 'ingest', 'data/advisories', 'data/items'], {
     env: { ...process.env, ...env, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', SOURCES: '[]' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],

@@ -5,7 +5,7 @@
 //   npx tsx bench/list-route.ts [rows=20000] [iterations=30]
 // PostgreSQL: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); a scratch
 // database is created and dropped. Prints a Markdown table for bench/README.md.
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import type { Database } from '../src/db/client.js';
 import type { Prisma } from '../src/generated/prisma/client.js';

@@ -6,7 +6,7 @@ import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
-import { readSampleRecords } from '../src/seed.js';
+import { readSampleRecords } from '../src/server/seed.js';
 
 const negativesDir = new URL('../data/relevance/negative/', import.meta.url);
 

@@ -11,7 +11,7 @@
 // database created and dropped; Redis: BENCH_REDIS_URL (default redis://127.0.0.1:6379), keys under
 // a unique prefix. Prints a Markdown table for bench/README.md.
 import { randomBytes } from 'node:crypto';
-import { createApp, type App } from '../src/app.js';
+import { createApp, type App } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import type { Database } from '../src/db/client.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../src/http/rate-limit-store.js';

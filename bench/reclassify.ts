@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Database } from '../src/db/client.js';
-import { readSampleRecords } from '../src/seed.js';
+import { readSampleRecords } from '../src/server/seed.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { reclassify, type ReclassifyResult } from '../src/ingest/reclassify.js';
 import { createLogger } from '../src/log.js';
@@ -77,7 +77,7 @@ async function measure(db: Database, input: unknown[]): Promise<Run> {
 /** The real CLI on the PostgreSQL database just reclassified, after marking everything stale again. */
 function cliRun(url: string): { seconds: number; line: string } {
   const start = performance.now();
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'reclassify'], {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/server/cli.ts', 'reclassify'], {
     env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'error', REGISTRY_LOOKUP: 'false', SOURCES: '[]' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -8,7 +8,7 @@
 //   npx tsx bench/scan-versions.ts [issues=5000] [iterations=5]
 // Writes its section of bench/README.md.
 import { cpus, loadavg } from 'node:os';
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import type { Database } from '../src/db/client.js';
 import { createLogger } from '../src/log.js';

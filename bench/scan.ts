@@ -8,7 +8,7 @@
 // PostgreSQL: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); a scratch
 // database is created and dropped. Prints Markdown for bench/README.md.
 import { cpus, loadavg } from 'node:os';
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';

@@ -4,7 +4,7 @@
 // entry by entry: --ai-share of them from the sample's AI/ML advisories (data/advisories), the rest
 // from the labelled general-software ones (data/relevance/negative), as in a real ecosystem export
 // where most records are not AI-related. Each sync is `npm run cli -- sync` as an operator runs it
-// (compiled dist/cli.js with the script's node flags; bench/peak-rss.mjs preloaded for its peak
+// (compiled dist/server/cli.js with the script's node flags; bench/peak-rss.mjs preloaded for its peak
 // RSS): the first sync on a fresh database, then a second one over the same file read again
 // (validators forgotten, every entry checked by fingerprint). --zip keeps the built zip at a path
 // and reuses it when it exists (building 250,000 records takes minutes).
@@ -147,7 +147,7 @@ try {
     `absolute figures). A zip of ${total} OSV records (${zipMb.toFixed(0)} MB, built in ${buildSeconds.toFixed(0)} s, streamed) cloned under new ids`,
     `from real advisories at their real sizes: ${Math.round(aiShare * 100)}% from the sample's AI/ML advisories, the rest from the labelled`,
     'general-software ones (data/relevance/negative), as in a real ecosystem export where most records are not AI-related.',
-    "Each sync is `npm run cli -- sync` as an operator runs it (dist/cli.js with the script's node flags, re-executed with glibc malloc's settings): the first on a fresh, migrated database; the second over the same",
+    "Each sync is `npm run cli -- sync` as an operator runs it (dist/server/cli.js with the script's node flags, re-executed with glibc malloc's settings): the first on a fresh, migrated database; the second over the same",
     'file read again with its validators forgotten, so every entry is checked against its stored fingerprint (CRC-32 and size from',
     "the zip's central directory) and none is inflated. With validators kept, a re-run is one `stat` or one HTTP 304.",
     '',

@@ -32,8 +32,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 // Each runner: the command and its arguments (`npm start` runs bin/secwire).
 const runners = {
   'npm start': [launcher],
-  'compiled, V8 defaults': [process.execPath, '--max-semi-space-size=16', '--enable-source-maps', 'dist/main.js'],
-  tsx: [process.execPath, '--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
+  'compiled, V8 defaults': [process.execPath, '--max-semi-space-size=16', '--enable-source-maps', 'dist/server/main.js'],
+  tsx: [process.execPath, '--max-semi-space-size=16', '--import', 'tsx', 'src/server/main.ts'],
 };
 const warmRound = ['/api/v1/issues?limit=20', '/api/v1/issues?limit=20&search=injection', '/api/v1/issues?limit=20&severity=critical', '/api/v1/stats'];
 const warmRounds = 50;

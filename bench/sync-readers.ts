@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import yazl from 'yazl';
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import { createHttpServer } from '../src/http/server.js';
 import { createLogger } from '../src/log.js';

@@ -1,4 +1,4 @@
-// Throughput under concurrency: the real server (src/main.ts in a child process, with the node
+// Throughput under concurrency: the real server (src/server/main.ts in a child process, with the node
 // flags `npm start` uses) against a minimal node:http + pg server (bench/raw-server.ts) that sends
 // hand-written SQL and returns the same JSON, both on one scratch PostgreSQL database of realistic
 // issues (--db pglite: each on its own copy of an embedded data directory). Every workload is first checked to give identical bodies on both, then driven with
@@ -29,7 +29,7 @@ import canonicalize from 'canonicalize';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { seedSampleData } from '../src/seed.js';
+import { seedSampleData } from '../src/server/seed.js';
 import { createLogger } from '../src/log.js';
 import { compressors, type Encoding } from '../src/http/response-cache.js';
 import { createIssuePubSub } from '../src/pubsub.js';

@@ -1,6 +1,6 @@
 // At-least-once delivery across a SIGKILL, on PGlite and on PostgreSQL:
 //   npx tsx bench/webhooks-crash.ts [--webhooks 20] [--issues 1000] [--per-request 20]
-// Starts the real server (src/main.ts, production settings: 30 s claim lease, 15 s timeout),
+// Starts the real server (src/server/main.ts, production settings: 30 s claim lease, 15 s timeout),
 // registers the webhooks through POST /api/v1/webhooks, ingests the issues through
 // POST /api/v1/admin/ingest (--per-request items per POST, so one event each), SIGKILLs the server
 // while deliveries are going out, starts it again and waits until every (webhook, issue) pair has
@@ -59,7 +59,7 @@ async function waitReady(base: string, child: ChildProcess, timeoutMs = 300_000)
 
 function startServer(env: Record<string, string>): ChildProcess {
   // Node itself with tsx's loader, so SIGKILL reaches the server process and not a launcher.
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
     env: { ...process.env, REGISTRY_LOOKUP: 'false', SOURCES: '[]', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -230,7 +230,7 @@ const section = `<!-- webhooks-crash:begin -->
 ## Webhook delivery across SIGKILL (\`npx tsx bench/webhooks-crash.ts --webhooks ${webhookCount} --issues ${issueCount} --per-request ${perRequest}\`)
 
 Measured ${when} UTC on this machine (2 shared cores, other work running). The real server
-(\`src/main.ts\`), ${webhookCount} webhooks registered through \`POST /api/v1/webhooks\`, ${issueCount} issues ingested
+(\`src/server/main.ts\`), ${webhookCount} webhooks registered through \`POST /api/v1/webhooks\`, ${issueCount} issues ingested
 through \`POST /api/v1/admin/ingest\` (${perRequest} per request, one event each), the receiver answering after
 100 ms; the server is SIGKILLed once a third of the (webhook, issue) pairs have arrived, then
 started again:

@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
 import type { Prisma } from '../src/generated/prisma/client.js';

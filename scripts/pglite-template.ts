@@ -14,7 +14,7 @@ import { migrate } from '../src/db/migrator.js';
 import { installedTemplates as templates, seedInputsKey, type SeededTemplate } from '../src/db/pglite-template.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
-import { seedSampleData } from '../src/seed.js';
+import { seedSampleData } from '../src/server/seed.js';
 
 /** Written whole or not at all: a cut-short install leaves the previous file or none. */
 function writeAtomically(path: string, data: string | Buffer): void {

@@ -3,7 +3,7 @@
 // of rows it was 14% of the process's CPU under load, and more in garbage (bench/README.md). The
 // arrays PostgreSQL sends are nearly always one dimension of plain elements, written without
 // quotes or escapes; those are split here in one pass, and anything else goes to postgres-array as before.
-// The answers are postgres-array's exactly (test/text-arrays.test.ts compares both).
+// The answers are postgres-array's exactly (test/base/text-arrays.test.ts compares both).
 import pg from 'pg';
 
 /** text[]; pg-types' declarations name only the scalar types. */

@@ -1,7 +1,7 @@
 // Response-cache hits answered at the node:http level, before Yoga, where Yoga's pipeline would
 // build a Fetch Request, run every plugin's hooks and pipe a Response back (most of a small
 // request's CPU, bench/README.md): a few header look-ups and one write. The answer is the one the
-// plugins give (test/cached-reply.test.ts compares them): the cache's reply (ETag, 304, encoding,
+// plugins give (test/edge/cached-reply.test.ts compares them): the cache's reply (ETag, 304, encoding,
 // the kept licence and paging links), Yoga's CORS headers, and what every answer carries, added by
 // the same finish() as on Yoga's path (the rate limit's count, the request id, Vary).
 //

@@ -3,7 +3,7 @@
 // issues: checking every version against every issue one by one costs issues x versions x events
 // comparisons (57 s for 1,000 versions against 2,000 issues). Here the versions are sorted once per
 // version scheme; a range then costs a binary search per event, and only the versions it holds are
-// visited. The verdicts are versionVerdict's exactly (test/scan-matching.test.ts compares both).
+// visited. The verdicts are versionVerdict's exactly (test/domain/scan-matching.test.ts compares both).
 import { semverRangeScheme, versionScheme, type VersionScheme } from './ecosystems.js';
 import { ZERO, type AffectedVersions, type OsvRange } from './affected-versions.js';
 

@@ -1,6 +1,6 @@
 // Builds the real app on a fresh database and sends real HTTP requests into it (yoga.fetch goes
 // through the same request pipeline as a listening server).
-import { createApp, type App, type AppServices } from '../../src/app.js';
+import { createApp, type App, type AppServices } from '../../src/server/app.js';
 import { testConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createIssuePubSub, type IssuePubSub } from '../../src/pubsub.js';

@@ -9,7 +9,7 @@ export const launcher = fileURLToPath(new URL('../../bin/secwire', import.meta.u
 export function serverNodeFlags(database: 'postgres' | 'pglite'): string[] {
   const lines = readFileSync(launcher, 'utf8')
     .split('\n')
-    .filter((line) => line.trim().startsWith('exec "$node"') && line.includes('dist/start.js'));
+    .filter((line) => line.trim().startsWith('exec "$node"') && line.includes('dist/server/start.js'));
   const line = database === 'postgres' ? lines[0]! : lines[1]!;
   return line.match(/ --[\w-]+(=\S+)?/g)!.map((flag) => flag.trim());
 }

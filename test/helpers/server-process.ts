@@ -1,4 +1,4 @@
-// The real server (src/main.ts, compiled to dist/) in a child process, as `npm start` runs it, with
+// The real server (src/server/main.ts, compiled to dist/) in a child process, as `npm start` runs it, with
 // its JSON log lines collected so a test can wait for them.
 import { spawn, type ChildProcess } from 'node:child_process';
 
@@ -20,7 +20,7 @@ export interface ServerProcess {
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  args = ['dist/main.js'],
+  args = ['dist/server/main.js'],
   command = process.execPath,
   cwd?: string,
 ): Promise<ServerProcess> {

@@ -2,7 +2,7 @@
 // sent (names lower-cased) and its bytes: for comparing two servers' answers header by header.
 import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/server/app.js';
 import { createHttpServer } from '../../src/http/server.js';
 
 export interface SocketAnswer {

@@ -1,0 +1,224 @@
+// Builds the whole HTTP application from a config and a database. No environment reads, no
+// listening: main.ts and the tests do that.
+import { GraphQLError } from 'graphql';
+import packageJson from '../../package.json' with { type: 'json' };
+import { createYoga, maskError, type Plugin } from 'graphql-yoga';
+import type { CORSOptions } from '@whatwg-node/server';
+import type { Context, Services } from '../context.js';
+import { issueCounter } from '../db/count-cache.js';
+import { DataVersionReader } from '../db/data-version.js';
+import { isMigrated } from '../db/status.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
+import { useAtomFeeds } from '../feeds/routes.js';
+import { bodyLimits, useBodyLimit } from '../http/body-limit.js';
+import { clientIdentity, type NodeServerContext } from '../http/client-identity.js';
+import { KnownKeys } from '../keys/api-keys.js';
+import { viewerOf, type Viewer } from '../keys/viewer.js';
+import { useCompiledExecution } from '../http/compiled-execution.js';
+import { useGraphQLLimits } from '../http/graphql-limits.js';
+import { useGraphQLParamErrors } from '../http/graphql-params.js';
+import { useGraphiQLPage } from '../http/graphiql.js';
+import { guarded } from '../http/guard.js';
+import { readMethods, useFixedPaths } from '../http/methods.js';
+import { useHead } from '../http/head.js';
+import { licenseLink, useFinish } from '../http/finish.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit-store.js';
+import { createRateLimiter, useRateLimit } from '../http/rate-limit.js';
+import { requestCost } from '../rest/request-costs.js';
+import { earlyReply } from '../http/early-reply.js';
+import { ExportBuilds } from '../http/export-builds.js';
+import { SubscriptionSlots } from '../http/subscription-slots.js';
+import { currentRequestId, requestIdOf, useRequestId } from '../http/request-id.js';
+import { ResponseCache } from '../http/response-cache.js';
+import { useOsvExport } from '../osv-output/export.js';
+import { answerPagingLinks } from '../paging/links.js';
+import { CSV_EXPORT_PATH, useCsvExport } from '../rest/csv.js';
+import { useErrorEnvelope, useRestGate } from '../rest/gate.js';
+import { adminBodyLimits, restBasePath, restRoutes } from '../rest/routes.js';
+import { sbomScan } from '../sbom/route.js';
+import { schema } from '../schema/index.js';
+import { useTaxii } from '../taxii/server.js';
+import { sourceStatuses } from '../sources/status.js';
+
+export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
+# Ask for the fields you need; the Docs panel lists them all.
+# The same data as REST: /api/v1/issues (see /api/v1/docs).
+query LatestIssues {
+  issues(limit: 5) {
+    meta { total }
+    data {
+      id
+      title
+      severity
+      issueType
+      publishedAt
+      cveId
+    }
+  }
+}
+`;
+
+const graphqlEndpoint = '/graphql';
+
+const cors = {
+  origin: '*',
+  credentials: false,
+  methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+  exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'X-Request-Id'],
+  // Browsers may reuse a preflight answer for a day instead of asking before every request.
+  maxAge: 86400,
+} satisfies CORSOptions;
+
+/**
+ * How long GET /ready waits for the database before answering 503: under 1 s, so the answer, not
+ * only the wait, is within the second the probe allows (bench/README.md, hanging PostgreSQL).
+ */
+export const READY_TIMEOUT_MS = 900;
+
+export interface AppServices extends Services {
+  /** Where the rate limit counts requests; this process's memory when absent. */
+  rateLimitStore?: RateLimitStore;
+}
+
+export function createApp(services: AppServices) {
+  const { config, db, log } = services;
+  const keys = new KnownKeys(config, db.prisma);
+  const versions = new DataVersionReader(db.read);
+  const responseCache = new ResponseCache(config.responseCacheBytes, versions, `${restBasePath}/`);
+  const countIssues = issueCounter(db.read, versions);
+  const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
+  const exports = new ExportBuilds(
+    versions,
+    (request, serverContext) => clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys }),
+    log,
+  );
+  const rateLimiter = createRateLimiter({
+    limit: config.rateLimitPerMinute,
+    store: services.rateLimitStore ?? new MemoryRateLimitStore(),
+    keys,
+    trustProxy: config.trustProxy,
+    log,
+    costOf: requestCost,
+  });
+
+  /**
+   * GET /ready: the database answers within a second and every migration is applied. A database
+   * that hangs (a lost network, a full pool) counts as down as soon as one that refuses. With
+   * sources configured it also says when each last synced and why it last failed (a failing source
+   * does not make the instance unready: it keeps serving what it has).
+   */
+  const readiness: Plugin = {
+    async onRequest({ url, endResponse, fetchAPI }) {
+      if (url.pathname !== '/ready') return;
+      // One deadline for the whole answer: a database that answers the migration check and then
+      // hangs on the source statuses must not hold the probe either.
+      const check = async () => {
+        if (!(await isMigrated(db))) return undefined;
+        return { sources: config.sources.length ? await sourceStatuses(db.prisma, config.sources).catch(() => undefined) : undefined };
+      };
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), READY_TIMEOUT_MS)));
+      const state = await Promise.race([check().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+      const ready = state !== undefined;
+      const sources = state?.sources;
+      const headers: Record<string, string> = ready ? {} : { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+      const body = {
+        status: ready ? 'ready' : 'not ready',
+        ...(sources ? { sources: sources.map(({ name, kind, lastSuccessAt, lastError }) => ({ name, kind, lastSuccessAt, lastError })) } : {}),
+      };
+      endResponse(fetchAPI.Response.json(body, { status: ready ? 200 : 503, headers }));
+    },
+  };
+
+  const restGate = useRestGate({
+    schema,
+    routes: restRoutes,
+    log,
+    version: packageJson.version,
+    graphqlEndpoint,
+    viewerOf: (request) => viewerOf({ config, prisma: db.prisma }, request),
+    bodyHandlers: { 'Query.scan': sbomScan(services) },
+    responseCache,
+  });
+
+  const yoga = createYoga<{ requestId?: string; viewer?: Viewer }, Context>({
+    schema,
+    graphqlEndpoint,
+    // Yoga's health check answers any URL that ends with its endpoint, with any method; useFixedPaths
+    // serves /health instead. A serialised URL never ends with a raw NUL, so Yoga's never fires.
+    healthCheckEndpoint: '\u0000',
+    landingPage: false,
+    // Served by useGraphiQLPage, behind the rate limit.
+    graphiql: false,
+    cors,
+    maskedErrors: {
+      // Expected errors (they carry an HTTP status) pass; anything else is logged and masked.
+      maskError(error, message) {
+        if ((error as GraphQLError).extensions?.http) return error as Error;
+        const cause = (error as GraphQLError).originalError ?? error;
+        if (isDatabaseUnavailable(cause)) {
+          log.warn('database unavailable', { requestId: currentRequestId(), err: cause });
+          const unavailable = serviceUnavailable();
+          const path = (error as GraphQLError).path;
+          return path ? new GraphQLError(unavailable.message, { path, extensions: unavailable.extensions }) : unavailable;
+        }
+        if (cause instanceof GraphQLError && !cause.originalError && cause.extensions?.http === undefined && !(error as GraphQLError).path) {
+          return error as Error; // request-level GraphQL errors (validation, parsing) are the client's
+        }
+        log.error('unexpected error', { requestId: currentRequestId(), err: cause });
+        // Never in development mode either: no stack or library text reaches a client.
+        return maskError(error, message, false);
+      },
+    },
+    logging: false,
+    // One operation per request: a batch would multiply the work behind one rate-limit slot.
+    batching: false,
+    // GraphQL's own body limit; useBodyLimit applies the same one to every route before this.
+    maxRequestBodySize: bodyLimits.default,
+    plugins: [
+      // First: a refused request costs no body reading, parsing or database work. (Yoga answers
+      // /health and CORS preflights before any of these.)
+      useRateLimit(rateLimiter, graphqlEndpoint),
+      useRequestId(),
+      useHead(),
+      useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
+      useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
+      useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }, [`${graphqlEndpoint}/`]),
+      useGraphQLLimits(),
+      useGraphQLParamErrors(),
+      useCompiledExecution(log),
+      readiness,
+      // Before the REST gate's onResponse, which keeps an answer in the cache with its links.
+      useFinish({
+        links: (request, response, serverContext) => {
+          const path = new URL(request.url).pathname;
+          if (path !== '/api' && !path.startsWith('/api/') && path !== graphqlEndpoint) return [];
+          return [licenseLink, ...answerPagingLinks(request, response, serverContext)];
+        },
+      }),
+      // Before the REST gate, which answers 404 for any other path under /api/v1.
+      useOsvExport(services, exports),
+      useAtomFeeds(services),
+      useTaxii(services),
+      restGate,
+      useCsvExport(services, exports),
+      exports.plugin(),
+      // Last: whatever else failed without the envelope gets it.
+      useErrorEnvelope(),
+    ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
+    context: ({ request, viewer, ...serverContext }): Context => ({
+      ...services,
+      prisma: db.prisma,
+      countIssues,
+      newIssues: services.pubsub,
+      viewer: viewer ?? viewerOf({ config, prisma: db.prisma }, request),
+      requestId: requestIdOf(request),
+      takeSubscriptionSlot: async () =>
+        subscriptionSlots.take(await clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys })),
+    }),
+  });
+  // A node:http server answers cache hits before Yoga (createHttpServer).
+  return Object.assign(yoga, { earlyReply: earlyReply({ responseCache, rateLimiter, cors }) });
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,38 @@
+// The idle collection: one memory-reducing collection after work, none while busy or while idle
+// with nothing done since the last one. Driven by the event loop's real utilisation.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startIdleCollection, type IdleCollection } from '../../src/idle-collection.js';
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+const busy = (ms: number) => {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+};
+
+let running: IdleCollection | undefined;
+afterEach(() => running?.stop());
+
+describe('idle collection', () => {
+  it('collects once after work when the loop goes quiet, then not again until there is more work', async () => {
+    const calls: unknown[] = [];
+    let intervals = 0;
+    const counter = setInterval(() => intervals++, 50);
+    running = startIdleCollection((options) => calls.push(options), { intervalMs: 50, quietShare: 0.5, minWorkMs: 100 });
+    // Busy intervals (the loop blocked for 150 ms at a time) never collect.
+    for (let i = 0; i < 3; i++) {
+      busy(150);
+      await tick();
+    }
+    expect(calls).toHaveLength(0);
+    while (calls.length === 0) await tick();
+    expect(calls).toEqual([{ type: 'major', execution: 'sync', flavor: 'last-resort' }]);
+    // Quiet intervals after it: no second collection without new work.
+    const from = intervals;
+    while (intervals < from + 6) await tick();
+    expect(calls).toHaveLength(1);
+    busy(150);
+    await tick();
+    while (calls.length < 2) await tick();
+    clearInterval(counter);
+  });
+});
