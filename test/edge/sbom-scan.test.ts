@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { adminHeaders, adminKey, ingestMutation, loadAdvisories } from '../helpers/samples.js';
 
 let t: TestApp;
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`fixtures/sbom/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/sbom/${name}`, import.meta.url), 'utf8'));
 const cdx15 = fixture('python-ai-stack.cdx-1.5.json');
 const cdx16 = fixture('python-ai-stack.cdx-1.6.json');
 const spdx = fixture('python-ai-stack.spdx-2.3.json');
