@@ -9,9 +9,10 @@ export const digestsPath = `${restBasePath}/digests`;
 export const digestPath = (date: string) => `${digestsPath}/${date}`;
 export const stackFeedPath = (token: string) => `${restBasePath}/stacks/${token}.atom`;
 
+const [before, after] = stackFeedPath('\0').split('\0') as [string, string];
+
 /** The token a stack feed's path names (stackFeedPath's inverse), or undefined for any other path. */
 export function stackFeedToken(pathname: string): string | undefined {
-  const [before, after] = stackFeedPath('\0').split('\0') as [string, string];
   if (pathname.length <= before.length + after.length || !pathname.startsWith(before) || !pathname.endsWith(after)) return undefined;
   const token = pathname.slice(before.length, pathname.length - after.length);
   return token.includes('/') ? undefined : token;

@@ -35,19 +35,20 @@ export function useAtomFeeds({ config, db, log }: Pick<Services, 'config' | 'db'
     },
   };
   return {
-    async onRequest({ request, url, endResponse }) {
+    // Synchronous for every other path (http/guard.ts, onRequestFor).
+    onRequest({ request, url, endResponse }) {
       // Stack feeds (/stacks/{token}.atom) are the one pattern among fixed paths.
       const feed = feeds[url.pathname] ?? stackFeedAt({ config, db }, url.pathname);
       if (!feed) return;
       // HEAD arrives as GET (useHead).
       if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
-      try {
-        const xml = await feed(url.searchParams, { selfUrl: url.href, origin: url.origin });
-        endResponse(new Response(xml, { headers: { 'Content-Type': ATOM_MEDIA_TYPE, 'Cache-Control': 'no-store' } }));
-      } catch (err) {
-        const { status, message } = caughtFailure(err, log);
-        endResponse(errorResponse(status, message));
-      }
+      return feed(url.searchParams, { selfUrl: url.href, origin: url.origin }).then(
+        (xml) => endResponse(new Response(xml, { headers: { 'Content-Type': ATOM_MEDIA_TYPE, 'Cache-Control': 'no-store' } })),
+        (err: unknown) => {
+          const { status, message } = caughtFailure(err, log);
+          endResponse(errorResponse(status, message));
+        },
+      );
     },
   };
 }

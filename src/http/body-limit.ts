@@ -5,6 +5,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { bearerToken, secretsEqual } from '../keys/bearer.js';
+import { onRequestFor } from './guard.js';
 import { refusal } from './refusal.js';
 import { replacingRequest } from './request-id.js';
 
@@ -32,44 +33,46 @@ export function useBodyLimit(options: { config: Pick<Config, 'adminApiKey'>; gra
   }
 
   return {
-    async onRequest({ request, url, setRequest, endResponse, fetchAPI }) {
-      if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return;
-      const isGraphQL = url.pathname === options.graphqlEndpoint;
-      const limit = limitFor(request, url.pathname);
-      const tooLarge = () =>
-        refusal(fetchAPI, isGraphQL, { status: 413, code: 'PAYLOAD_TOO_LARGE', message: `Request body too large: the limit is ${sizeText(limit)}` });
+    onRequest: onRequestFor(
+      (_url, request) => request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null,
+      async ({ request, url, setRequest, endResponse, fetchAPI }) => {
+        const isGraphQL = url.pathname === options.graphqlEndpoint;
+        const limit = limitFor(request, url.pathname);
+        const tooLarge = () =>
+          refusal(fetchAPI, isGraphQL, { status: 413, code: 'PAYLOAD_TOO_LARGE', message: `Request body too large: the limit is ${sizeText(limit)}` });
 
-      const declared = request.headers.get('content-length');
-      if (declared !== null) {
-        if (!/^\d+$/.test(declared))
-          return endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Invalid Content-Length header' }));
-        if (Number(declared) > limit) return endResponse(tooLarge());
-      }
-
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      const reader = request.body.getReader();
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          size += value.byteLength;
-          if (size > limit) {
-            await reader.cancel().catch(() => {});
-            return endResponse(tooLarge());
-          }
-          chunks.push(value);
+        const declared = request.headers.get('content-length');
+        if (declared !== null) {
+          if (!/^\d+$/.test(declared))
+            return endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Invalid Content-Length header' }));
+          if (Number(declared) > limit) return endResponse(tooLarge());
         }
-      } catch {
-        // The client went away or sent a broken body; nobody is left to read a long answer.
-        return endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Could not read the request body' }));
-      }
-      setRequest(
-        replacingRequest(
-          request,
-          new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body: Buffer.concat(chunks), signal: request.signal }),
-        ),
-      );
-    },
+
+        const chunks: Uint8Array[] = [];
+        let size = 0;
+        const reader = request.body!.getReader();
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            size += value.byteLength;
+            if (size > limit) {
+              await reader.cancel().catch(() => {});
+              return endResponse(tooLarge());
+            }
+            chunks.push(value);
+          }
+        } catch {
+          // The client went away or sent a broken body; nobody is left to read a long answer.
+          return endResponse(refusal(fetchAPI, isGraphQL, { status: 400, code: 'BAD_REQUEST', message: 'Could not read the request body' }));
+        }
+        setRequest(
+          replacingRequest(
+            request,
+            new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body: Buffer.concat(chunks), signal: request.signal }),
+          ),
+        );
+      },
+    ),
   };
 }

@@ -9,6 +9,7 @@ import type { Services } from '../context.js';
 import type { DriverRead } from '../db/driver-read.js';
 import { methodNotAllowed, readMethods } from '../http/methods.js';
 import type { ExportBuilds } from '../http/export-builds.js';
+import { onRequestFor } from '../http/guard.js';
 import { issuePages } from '../issues/keyset.js';
 import { servedIssueSql } from '../issues/served.js';
 import { errorResponse } from '../http/envelope.js';
@@ -84,26 +85,28 @@ function ecosystemsText(read: DriverRead): ReadableStream<Uint8Array> {
 
 export function useOsvExport({ db }: Pick<Services, 'db'>, exports: ExportBuilds): Plugin {
   return {
-    async onRequest({ request, url, endResponse, serverContext }) {
-      if (!url.pathname.startsWith(`${OSV_EXPORT_PATH}/`)) return;
-      const path = url.pathname.slice(OSV_EXPORT_PATH.length + 1);
-      const ecosystem = /^([^/]+)\/all\.zip$/.exec(path)?.[1];
-      if (path !== 'all.zip' && path !== 'ecosystems.txt' && !ecosystem) return; // the REST plugin answers its 404
-      // HEAD arrives as GET (useHead).
-      if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
-      if (path === 'ecosystems.txt') {
-        const headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
-        return endResponse(await exports.serve(request, serverContext, url.pathname, () => ecosystemsText(db.read), headers));
-      }
-      let name: string | undefined;
-      try {
-        name = ecosystem && decodeURIComponent(ecosystem);
-      } catch {
-        return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
-      }
-      const keep = name ? (record: OsvRecord) => record.affected.some((a) => ecosystemOf(a) === name) : () => true;
-      const headers = { 'Content-Type': 'application/zip', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
-      endResponse(await exports.serve(request, serverContext, url.pathname, () => osvZipStream(osvRecords(db.read), keep), headers));
-    },
+    onRequest: onRequestFor(
+      (url) => url.pathname.startsWith(`${OSV_EXPORT_PATH}/`),
+      async ({ request, url, endResponse, serverContext }) => {
+        const path = url.pathname.slice(OSV_EXPORT_PATH.length + 1);
+        const ecosystem = /^([^/]+)\/all\.zip$/.exec(path)?.[1];
+        if (path !== 'all.zip' && path !== 'ecosystems.txt' && !ecosystem) return; // the REST plugin answers its 404
+        // HEAD arrives as GET (useHead).
+        if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
+        if (path === 'ecosystems.txt') {
+          const headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
+          return endResponse(await exports.serve(request, serverContext, url.pathname, () => ecosystemsText(db.read), headers));
+        }
+        let name: string | undefined;
+        try {
+          name = ecosystem && decodeURIComponent(ecosystem);
+        } catch {
+          return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
+        }
+        const keep = name ? (record: OsvRecord) => record.affected.some((a) => ecosystemOf(a) === name) : () => true;
+        const headers = { 'Content-Type': 'application/zip', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+        endResponse(await exports.serve(request, serverContext, url.pathname, () => osvZipStream(osvRecords(db.read), keep), headers));
+      },
+    ),
   };
 }

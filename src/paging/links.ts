@@ -47,9 +47,8 @@ export function pagingLinks(url: URL, answer: ListBody): string[] {
   return links;
 }
 
-/** The paging links of a route's answer to this request (finish() adds them after the licence link). */
-export function answerPagingLinks(request: Request, response: Response, serverContext: object): string[] {
-  const url = new URL(request.url);
+/** The paging links of a route's answer to this request at `url` (finish() adds them after the licence link). */
+export function answerPagingLinks(url: URL, request: Request, response: Response, serverContext: object): string[] {
   if (!lists[url.pathname] || request.method !== 'GET' || response.status !== 200) return [];
   // The gate's answer as it was built (a cached answer carries its links already).
   const answer = (serverContext as RestAnswered).restAnswer as ListBody | undefined;

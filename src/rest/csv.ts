@@ -7,6 +7,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { rejectUnknownParameters } from '../params.js';
 import type { ExportBuilds } from '../http/export-builds.js';
+import { onRequestFor } from '../http/guard.js';
 import type { GraphQLObjectType } from 'graphql';
 import { csvColumnsFor, csvHeaderFor, issueCsvStream } from '../issues/csv.js';
 import { filterDescriptions, issueFilterSql, parseIssueFilters, queryFilters } from '../issues/filters.js';
@@ -22,25 +23,27 @@ export const csvHeader = () => csvHeaderFor(issueFields);
 
 export function useCsvExport({ db, log }: Pick<Services, 'db' | 'log'>, exports: ExportBuilds): Plugin {
   return {
-    async onRequest({ request, url, endResponse, serverContext }) {
-      if (url.pathname !== CSV_EXPORT_PATH) return;
-      let where;
-      try {
-        rejectUnknownParameters(url.searchParams, Object.keys(filterDescriptions));
-        where = issueFilterSql(parseIssueFilters(queryFilters(url.searchParams)));
-      } catch (err) {
-        const { status, message } = caughtFailure(err, log);
-        return endResponse(errorResponse(status, message));
-      }
-      const headers = {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="secwire-issues-${new Date().toISOString().slice(0, 10)}.csv"`,
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-      };
-      if (request.method === 'HEAD') return endResponse(new Response(null, { status: 200, headers }));
-      const filter = where;
-      endResponse(await exports.serve(request, serverContext, `${url.pathname}${url.search}`, () => issueCsvStream(db.read, filter, issueFields), headers));
-    },
+    onRequest: onRequestFor(
+      (url) => url.pathname === CSV_EXPORT_PATH,
+      async ({ request, url, endResponse, serverContext }) => {
+        let where;
+        try {
+          rejectUnknownParameters(url.searchParams, Object.keys(filterDescriptions));
+          where = issueFilterSql(parseIssueFilters(queryFilters(url.searchParams)));
+        } catch (err) {
+          const { status, message } = caughtFailure(err, log);
+          return endResponse(errorResponse(status, message));
+        }
+        const headers = {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': `attachment; filename="secwire-issues-${new Date().toISOString().slice(0, 10)}.csv"`,
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+        };
+        if (request.method === 'HEAD') return endResponse(new Response(null, { status: 200, headers }));
+        const filter = where;
+        endResponse(await exports.serve(request, serverContext, `${url.pathname}${url.search}`, () => issueCsvStream(db.read, filter, issueFields), headers));
+      },
+    ),
   };
 }

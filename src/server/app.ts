@@ -18,7 +18,7 @@ import { useCompiledExecution } from '../http/compiled-execution.js';
 import { useGraphQLLimits } from '../http/graphql-limits.js';
 import { useGraphQLParamErrors } from '../http/graphql-params.js';
 import { useGraphiQLPage } from '../http/graphiql.js';
-import { guarded } from '../http/guard.js';
+import { guarded, onRequestFor } from '../http/guard.js';
 import { readMethods, useFixedPaths } from '../http/methods.js';
 import { useHead } from '../http/head.js';
 import { licenseLink, useFinish } from '../http/finish.js';
@@ -108,26 +108,28 @@ export function createApp(services: AppServices) {
    * does not make the instance unready: it keeps serving what it has).
    */
   const readiness: Plugin = {
-    async onRequest({ url, endResponse, fetchAPI }) {
-      if (url.pathname !== '/ready') return;
-      // One deadline for the whole answer: a database that answers the migration check and then
-      // hangs on the source statuses must not hold the probe either.
-      const check = async () => {
-        if (!(await isMigrated(db))) return undefined;
-        return { sources: config.sources.length ? await sourceStatuses(db.prisma, config.sources).catch(() => undefined) : undefined };
-      };
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), READY_TIMEOUT_MS)));
-      const state = await Promise.race([check().catch(() => undefined), late]).finally(() => clearTimeout(timer));
-      const ready = state !== undefined;
-      const sources = state?.sources;
-      const headers: Record<string, string> = ready ? {} : { 'Retry-After': String(RETRY_AFTER_SECONDS) };
-      const body = {
-        status: ready ? 'ready' : 'not ready',
-        ...(sources ? { sources: sources.map(({ name, kind, lastSuccessAt, lastError }) => ({ name, kind, lastSuccessAt, lastError })) } : {}),
-      };
-      endResponse(fetchAPI.Response.json(body, { status: ready ? 200 : 503, headers }));
-    },
+    onRequest: onRequestFor(
+      (url) => url.pathname === '/ready',
+      async ({ endResponse, fetchAPI }) => {
+        // One deadline for the whole answer: a database that answers the migration check and then
+        // hangs on the source statuses must not hold the probe either.
+        const check = async () => {
+          if (!(await isMigrated(db))) return undefined;
+          return { sources: config.sources.length ? await sourceStatuses(db.prisma, config.sources).catch(() => undefined) : undefined };
+        };
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), READY_TIMEOUT_MS)));
+        const state = await Promise.race([check().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+        const ready = state !== undefined;
+        const sources = state?.sources;
+        const headers: Record<string, string> = ready ? {} : { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+        const body = {
+          status: ready ? 'ready' : 'not ready',
+          ...(sources ? { sources: sources.map(({ name, kind, lastSuccessAt, lastError }) => ({ name, kind, lastSuccessAt, lastError })) } : {}),
+        };
+        endResponse(fetchAPI.Response.json(body, { status: ready ? 200 : 503, headers }));
+      },
+    ),
   };
 
   const restGate = useRestGate({
@@ -191,9 +193,10 @@ export function createApp(services: AppServices) {
       // Before the REST gate's onResponse, which keeps an answer in the cache with its links.
       useFinish({
         links: (request, response, serverContext) => {
-          const path = new URL(request.url).pathname;
+          const url = new URL(request.url);
+          const path = url.pathname;
           if (path !== '/api' && !path.startsWith('/api/') && path !== graphqlEndpoint) return [];
-          return [licenseLink, ...answerPagingLinks(request, response, serverContext)];
+          return [licenseLink, ...answerPagingLinks(url, request, response, serverContext)];
         },
       }),
       // Before the REST gate, which answers 404 for any other path under /api/v1.
@@ -206,15 +209,16 @@ export function createApp(services: AppServices) {
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),
     ].map((plugin) => guarded(plugin, log, graphqlEndpoint)),
-    context: ({ request, viewer, ...serverContext }): Context => ({
+    // No copy of the server context (a rest pattern would copy every key Yoga put in it, per request).
+    context: (initial): Context => ({
       ...services,
       prisma: db.prisma,
       countIssues,
       newIssues: services.pubsub,
-      viewer: viewer ?? viewerOf({ config, prisma: db.prisma }, request),
-      requestId: requestIdOf(request),
+      viewer: initial.viewer ?? viewerOf({ config, prisma: db.prisma }, initial.request),
+      requestId: requestIdOf(initial.request),
       takeSubscriptionSlot: async () =>
-        subscriptionSlots.take(await clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys })),
+        subscriptionSlots.take(await clientIdentity(initial.request, initial as unknown as NodeServerContext, { trustProxy: config.trustProxy, keys })),
     }),
   });
   // A node:http server answers cache hits before Yoga (createHttpServer).

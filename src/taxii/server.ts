@@ -7,6 +7,7 @@ import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { parsePage, parseSince } from '../issues/filters.js';
 import { caughtFailure } from '../http/envelope.js';
+import { onRequestFor } from '../http/guard.js';
 import { rejectUnknownParameters, single } from '../params.js';
 import { collectionResource, collections, findCollection } from './collections.js';
 import { collectionObjects, decodeNext, TAXII_LIMIT } from './objects.js';
@@ -110,21 +111,23 @@ export function useTaxii({ db, config, log }: Pick<Services, 'db' | 'config' | '
   }
 
   return {
-    async onRequest({ request, url, endResponse }) {
-      if (url.pathname !== TAXII_ROOT && !url.pathname.startsWith(`${TAXII_ROOT}/`)) return;
-      // TAXII URLs end with a slash; the same URL without it names the same resource.
-      const path = `${url.pathname.slice(TAXII_ROOT.length).replace(/\/+$/, '')}/`;
-      try {
-        const handler = route(path);
-        if (!handler) return endResponse(taxiiError(404, `No TAXII resource at ${url.pathname}`));
-        // HEAD arrives as GET (useHead).
-        if (request.method !== 'GET') return endResponse(taxiiError(405, 'This TAXII server is read-only; use GET', { Allow: 'GET, HEAD' }));
-        if (!acceptable(request.headers.get('accept'))) return endResponse(taxiiError(406, `Ask for ${TAXII_MEDIA_TYPE}`));
-        endResponse(await handler(url.searchParams));
-      } catch (err) {
-        const { status, message } = caughtFailure(err, log);
-        endResponse(taxiiError(status, message));
-      }
-    },
+    onRequest: onRequestFor(
+      (url) => url.pathname === TAXII_ROOT || url.pathname.startsWith(`${TAXII_ROOT}/`),
+      async ({ request, url, endResponse }) => {
+        // TAXII URLs end with a slash; the same URL without it names the same resource.
+        const path = `${url.pathname.slice(TAXII_ROOT.length).replace(/\/+$/, '')}/`;
+        try {
+          const handler = route(path);
+          if (!handler) return endResponse(taxiiError(404, `No TAXII resource at ${url.pathname}`));
+          // HEAD arrives as GET (useHead).
+          if (request.method !== 'GET') return endResponse(taxiiError(405, 'This TAXII server is read-only; use GET', { Allow: 'GET, HEAD' }));
+          if (!acceptable(request.headers.get('accept'))) return endResponse(taxiiError(406, `Ask for ${TAXII_MEDIA_TYPE}`));
+          endResponse(await handler(url.searchParams));
+        } catch (err) {
+          const { status, message } = caughtFailure(err, log);
+          endResponse(taxiiError(status, message));
+        }
+      },
+    ),
   };
 }
