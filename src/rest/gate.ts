@@ -257,7 +257,10 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
         return endResponse((await fromCache(request, url, serverContext, fetchAPI)) ?? (await page()));
       }
       const call: RestCall = { serverContext, original: request, url, viewer: viewerOf(request), fetchAPI, state: { routed: false, probe: false } };
-      const answer = (await router.handle(request, call)) as Response | undefined;
+      // What the router reads of a request, as for a probe: given Yoga's Request, fets would define
+      // properties on it (a new shape for every later hook that reads it) and watch its abort signal.
+      const routed = { url: request.url, method: request.method, headers: request.headers } as Request;
+      const answer = (await router.handle(routed, call)) as Response | undefined;
       if (answer && call.state.routed) return endResponse(answer);
       const allowed = await allowedAt(request, call);
       if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
