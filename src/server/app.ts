@@ -24,7 +24,8 @@ import { useHead } from '../http/head.js';
 import { licenseLink, useFinish } from '../http/finish.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit-store.js';
 import { createRateLimiter, useRateLimit } from '../http/rate-limit.js';
-import { requestCost } from '../rest/request-costs.js';
+import { useOperationCost } from '../http/operation-cost.js';
+import { requestCost, rootFieldCost } from '../rest/request-costs.js';
 import { earlyReply } from '../http/early-reply.js';
 import { ExportBuilds } from '../http/export-builds.js';
 import { SubscriptionSlots } from '../http/subscription-slots.js';
@@ -185,6 +186,8 @@ export function createApp(services: AppServices) {
       useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
       useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }, [`${graphqlEndpoint}/`]),
       useGraphQLLimits(),
+      // Before anything executes (compiled or not): an operation over the budget does no work.
+      useOperationCost(rateLimiter, graphqlEndpoint, rootFieldCost),
       useGraphQLParamErrors(),
       useCompiledExecution(log),
       readiness,
