@@ -28,7 +28,8 @@ import { requestCost } from '../rest/request-costs.js';
 import { earlyReply } from '../http/early-reply.js';
 import { ExportBuilds } from '../http/export-builds.js';
 import { SubscriptionSlots } from '../http/subscription-slots.js';
-import { currentRequestId, requestIdOf, useRequestId } from '../http/request-id.js';
+import { requestIdOf, useRequestId } from '../http/request-id.js';
+import { logUnexpected } from '../http/envelope.js';
 import { ResponseCache } from '../http/response-cache.js';
 import { useOsvExport } from '../osv-output/export.js';
 import { answerPagingLinks } from '../paging/links.js';
@@ -157,7 +158,7 @@ export function createApp(services: AppServices) {
         if ((error as GraphQLError).extensions?.http) return error as Error;
         const cause = (error as GraphQLError).originalError ?? error;
         if (isDatabaseUnavailable(cause)) {
-          log.warn('database unavailable', { requestId: currentRequestId(), err: cause });
+          logUnexpected(log, cause);
           const unavailable = serviceUnavailable();
           const path = (error as GraphQLError).path;
           return path ? new GraphQLError(unavailable.message, { path, extensions: unavailable.extensions }) : unavailable;
@@ -165,7 +166,7 @@ export function createApp(services: AppServices) {
         if (cause instanceof GraphQLError && !cause.originalError && cause.extensions?.http === undefined && !(error as GraphQLError).path) {
           return error as Error; // request-level GraphQL errors (validation, parsing) are the client's
         }
-        log.error('unexpected error', { requestId: currentRequestId(), err: cause });
+        logUnexpected(log, cause);
         // Never in development mode either: no stack or library text reaches a client.
         return maskError(error, message, false);
       },
