@@ -2,10 +2,10 @@
 // as GitHub weighs its GraphQL API: a request whose work is many times an ordinary read's counts as
 // many requests, so one address cannot buy seconds of work per request. The only place the weights
 // are decided; README.md ("Limits") and docs/operations.md state them.
-import { OSV_EXPORT_PATH } from '../osv-output/export.js';
+import { OSV_EXPORT_PATH } from '../osv-output/route.js';
 import { STIX_LIMIT } from '../stix/bundle.js';
 import { TAXII_LIMIT } from '../taxii/objects.js';
-import { TAXII_ROOT } from '../taxii/server.js';
+import { TAXII_ROOT } from '../taxii/route.js';
 import { CSV_EXPORT_PATH } from './csv.js';
 import { restBasePath } from './routes.js';
 

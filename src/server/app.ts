@@ -9,7 +9,7 @@ import { issueCounter } from '../db/count-cache.js';
 import { DataVersionReader } from '../db/data-version.js';
 import { isMigrated } from '../db/status.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
-import { useAtomFeeds } from '../feeds/routes.js';
+import { useAtomFeeds } from '../feeds/route.js';
 import { bodyLimits, useBodyLimit } from '../http/body-limit.js';
 import { clientIdentity, type NodeServerContext } from '../http/client-identity.js';
 import { KnownKeys } from '../keys/api-keys.js';
@@ -31,14 +31,14 @@ import { SubscriptionSlots } from '../http/subscription-slots.js';
 import { requestIdOf, useRequestId } from '../http/request-id.js';
 import { logUnexpected } from '../http/envelope.js';
 import { ResponseCache } from '../http/response-cache.js';
-import { useOsvExport } from '../osv-output/export.js';
+import { useOsvExport } from '../osv-output/route.js';
 import { answerPagingLinks } from '../paging/links.js';
 import { CSV_EXPORT_PATH, useCsvExport } from '../rest/csv.js';
 import { useErrorEnvelope, useRestGate } from '../rest/gate.js';
 import { adminBodyLimits, restBasePath, restRoutes } from '../rest/routes.js';
 import { sbomScan } from '../sbom/route.js';
 import { schema } from '../schema/index.js';
-import { useTaxii } from '../taxii/server.js';
+import { useTaxii } from '../taxii/route.js';
 import { sourceStatuses } from '../sources/status.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
