@@ -3,10 +3,10 @@
 // many requests, so one address cannot buy seconds of work per request. The only place the weights
 // are decided, for REST routes (by path) and GraphQL operations (by root field) alike; README.md
 // ("Limits"), docs/api.md and docs/operations.md state them.
-import { OSV_EXPORT_PATH } from '../osv-output/export.js';
+import { OSV_EXPORT_PATH } from '../osv-output/route.js';
 import { STIX_LIMIT } from '../stix/bundle.js';
 import { TAXII_LIMIT } from '../taxii/objects.js';
-import { TAXII_ROOT } from '../taxii/server.js';
+import { TAXII_ROOT } from '../taxii/route.js';
 import { CSV_EXPORT_PATH } from './csv.js';
 import { restBasePath } from './routes.js';
 
