@@ -2,7 +2,7 @@
 // back up. Checked by test/architecture.test.ts and `npm run check:imports`.
 const base = '^src/((config|log|errors|dates|params|redis|idle-collection|data-license)\\.ts$|db/|generated/|sources/definition\\.ts$)';
 const graphql = '^src/(schema/|context\\.ts$)';
-const edgeRoutes = '^src/(rest|paging)/|^src/(feeds/routes|taxii/server|sbom/route|osv-output/export)\\.ts$';
+const edgeRoutes = '^src/(rest|paging)/|^src/[^/]+/route\\.ts$';
 const edge = `^src/http/|${edgeRoutes}`;
 const composition = '^src/server/';
 

@@ -2,6 +2,7 @@
 // status. Expected errors carry their status in extensions.http; request errors (a variable GraphQL
 // itself rejected) are 400s; anything else is a 500 whose message says nothing about the cause.
 import { GraphQLError } from 'graphql';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
 import { currentRequestId } from './request-id.js';
 
@@ -92,6 +93,15 @@ export function envelopeFor(errors: readonly unknown[]): { status: number; messa
  */
 export function caughtFailure(err: unknown, log: Logger): { status: number; message: string } {
   const { status, message, unexpected } = envelopeFor([err]);
-  for (const e of unexpected) log.error('unexpected error', { requestId: currentRequestId(), err: e });
+  for (const e of unexpected) logUnexpected(log, e);
   return { status, message };
+}
+
+/**
+ * How every request path logs an error it did not expect, once, with the request id (its wording
+ * never reaches the client). A database out of reach is an outage, not a fault: a warning.
+ */
+export function logUnexpected(log: Logger, err: unknown): void {
+  if (isDatabaseUnavailable(err)) log.warn('database unavailable', { requestId: currentRequestId(), err });
+  else log.error('unexpected error', { requestId: currentRequestId(), err });
 }

@@ -8,9 +8,8 @@ import type { Plugin } from 'graphql-yoga';
 import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
 import type { ErrorCode } from '../errors.js';
-import { INTERNAL_ERROR_MESSAGE } from './envelope.js';
+import { INTERNAL_ERROR_MESSAGE, logUnexpected } from './envelope.js';
 import { refusal } from './refusal.js';
-import { currentRequestId } from './request-id.js';
 
 /** The masked 500, or the 503 of an outage (a hook that reads the database, such as an API key look-up). */
 function failure(isGraphQL: boolean, err: unknown): Response {
@@ -48,8 +47,7 @@ export function guarded(plugin: Plugin, log: Logger, graphqlEndpoint: string): P
   if (onRequest) {
     type Payload = Parameters<typeof onRequest>[0];
     const failed = (payload: Payload, err: unknown) => {
-      if (isDatabaseUnavailable(err)) log.warn('database unavailable', { requestId: currentRequestId(), err });
-      else log.error('unexpected error', { requestId: currentRequestId(), err });
+      logUnexpected(log, err);
       payload.endResponse(failure(payload.url.pathname === graphqlEndpoint, err));
     };
     guard.onRequest = (payload) => {
@@ -62,7 +60,7 @@ export function guarded(plugin: Plugin, log: Logger, graphqlEndpoint: string): P
     };
   }
   if (onResponse) {
-    const failed = (err: unknown) => log.error('unexpected error', { requestId: currentRequestId(), err });
+    const failed = (err: unknown) => logUnexpected(log, err);
     guard.onResponse = (payload) => {
       try {
         const result: unknown = onResponse(payload);

@@ -47,15 +47,20 @@ export interface RateLimitCheck {
   refused?: string;
 }
 
+type LimitedRequest = Pick<Request, 'url' | 'method'> & { headers: Pick<Headers, 'get'> };
+
 export interface RateLimiter {
   /**
    * Counts the request against its client's budget (a refused one is not counted). Undefined when
    * the limiter failed: the request is admitted, without headers (logged here).
    */
-  check(
-    request: Pick<Request, 'url' | 'method'> & { headers: Pick<Headers, 'get'> },
-    serverContext: NodeServerContext | undefined,
-  ): Promise<RateLimitCheck | undefined>;
+  check(request: LimitedRequest, serverContext: NodeServerContext | undefined): Promise<RateLimitCheck | undefined>;
+  /**
+   * Counts the rest of a request found to cost `cost` once it is read (a GraphQL operation, after
+   * `check` counted its first unit): `cost - 1` more units, all or none. Same answer as `check`;
+   * undefined as well when there is nothing more to count.
+   */
+  chargeRest(request: LimitedRequest, serverContext: NodeServerContext | undefined, cost: number): Promise<RateLimitCheck | undefined>;
 }
 
 /** The limiter both the plugin (below) and the answers before Yoga (early-reply.ts) count with; undefined when there is no limit. */
@@ -69,7 +74,8 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
   const loadCore = () => import('graphql-rate-limit');
   let core: ReturnType<typeof loadCore> | undefined;
 
-  async function decide(key: string, cost: number): Promise<Decision> {
+  /** `units` of a request that costs `cost` in all (the wording of a refusal names the whole cost). */
+  async function decide(key: string, units: number, cost: number): Promise<Decision> {
     const { getGraphQLRateLimiter } = await (core ??= loadCore());
     let hit: WindowHit | undefined;
     // A store for this one request: its read is the store's atomic hit, and there is nothing left
@@ -77,7 +83,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
     // which is Date.now() and may differ from an injected store clock.
     const requestStore: Store = {
       async getForIdentity() {
-        hit = await store.hit(key, limit, WINDOW_MS, cost);
+        hit = await store.hit(key, limit, WINDOW_MS, units);
         const shift = Date.now() - hit.now;
         return hit.earlier.map((t) => t + shift);
       },
@@ -89,7 +95,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
       formatError: ({ max }) => rateLimitMessage(max, cost),
     });
     const message = await limiter(
-      { parent: undefined, args: { units: new Array(cost) }, context: {}, info: { fieldName: 'request' } as GraphQLResolveInfo },
+      { parent: undefined, args: { units: new Array(units) }, context: {}, info: { fieldName: 'request' } as GraphQLResolveInfo },
       { max: limit, window: `${WINDOW_MS}ms`, uncountRejected: true, arrayLengthField: 'units' },
     );
     // The store's atomic answer is final: an entry on the very edge of the window can look expired
@@ -98,32 +104,46 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
     return { refused, hit: hit! };
   }
 
+  /**
+   * Counts what is left of a request's whole cost (at least 1; a cost above the whole budget could
+   * never be admitted, so it takes the whole budget instead) once `counted` units are counted.
+   */
+  async function count(
+    request: LimitedRequest,
+    serverContext: NodeServerContext | undefined,
+    wholeCost: () => number,
+    counted: number,
+  ): Promise<RateLimitCheck | undefined> {
+    let decision: Decision;
+    let units = 1;
+    let cost = 1;
+    try {
+      cost = Math.min(limit, Math.max(1, Math.ceil(wholeCost())));
+      units = cost - counted;
+      if (units <= 0) return undefined;
+      const key = await clientIdentity(request, serverContext, options);
+      decision = await decide(key, units, cost);
+    } catch (err) {
+      // Never turn a limiter fault into an outage: admit, and say why in the log.
+      log.error('rate limit: could not decide, admitting the request', { err });
+      return undefined;
+    }
+    const { hit, refused } = decision;
+    const window = hit.admitted ? [...hit.earlier, ...new Array<number>(units).fill(hit.now)] : hit.earlier;
+    const remaining = Math.max(0, limit - window.length);
+    // Seconds until the entry at `index` leaves the window.
+    const leaves = (index: number) => Math.max(1, Math.ceil((window[index]! + WINDOW_MS - hit.now) / 1000));
+    // Seconds until the oldest entry leaves the window and a unit frees up.
+    const reset = window.length === 0 ? 0 : leaves(0);
+    const headers: Record<string, string> = { 'RateLimit-Policy': policy, RateLimit: `"default";r=${remaining};t=${reset}` };
+    // A refused request can come back once enough entries have left for its units.
+    if (refused) headers['Retry-After'] = String(leaves(Math.min(window.length - 1, Math.max(0, window.length + units - limit - 1))));
+    return { headers, refused };
+  }
+
   return {
-    async check(request, serverContext) {
-      let decision: Decision;
-      // A cost above the whole budget could never be admitted: it takes the whole budget instead.
-      let cost = 1;
-      try {
-        cost = Math.min(limit, Math.max(1, Math.ceil(costOf(request.method, new URL(request.url)))));
-        const key = await clientIdentity(request, serverContext, options);
-        decision = await decide(key, cost);
-      } catch (err) {
-        // Never turn a limiter fault into an outage: admit, and say why in the log.
-        log.error('rate limit: could not decide, admitting the request', { err });
-        return undefined;
-      }
-      const { hit, refused } = decision;
-      const window = hit.admitted ? [...hit.earlier, ...new Array<number>(cost).fill(hit.now)] : hit.earlier;
-      const remaining = Math.max(0, limit - window.length);
-      // Seconds until the entry at `index` leaves the window.
-      const leaves = (index: number) => Math.max(1, Math.ceil((window[index]! + WINDOW_MS - hit.now) / 1000));
-      // Seconds until the oldest entry leaves the window and a unit frees up.
-      const reset = window.length === 0 ? 0 : leaves(0);
-      const headers: Record<string, string> = { 'RateLimit-Policy': policy, RateLimit: `"default";r=${remaining};t=${reset}` };
-      // A refused request can come back once enough entries have left for its whole cost.
-      if (refused) headers['Retry-After'] = String(leaves(Math.min(window.length - 1, Math.max(0, window.length + cost - limit - 1))));
-      return { headers, refused };
-    },
+    check: (request, serverContext) => count(request, serverContext, () => costOf(request.method, new URL(request.url)), 0),
+    chargeRest: (request, serverContext, cost) => count(request, serverContext, () => cost, 1),
   };
 }
 

@@ -12,7 +12,7 @@ import { kevDates, withKev } from '../sources/enrichment.js';
 import { extractFacts, type Classifier } from './classifier/index.js';
 import { RuleClassifier } from './classifier/rules.js';
 import { parseBatch, type ParsedBatch, type Rejection } from './parse.js';
-import { relayEvents } from './relay.js';
+import { relayPending } from './relay.js';
 import { issueRow } from './row.js';
 import { storeBatch, type PreparedItem } from './store.js';
 
@@ -155,7 +155,7 @@ export async function ingestParsed(deps: IngestDeps, parsed: ParsedBatch, option
   await refreshDigests(deps.prisma, [...days]).catch((err) => deps.log.error('digest refresh after ingest failed', { err }));
   // The events are committed: a failed publish is retried by the relay timer, not reported here.
   if (options.relay !== false && result.created + result.updated > 0) {
-    await relayEvents(deps.prisma, deps.pubsub, deps.log).catch((err) => deps.log.error('issue event relay failed', { err }));
+    await relayPending(deps.prisma, deps.pubsub, deps.log);
   }
   return result;
 }

@@ -7,7 +7,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { isServed } from '../issues/served.js';
 import type { Classifier } from './classifier/index.js';
 import { defaultClassifier, ingest, type IngestDeps } from './ingest.js';
-import { relayEvents } from './relay.js';
+import { relayPending } from './relay.js';
 
 export interface ReclassifyResult {
   /** classifierPromptVersion applied. */
@@ -74,7 +74,7 @@ export async function reclassify(deps: IngestDeps, options: ReclassifyOptions = 
     options.onProgress?.(result.examined, total);
   }
   if (options.relay !== false && result.updated > 0) {
-    await relayEvents(deps.prisma, deps.pubsub, deps.log).catch((err) => deps.log.error('issue event relay failed', { err }));
+    await relayPending(deps.prisma, deps.pubsub, deps.log);
   }
   return result;
 }

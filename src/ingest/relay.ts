@@ -27,6 +27,25 @@ export async function relayEvents(prisma: PrismaClient, pubsub: IssuePubSub, log
   return relayed;
 }
 
+/** Pub/subs whose last relay failed: an outage is logged when it starts, not by every ingest during it. */
+const failing = new WeakSet<IssuePubSub>();
+
+/**
+ * relayEvents for callers that go on whatever happens (an ingest, the timer): a failure leaves the
+ * events in the outbox for a later run, and is logged once until a run succeeds again.
+ */
+export async function relayPending(prisma: PrismaClient, pubsub: IssuePubSub, log: Logger): Promise<number> {
+  try {
+    const relayed = await relayEvents(prisma, pubsub, log);
+    if (failing.delete(pubsub)) log.info('issue event relay: publishing again');
+    return relayed;
+  } catch (err) {
+    if (!failing.has(pubsub)) log.warn('issue event relay failed; events wait in the outbox for the next run', { err });
+    failing.add(pubsub);
+    return 0;
+  }
+}
+
 /**
  * Relays now and then every `intervalMs`, to retry anything a failed publish left behind; `wake()`
  * relays at once (the pub/sub is reachable again).
@@ -35,9 +54,7 @@ export function startRelay(prisma: PrismaClient, pubsub: IssuePubSub, log: Logge
   // One run at a time: a slow run (Redis reconnecting) is not joined by the next tick.
   let running: Promise<unknown> | undefined;
   const tick = () => {
-    running ??= relayEvents(prisma, pubsub, log)
-      .catch((err) => log.error('issue event relay failed', { err }))
-      .finally(() => (running = undefined));
+    running ??= relayPending(prisma, pubsub, log).finally(() => (running = undefined));
   };
   tick();
   const timer = setInterval(tick, intervalMs);

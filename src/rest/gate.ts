@@ -17,10 +17,9 @@ import { GraphQLError, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLField } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { createSofa, createSofaRouter } from 'sofa-api';
-import { envelopeFor, errorResponse } from '../http/envelope.js';
+import { envelopeFor, errorResponse, logUnexpected } from '../http/envelope.js';
 import { noteCachedRoute } from '../http/finish.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
-import { currentRequestId } from '../http/request-id.js';
 import type { ResponseCache } from '../http/response-cache.js';
 import { hasScope, scopeRefusal, type Viewer } from '../keys/viewer.js';
 import type { Logger } from '../log.js';
@@ -142,7 +141,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
   const failed = (errors: readonly unknown[]): Response => {
     const { status, message, headers, unexpected } = envelopeFor(errors);
     // Errors masked during execution were logged there; these escaped it (the context, the gate itself).
-    for (const err of unexpected) if (!(err instanceof GraphQLError)) log.error('unexpected error', { requestId: currentRequestId(), err });
+    for (const err of unexpected) if (!(err instanceof GraphQLError)) logUnexpected(log, err);
     return errorResponse(status, message, headers);
   };
 

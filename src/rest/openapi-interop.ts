@@ -2,7 +2,7 @@
 // plain routes (CSV, OSV zips, Atom feeds, TAXII) with their real media types. Examples are checked
 // against their schemas by Spectral in test/edge/openapi-tools.test.ts.
 import { CYCLONEDX_MEDIA_TYPE, SPDX_MEDIA_TYPE } from '../sbom/parse.js';
-import { TAXII_MEDIA_TYPE } from '../taxii/server.js';
+import { TAXII_MEDIA_TYPE } from '../taxii/route.js';
 
 type Json = Record<string, any>;
 

@@ -1,36 +1,39 @@
 // What one request spends of its client's per-minute budget (the rate limit, http/rate-limit.ts),
 // as GitHub weighs its GraphQL API: a request whose work is many times an ordinary read's counts as
 // many requests, so one address cannot buy seconds of work per request. The only place the weights
-// are decided; README.md ("Limits") and docs/operations.md state them.
-import { OSV_EXPORT_PATH } from '../osv-output/export.js';
+// are decided, for REST routes (by path) and GraphQL operations (by root field) alike; README.md
+// ("Limits"), docs/api.md and docs/operations.md state them.
+import { OSV_EXPORT_PATH } from '../osv-output/route.js';
 import { STIX_LIMIT } from '../stix/bundle.js';
 import { TAXII_LIMIT } from '../taxii/objects.js';
-import { TAXII_ROOT } from '../taxii/server.js';
+import { TAXII_ROOT } from '../taxii/route.js';
 import { CSV_EXPORT_PATH } from './csv.js';
 import { restBasePath } from './routes.js';
 
 export const requestCosts = {
   /** The CSV export, the OSV zips and ecosystems.txt: a file of the whole dataset per download. */
   export: 10,
-  /** POST /api/v1/scan: up to a thousand packages matched against every open issue. */
+  /** POST /api/v1/scan and Query.scan: up to a thousand packages matched against every open issue. */
   scan: 5,
-  /** STIX bundles and TAXII pages: one per default page of objects asked for (STIX 50, TAXII 100). */
+  /** STIX bundles (REST and Query.stixBundle) and TAXII pages: one per default page of objects asked for (STIX 50, TAXII 100). */
   perDefaultPage: 1,
-  /** Everything else. */
+  /** Everything else: a REST request, or a GraphQL root field. */
   request: 1,
 } as const;
+
+type Page = { defaultLimit: number; maxLimit: number };
+
+/** The `limit` a paged read will use: its default when absent or unreadable (the read refuses those), at most its maximum. */
+function pageSize(asked: unknown, page: Page): number {
+  return Number.isSafeInteger(asked) && (asked as number) > 0 ? Math.min(asked as number, page.maxLimit) : page.defaultLimit;
+}
+
+const pageCost = (asked: unknown, page: Page) => requestCosts.perDefaultPage * Math.ceil(pageSize(asked, page) / page.defaultLimit);
 
 const STIX_PATH = `${restBasePath}/issues/stix`;
 const TAXII_OBJECTS = new RegExp(`^${TAXII_ROOT}/api/collections/[^/]+/objects/?$`);
 
-/** The `limit` a paged route will use: its default when absent or unreadable (the route refuses those), at most its maximum. */
-function pageSize(url: URL, page: { defaultLimit: number; maxLimit: number }): number {
-  const asked = Number(url.searchParams.get('limit') ?? Number.NaN);
-  return Number.isSafeInteger(asked) && asked > 0 ? Math.min(asked, page.maxLimit) : page.defaultLimit;
-}
-
-const pageCost = (url: URL, page: { defaultLimit: number; maxLimit: number }) =>
-  requestCosts.perDefaultPage * Math.ceil(pageSize(url, page) / page.defaultLimit);
+const askedLimit = (url: URL) => Number(url.searchParams.get('limit') ?? Number.NaN);
 
 /** The units a request spends (HEAD as its GET: both build the same answer). */
 export function requestCost(method: string, url: URL): number {
@@ -40,7 +43,18 @@ export function requestCost(method: string, url: URL): number {
     return requestCosts.export;
   }
   if (method === 'POST' && pathname === `${restBasePath}/scan`) return requestCosts.scan;
-  if (read && pathname === STIX_PATH) return pageCost(url, STIX_LIMIT);
-  if (read && TAXII_OBJECTS.test(pathname)) return pageCost(url, TAXII_LIMIT);
+  if (read && pathname === STIX_PATH) return pageCost(askedLimit(url), STIX_LIMIT);
+  if (read && TAXII_OBJECTS.test(pathname)) return pageCost(askedLimit(url), TAXII_LIMIT);
+  return requestCosts.request;
+}
+
+/**
+ * The units one root field of a GraphQL query spends, by the same weights as its REST route (its
+ * arguments as coerced; introspection costs nothing beside the request's own unit).
+ */
+export function rootFieldCost(field: string, args: Record<string, unknown>): number {
+  if (field.startsWith('__')) return 0;
+  if (field === 'scan') return requestCosts.scan;
+  if (field === 'stixBundle') return pageCost(args.limit, STIX_LIMIT);
   return requestCosts.request;
 }

@@ -1,5 +1,5 @@
 // OSV output (Query.osvRecord). The record is a JSON scalar, so REST answers the record itself, as
-// OSV clients expect. The bulk zip is a plain route (src/osv-output/export.ts).
+// OSV clients expect. The bulk zip is a plain route (src/osv-output/route.ts).
 import { notFound } from '../errors.js';
 import { columnsSql } from '../db/driver-read.js';
 import { readServedIssue } from '../issues/reads.js';

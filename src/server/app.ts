@@ -9,7 +9,7 @@ import { issueCounter } from '../db/count-cache.js';
 import { DataVersionReader } from '../db/data-version.js';
 import { isMigrated } from '../db/status.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
-import { useAtomFeeds } from '../feeds/routes.js';
+import { useAtomFeeds } from '../feeds/route.js';
 import { bodyLimits, useBodyLimit } from '../http/body-limit.js';
 import { clientIdentity, type NodeServerContext } from '../http/client-identity.js';
 import { KnownKeys } from '../keys/api-keys.js';
@@ -24,20 +24,22 @@ import { useHead } from '../http/head.js';
 import { licenseLink, useFinish } from '../http/finish.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit-store.js';
 import { createRateLimiter, useRateLimit } from '../http/rate-limit.js';
-import { requestCost } from '../rest/request-costs.js';
+import { useOperationCost } from '../http/operation-cost.js';
+import { requestCost, rootFieldCost } from '../rest/request-costs.js';
 import { earlyReply } from '../http/early-reply.js';
 import { ExportBuilds } from '../http/export-builds.js';
 import { SubscriptionSlots } from '../http/subscription-slots.js';
-import { currentRequestId, requestIdOf, useRequestId } from '../http/request-id.js';
+import { requestIdOf, useRequestId } from '../http/request-id.js';
+import { logUnexpected } from '../http/envelope.js';
 import { ResponseCache } from '../http/response-cache.js';
-import { useOsvExport } from '../osv-output/export.js';
+import { useOsvExport } from '../osv-output/route.js';
 import { answerPagingLinks } from '../paging/links.js';
 import { CSV_EXPORT_PATH, useCsvExport } from '../rest/csv.js';
 import { useErrorEnvelope, useRestGate } from '../rest/gate.js';
 import { adminBodyLimits, restBasePath, restRoutes } from '../rest/routes.js';
 import { sbomScan } from '../sbom/route.js';
 import { schema } from '../schema/index.js';
-import { useTaxii } from '../taxii/server.js';
+import { useTaxii } from '../taxii/route.js';
 import { sourceStatuses } from '../sources/status.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
@@ -159,7 +161,7 @@ export function createApp(services: AppServices) {
         if ((error as GraphQLError).extensions?.http) return error as Error;
         const cause = (error as GraphQLError).originalError ?? error;
         if (isDatabaseUnavailable(cause)) {
-          log.warn('database unavailable', { requestId: currentRequestId(), err: cause });
+          logUnexpected(log, cause);
           const unavailable = serviceUnavailable();
           const path = (error as GraphQLError).path;
           return path ? new GraphQLError(unavailable.message, { path, extensions: unavailable.extensions }) : unavailable;
@@ -167,7 +169,7 @@ export function createApp(services: AppServices) {
         if (cause instanceof GraphQLError && !cause.originalError && cause.extensions?.http === undefined && !(error as GraphQLError).path) {
           return error as Error; // request-level GraphQL errors (validation, parsing) are the client's
         }
-        log.error('unexpected error', { requestId: currentRequestId(), err: cause });
+        logUnexpected(log, cause);
         // Never in development mode either: no stack or library text reaches a client.
         return maskError(error, message, false);
       },
@@ -187,6 +189,8 @@ export function createApp(services: AppServices) {
       useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
       useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }, [`${graphqlEndpoint}/`]),
       useGraphQLLimits(),
+      // Before anything executes (compiled or not): an operation over the budget does no work.
+      useOperationCost(rateLimiter, graphqlEndpoint, rootFieldCost),
       useGraphQLParamErrors(),
       useCompiledExecution(log),
       readiness,

@@ -1,7 +1,8 @@
 // Idempotent upsert, concurrency, alias merging, rejection and publishing, through the admin
 // GraphQL mutation on a real database, with a real subscriber on the newIssues topic.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { relayEvents } from '../../src/ingest/relay.js';
+import { relayEvents, relayPending } from '../../src/ingest/relay.js';
+import { recordingLog } from '../helpers/recording-log.js';
 import { createIssuePubSub, type NewIssuesEvent } from '../../src/pubsub.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { adminHeaders, adminKey, ingestMutation, loadAdvisories, loadAdvisory } from '../helpers/samples.js';
@@ -241,8 +242,13 @@ describe('relevance and publishing', () => {
     const event = await t.db.prisma.issueEvent.create({ data: { issueIds: ['00000000-0000-4000-8000-000000000002'] } });
     // A real Redis client on a port nothing listens on: the publish fails after its retries.
     const unreachable = createIssuePubSub({ redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: 'secwire-test:' });
+    const log = recordingLog();
     try {
       await expect(relayEvents(t.db.prisma, unreachable.pubsub)).rejects.toThrow();
+      // As every ingest during an outage relays: the outage is one warning, not an error each time.
+      expect(await relayPending(t.db.prisma, unreachable.pubsub, log)).toBe(0);
+      expect(await relayPending(t.db.prisma, unreachable.pubsub, log)).toBe(0);
+      expect(log.entries.map((e) => [e.level, e.msg])).toEqual([['warn', 'issue event relay failed; events wait in the outbox for the next run']]);
     } finally {
       await unreachable.close();
     }

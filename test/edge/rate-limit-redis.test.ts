@@ -119,6 +119,34 @@ describe.runIf(redisUrl)('two instances on one Redis', () => {
     expect((await stores[0]!.hit('ip:192.0.2.9', 60, 60_000)).admitted).toBe(false);
   });
 
+  it('charge a GraphQL scan 5 across both: of 20 concurrent scans, as many as fit whole, and never a partial charge', async () => {
+    const keyPrefix = uniquePrefix();
+    const log = recordingLog();
+    const [a, b] = await Promise.all([
+      createRateLimitStore(redisUrl, log, { keyPrefix }).then((store) => instance(store)),
+      createRateLimitStore(redisUrl, log, { keyPrefix }).then((store) => instance(store)),
+    ]);
+    const body = JSON.stringify({ query: '{ scan(packages: ["torch"]) { meta { total } } }' });
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a! : b!).fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.77' }, body }),
+      ),
+    );
+    const answers = await Promise.all(responses.map(async (res) => ({ status: res.status, body: await res.json() })));
+    const admitted = answers.filter((x) => x.status === 200);
+    for (const x of admitted) expect(x.body.data.scan.meta.total).toBe(0);
+    // Refused once read: its door unit stays spent, its other four are not; refused at the door: nothing spent.
+    const refusedOnceRead = answers.filter((x) => x.status === 429 && /counts as 5$/.test(x.body.errors[0].message));
+    for (const x of answers.filter((x) => x.status === 429)) expect(x.body.data).toBeUndefined();
+    const redis = new Redis(redisUrl!);
+    closers.push(async () => redis.disconnect());
+    const units = await redis.zcard(`${keyPrefix}ip:198.51.100.77`);
+    expect(units).toBe(5 * admitted.length + refusedOnceRead.length);
+    // Scans were refused, so fewer than the four units of another were left.
+    expect(units).toBeGreaterThan(56);
+    expect(units).toBeLessThanOrEqual(60);
+  });
+
   it('keep one sorted set per client that expires with the window', async () => {
     const keyPrefix = uniquePrefix();
     const store = new RedisRateLimitStore(redisUrl!, { keyPrefix });

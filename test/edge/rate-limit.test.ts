@@ -13,8 +13,10 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { manualClock } from '../helpers/recording-log.js';
 
 const statsQuery = JSON.stringify({ query: '{ stats { data { totalIssues } } }' });
-const gql = (t: TestApp, headers: Record<string, string> = {}) =>
-  t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: statsQuery });
+const scanField = 'scan(packages: ["torch"]) { meta { total } }';
+const scanQuery = `{ ${scanField} }`;
+const gql = (t: TestApp, headers: Record<string, string> = {}, query?: string) =>
+  t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: query ? JSON.stringify({ query }) : statsQuery });
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -123,6 +125,58 @@ describe('the budget', () => {
     expect(await spent('/api/issues/export')).toBe(19);
     expect(await spent('/api/v1/osv/all.zip')).toBe(9);
     expect(await spent('/api/v1/stats')).toBe(8);
+  });
+
+  it('weighs a GraphQL operation by its root fields, from the same table: a scan 5, a STIX bundle 1 per default page, several fields added up', async () => {
+    const { t } = await limitedApp(60);
+    const spent = async (query: string, variables?: Record<string, unknown>) => {
+      const res = await t.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      expect(res.status, query).toBe(200);
+      expect((await res.json()).errors, query).toBeUndefined();
+      return Number(/;r=(\d+);/.exec(res.headers.get('ratelimit') ?? '')?.[1]);
+    };
+    expect(await spent(scanQuery)).toBe(55);
+    expect(await spent('{ stixBundle }')).toBe(54);
+    expect(await spent('{ stixBundle(limit: 100) }')).toBe(52);
+    expect(await spent('query ($n: Int) { stixBundle(limit: $n) }', { n: 5000 })).toBe(50); // served as 100
+    // 5 + 2 + 1, through a fragment and an alias.
+    expect(await spent(`{ ...costly totals: stats { data { totalIssues } } } fragment costly on Query { ${scanField} stixBundle(limit: 51) }`)).toBe(42);
+    expect(
+      await spent('query ($skip: Boolean!) { scan(packages: ["torch"]) @skip(if: $skip) { meta { total } } stats { data { totalIssues } } }', { skip: true }),
+    ).toBe(41);
+    // Introspection and __typename cost nothing beside the request's own unit.
+    expect(await spent('{ __schema { queryType { name } } __typename }')).toBe(40);
+    // REST executes through the same hook; its path priced it once.
+    const rest = await t.fetch('/api/v1/scan', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"packages":["torch"]}' });
+    await rest.arrayBuffer();
+    expect(rest.headers.get('ratelimit')).toMatch(/;r=35;/);
+  });
+
+  it('counts a GraphQL scan as 5: the 13th in a minute is refused, and one the budget cannot cover does no work', async () => {
+    const { t } = await limitedApp(60);
+    const scan = () => gql(t, {}, scanQuery);
+    for (let i = 1; i <= 11; i++) {
+      const res = await scan();
+      expect(res.status, `scan ${i}`).toBe(200);
+      expect((await res.json()).data.scan.meta.total).toBe(0);
+      expect(res.headers.get('ratelimit')).toBe(`"default";r=${60 - 5 * i};t=60`);
+    }
+    expect((await gql(t)).headers.get('ratelimit')).toBe('"default";r=4;t=60');
+    // Admitted at the door (one unit), refused once read: four more do not fit. Nothing executed (no data).
+    const refused = await scan();
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      errors: [{ message: 'Rate limit exceeded: maximum of 60 requests per minute; this request counts as 5', extensions: { code: 'RATE_LIMITED' } }],
+    });
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.headers.get('ratelimit')).toBe('"default";r=3;t=60');
+    expect(refused.headers.get('ratelimit-policy')).toBe('"default";q=60;w=60');
+
+    const { t: fresh } = await limitedApp(60);
+    for (let i = 1; i <= 12; i++) expect((await gql(fresh, {}, scanQuery)).status).toBe(200);
+    const thirteenth = await gql(fresh, {}, scanQuery);
+    expect(thirteenth.status).toBe(429);
+    expect((await thirteenth.json()).errors[0].extensions.code).toBe('RATE_LIMITED');
   });
 
   it('refuses a costly request the remaining budget cannot cover, while cheap ones still pass, and names the wait for its whole cost', async () => {
