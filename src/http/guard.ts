@@ -24,9 +24,8 @@ function failure(isGraphQL: boolean, err: unknown): Response {
 type OnRequest = NonNullable<Plugin['onRequest']>;
 
 /**
- * An onRequest hook for the few requests `concerns` picks, asked synchronously first: every request
- * passes every plugin, and an async hook costs each one a promise and a microtask turn (two more
- * through guarded()) even when it returns at once.
+ * An onRequest hook for the few requests `concerns` picks: a route plugin states which requests are
+ * its own in one place, and every other request passes it without entering the hook.
  */
 export const onRequestFor =
   (concerns: (url: URL, request: Request) => boolean, hook: OnRequest): OnRequest =>
