@@ -63,3 +63,23 @@ export async function clientIdentity(
   const key = address === undefined ? undefined : addressKey(address);
   return key === undefined ? IN_PROCESS_CLIENT : `ip:${key}`;
 }
+
+/** The caller of a request, as clientIdentity decides it. */
+export type CallerOf = (request: { headers: Pick<Headers, 'get'> }, serverContext: NodeServerContext | undefined) => Promise<string>;
+
+/**
+ * The one place the caller is resolved: once per request, however many parts of the app ask (the
+ * rate limit at the door and again for a GraphQL operation's cost, the exports' per-client cap,
+ * the subscription slots), since a bearer key's check may read the database.
+ */
+export function callerResolver(options: { trustProxy: boolean; keys: KnownKeys }): CallerOf {
+  const resolved = new WeakMap<object, Promise<string>>();
+  return (request, serverContext) => {
+    let caller = resolved.get(request);
+    if (!caller) {
+      caller = clientIdentity(request, serverContext, options);
+      resolved.set(request, caller);
+    }
+    return caller;
+  };
+}

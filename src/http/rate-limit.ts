@@ -9,8 +9,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../log.js';
-import type { KnownKeys } from '../keys/api-keys.js';
-import { clientIdentity, type NodeServerContext } from './client-identity.js';
+import type { CallerOf, NodeServerContext } from './client-identity.js';
 import { noteRateLimit } from './finish.js';
 import type { RateLimitStore, WindowHit } from './rate-limit-store.js';
 import { refusal } from './refusal.js';
@@ -28,8 +27,8 @@ export interface RateLimitOptions {
   /** Requests per client per rolling minute; 0 disables the limit. */
   limit: number;
   store: RateLimitStore;
-  keys: KnownKeys;
-  trustProxy: boolean;
+  /** Who is calling (client-identity.ts's callerResolver). */
+  callerOf: CallerOf;
   log: Logger;
   /** The units a request spends (at least 1); every request costs 1 without it. */
   costOf?: (method: string, url: URL) => number;
@@ -65,7 +64,7 @@ export interface RateLimiter {
 
 /** The limiter both the plugin (below) and the answers before Yoga (early-reply.ts) count with; undefined when there is no limit. */
 export function createRateLimiter(options: RateLimitOptions): RateLimiter | undefined {
-  const { limit, store, log, costOf = () => 1 } = options;
+  const { limit, store, log, callerOf, costOf = () => 1 } = options;
   if (limit === 0) return undefined;
   const policy = `"default";q=${limit};w=${WINDOW_MS / 1000}`;
 
@@ -121,7 +120,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
       cost = Math.min(limit, Math.max(1, Math.ceil(wholeCost())));
       units = cost - counted;
       if (units <= 0) return undefined;
-      const key = await clientIdentity(request, serverContext, options);
+      const key = await callerOf(request, serverContext);
       decision = await decide(key, units, cost);
     } catch (err) {
       // Never turn a limiter fault into an outage: admit, and say why in the log.

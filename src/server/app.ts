@@ -11,7 +11,7 @@ import { isMigrated } from '../db/status.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
 import { useAtomFeeds } from '../feeds/route.js';
 import { bodyLimits, useBodyLimit } from '../http/body-limit.js';
-import { clientIdentity, type NodeServerContext } from '../http/client-identity.js';
+import { callerResolver, type NodeServerContext } from '../http/client-identity.js';
 import { KnownKeys } from '../keys/api-keys.js';
 import { viewerOf, type Viewer } from '../keys/viewer.js';
 import { useCompiledExecution } from '../http/compiled-execution.js';
@@ -89,16 +89,12 @@ export function createApp(services: AppServices) {
   const responseCache = new ResponseCache(config.responseCacheBytes, versions, `${restBasePath}/`);
   const countIssues = issueCounter(db.read, versions);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
-  const exports = new ExportBuilds(
-    versions,
-    (request, serverContext) => clientIdentity(request, serverContext as NodeServerContext, { trustProxy: config.trustProxy, keys }),
-    log,
-  );
+  const callerOf = callerResolver({ trustProxy: config.trustProxy, keys });
+  const exports = new ExportBuilds(versions, (request, serverContext) => callerOf(request, serverContext as NodeServerContext), log);
   const rateLimiter = createRateLimiter({
     limit: config.rateLimitPerMinute,
     store: services.rateLimitStore ?? new MemoryRateLimitStore(),
-    keys,
-    trustProxy: config.trustProxy,
+    callerOf,
     log,
     costOf: requestCost,
   });
@@ -221,8 +217,7 @@ export function createApp(services: AppServices) {
       newIssues: services.pubsub,
       viewer: initial.viewer ?? viewerOf({ config, prisma: db.prisma }, initial.request),
       requestId: requestIdOf(initial.request),
-      takeSubscriptionSlot: async () =>
-        subscriptionSlots.take(await clientIdentity(initial.request, initial as unknown as NodeServerContext, { trustProxy: config.trustProxy, keys })),
+      takeSubscriptionSlot: async () => subscriptionSlots.take(await callerOf(initial.request, initial as unknown as NodeServerContext)),
     }),
   });
   // A node:http server answers cache hits before Yoga (createHttpServer).
