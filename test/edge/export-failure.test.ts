@@ -1,34 +1,25 @@
-// A database error while an export is built, against a real listening server: the export is built
-// before its first byte is sent (src/http/export-builds.ts), so the client gets an envelope (a 500,
-// or a 503 for a database that hangs), never a 200 cut short; the error is logged, and the process
-// keeps serving. The failing query is a renamed column, which fails the same way on both databases.
-import { once } from 'node:events';
-import { get, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../../src/generated/prisma/client.js';
-import { createHttpServer } from '../../src/http/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { makeIssue } from '../helpers/issues.js';
+import { listen, type Listening } from '../helpers/listening.js';
 import { hangDatabase } from '../helpers/hang.js';
 import { recordingLog } from '../helpers/recording-log.js';
 
 const log = recordingLog();
 let t: TestApp;
-let server: Server;
+let listening: Listening;
 let base: string;
 
 beforeAll(async () => {
   t = await createTestApp({}, undefined, { log });
   await t.db.prisma.issue.createMany({ data: [makeIssue({ naturalKey: 'one' }), makeIssue({ naturalKey: 'two' })] as Prisma.IssueCreateManyInput[] });
-  server = createHttpServer(t.app);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listen(t);
+  base = listening.base;
 });
 afterAll(async () => {
-  server?.closeAllConnections();
-  server?.close();
+  await listening?.close();
   await t?.close();
 });
 

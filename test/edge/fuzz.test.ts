@@ -20,13 +20,13 @@ import fc from 'fast-check';
 import { isNonNullType, print, type GraphQLField, type OperationDefinitionNode } from 'graphql';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../src/http/server.js';
 import { restBasePath, restRoutes, type RestRoute } from '../../src/rest/routes.js';
 import { CYCLONEDX_MEDIA_TYPE, MAX_COMPONENT_DEPTH } from '../../src/sbom/parse.js';
 import { collections } from '../../src/taxii/collections.js';
 import { schema } from '../../src/schema/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { makeIssue } from '../helpers/issues.js';
+import { listen, type Listening } from '../helpers/listening.js';
 import { rawRequest } from '../helpers/raw-http.js';
 
 const csvExportPath = '/api/issues/export';
@@ -36,6 +36,7 @@ const fuzzTimeout = 600_000;
 
 let t: TestApp;
 let server: Server;
+let listening: Listening;
 let issueIds: string[] = [];
 let sent = 0;
 let started = 0;
@@ -67,8 +68,8 @@ beforeAll(async () => {
   });
   issueIds = (await t.db.prisma.issue.findMany({ select: { id: true } })).map((r) => r.id);
   await t.db.prisma.digest.create({ data: { date: '2025-01-30', content: '# Digest\n\nThree issues.', issueCount: 3 } });
-  server = createHttpServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  listening = await listen(t);
+  server = listening.server;
   started = performance.now();
 });
 
@@ -78,8 +79,7 @@ afterAll(async () => {
     .map(([k, v]) => `${k} ${v.requests} (${(v.ms / v.requests).toFixed(1)} ms each)`)
     .join(', ');
   console.info(`fuzz: ${sent} generated requests in ${seconds.toFixed(1)} s (${(sent / seconds).toFixed(0)}/s): ${breakdown}`);
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await listening?.close();
   await t?.close();
 });
 

@@ -6,25 +6,24 @@ import type { Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer, serverTimeouts } from '../../src/http/server.js';
+import { serverTimeouts } from '../../src/http/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { hangDatabase } from '../helpers/hang.js';
+import { listen, type Listening } from '../helpers/listening.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { openSubscription } from '../helpers/sse.js';
 
 let t: TestApp;
 let server: Server;
+let listening: Listening;
 let base: string;
 beforeAll(async () => {
   t = await createTestApp({ subscriptionsPerClient: 2, subscriptionsTotal: 4 });
-  server = createHttpServer(t.app, { ...serverTimeouts, writeStallTimeout: 500 });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listen(t, { ...serverTimeouts, writeStallTimeout: 500 });
+  ({ server, base } = listening);
 });
 afterAll(async () => {
-  server?.closeAllConnections();
-  server?.close();
+  await listening?.close();
   await t?.close();
 });
 

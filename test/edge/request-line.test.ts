@@ -3,20 +3,20 @@
 // will not send most of these.
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../src/http/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { listen, type Listening } from '../helpers/listening.js';
 import { rawRequest } from '../helpers/raw-http.js';
 
 let t: TestApp;
 let server: Server;
+let listening: Listening;
 beforeAll(async () => {
   t = await createTestApp();
-  server = createHttpServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  listening = await listen(t);
+  server = listening.server;
 });
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await listening?.close();
   await t?.close();
 });
 

@@ -2,30 +2,17 @@
 // that drip their headers or body, must neither stop normal requests nor hold their sockets past
 // the server's timeouts.
 import { once } from 'node:events';
-import type { Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer, serverTimeouts, type ServerTimeouts } from '../../src/http/server.js';
+import { serverTimeouts, type ServerTimeouts } from '../../src/http/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { listen } from '../helpers/listening.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t?.close());
-
-async function listen(timeouts: ServerTimeouts): Promise<{ server: Server; port: number }> {
-  const server = createHttpServer(t.app, timeouts);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, port: (server.address() as AddressInfo).port };
-}
-
-async function stop(server: Server) {
-  server.closeAllConnections();
-  server.close();
-  await once(server, 'close');
-}
 
 /** Opens a connection that does `behave` with it; resolves once connected. */
 async function slowClient(port: number, behave: (socket: Socket) => void): Promise<Socket & { closedAt?: number }> {
@@ -69,7 +56,7 @@ describe('slow clients', () => {
   it('300 idle or dripping connections do not stop normal requests', async () => {
     // The production timeouts, except that no slow client may be cut before the normal requests
     // run (on a loaded machine opening 300 connections can take a while): they must really compete.
-    const { server, port } = await listen({ ...serverTimeouts, headersTimeout: 120_000, requestTimeout: 120_000 });
+    const { server, port, close } = await listen(t, { ...serverTimeouts, headersTimeout: 120_000, requestTimeout: 120_000 });
     const sockets: Socket[] = [];
     try {
       for (let i = 0; i < 10; i++) {
@@ -91,7 +78,7 @@ describe('slow clients', () => {
       expect(sockets.filter((s) => s.destroyed)).toHaveLength(0); // the slow ones were really still there
     } finally {
       for (const s of sockets) s.destroy();
-      await stop(server);
+      await close();
     }
   });
 
@@ -103,7 +90,7 @@ describe('slow clients', () => {
       connectionsCheckingInterval: 100,
       writeStallTimeout: 1_000,
     };
-    const { server, port } = await listen(quick);
+    const { server, port, close } = await listen(t, quick);
     try {
       const opened = Date.now();
       const slow = [
@@ -128,7 +115,7 @@ describe('slow clients', () => {
       // And the server is still serving.
       expect((await normalRequest(port)).status).toBe(200);
     } finally {
-      await stop(server);
+      await close();
     }
   });
 });
