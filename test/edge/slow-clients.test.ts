@@ -56,7 +56,7 @@ describe('slow clients', () => {
   it('300 idle or dripping connections do not stop normal requests', async () => {
     // The production timeouts, except that no slow client may be cut before the normal requests
     // run (on a loaded machine opening 300 connections can take a while): they must really compete.
-    const { server, port, close } = await listen(t, { ...serverTimeouts, headersTimeout: 120_000, requestTimeout: 120_000 });
+    const { port, close } = await listen(t, { ...serverTimeouts, headersTimeout: 120_000, requestTimeout: 120_000 });
     const sockets: Socket[] = [];
     try {
       for (let i = 0; i < 10; i++) {
@@ -90,7 +90,7 @@ describe('slow clients', () => {
       connectionsCheckingInterval: 100,
       writeStallTimeout: 1_000,
     };
-    const { server, port, close } = await listen(t, quick);
+    const { port, close } = await listen(t, quick);
     try {
       const opened = Date.now();
       const slow = [
