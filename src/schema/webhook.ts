@@ -32,6 +32,15 @@ const WebhookFiltersRef = builder.objectRef<IssueFilters>('WebhookFilters').impl
   }),
 });
 
+/** The same field on both Webhook variants. */
+const eventsField = {
+  type: [WebhookEventEnum] as [typeof WebhookEventEnum],
+  description: 'Event kinds it receives.',
+  extensions: graphqlOnly,
+  select: { events: true as const },
+  resolve: (w: { events: unknown }) => w.events as WebhookEventKind[],
+};
+
 const WebhookRef = builder.prismaObject('Webhook', {
   description: 'A webhook subscription; its secret is never shown again after creation or rotation.',
   fields: (t) => ({
@@ -39,13 +48,7 @@ const WebhookRef = builder.prismaObject('Webhook', {
     url: t.exposeString('url', { description: 'Delivery target (https).' }),
     active: t.exposeBoolean('active', { description: 'False once the receiver answered 410 or deliveries kept dying.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
-    events: t.field({
-      type: [WebhookEventEnum],
-      description: 'Event kinds it receives.',
-      extensions: graphqlOnly,
-      select: { events: true },
-      resolve: (w) => w.events as WebhookEventKind[],
-    }),
+    events: t.field(eventsField),
     watchedComponents: t.int({
       nullable: true,
       description: 'How many components its watched stack lists; null when it watches none.',
@@ -75,13 +78,7 @@ const WebhookWithSecretRef = builder.prismaObject('Webhook', {
     secret: t.exposeString('secret', { description: 'Shared signing secret (64 hex characters); store it now, it is not shown again.' }),
     active: t.exposeBoolean('active', { description: 'True after creation.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
-    events: t.field({
-      type: [WebhookEventEnum],
-      description: 'Event kinds it receives.',
-      extensions: graphqlOnly,
-      select: { events: true },
-      resolve: (w) => w.events as WebhookEventKind[],
-    }),
+    events: t.field(eventsField),
   }),
 });
 
