@@ -152,8 +152,11 @@ export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: 
   }
 
   return {
-    /** Resolves once the outcome is written (or, if writing failed, logged). */
-    record(outcome: Outcome): Promise<void> {
+    /**
+     * Resolves once the outcome is written (or, if writing failed, logged). `last`: no other
+     * delivery is waiting for its answer, so nothing more can join the batch and it is written now.
+     */
+    record(outcome: Outcome, last = false): Promise<void> {
       const decided = decide(outcome, rules, new Date());
       if (!decided.ok)
         log.debug('webhook delivery attempt failed', {
@@ -166,7 +169,12 @@ export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: 
         pending.push({ decided, done });
         // Outcomes arriving within a few milliseconds, or while a batch is being written, are
         // written together.
-        if (!flushing && !timer) {
+        if (flushing) return;
+        if (last) {
+          clearTimeout(timer);
+          timer = undefined;
+          void flush();
+        } else if (!timer) {
           timer = setTimeout(() => {
             timer = undefined;
             if (!flushing) void flush();

@@ -63,6 +63,8 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
   const recorder = createOutcomeRecorder(prisma, log, { retry, deadLimit });
 
   const inFlight = new Set<Promise<void>>();
+  /** Deliveries still waiting for the receiver's answer (the rest of inFlight are being recorded). */
+  let awaitingAnswer = 0;
   let running = false;
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
@@ -142,22 +144,30 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
       return;
     }
     let result: SendResult;
+    awaitingAnswer++;
     try {
       const body = bodyFor(row, attemptedAt);
       result = await sender.send(row.url, signatureHeaders(row, row.id, attemptedAt, body), body);
     } catch (err) {
       log.error('webhook delivery failed unexpectedly', { deliveryId: row.id, err });
       result = { error: 'internal error', durationMs: 0 };
+    } finally {
+      awaitingAnswer--;
     }
-    await recorder.record({
-      deliveryId: row.id,
-      webhookId: row.webhookId,
-      kind: row.kind,
-      attempts: row.attempts,
-      claim: row.lockedUntil,
-      attemptedAt,
-      ...result,
-    });
+    // Once every delivery in flight has its answer, nothing else can join the outcome batch, and
+    // the slots (and the host's share, counted in the database) stay taken until it is written.
+    await recorder.record(
+      {
+        deliveryId: row.id,
+        webhookId: row.webhookId,
+        kind: row.kind,
+        attempts: row.attempts,
+        claim: row.lockedUntil,
+        attemptedAt,
+        ...result,
+      },
+      awaitingAnswer === 0,
+    );
   }
 
   function track(promise: Promise<void>) {
