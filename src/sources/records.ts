@@ -22,10 +22,10 @@ export interface SyncCounts {
 export const emptyCounts = (): SyncCounts => ({ received: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, skipped: 0, tooLarge: 0 });
 
 /**
- * The largest record a sync reads, as input hardening: real OSV records are far smaller. Storing a
- * record costs the embedded database, which runs on the main thread, about a tenth of a second per
- * MB, and every request waits for it (issue 27). A larger record is skipped unread, counted
- * (tooLarge) and logged on every sync that meets it, so it is never silently missing.
+ * The largest record a sync reads, as input hardening: real OSV records are far smaller. The
+ * embedded database stores a record on the main thread, in a transaction every read waits for,
+ * for longer the larger the record (issue 27; bench/README.md). A larger record is skipped unread,
+ * counted (tooLarge) and logged on every sync that meets it, so it is never silently missing.
  */
 export const maxRecordBytes = 1024 * 1024;
 

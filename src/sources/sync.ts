@@ -142,7 +142,12 @@ async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Li
     });
     if (problems.length) deps.log.warn('source records rejected', { source: source.name, rejected: problems.length, first: problems.slice(0, 5) });
     if (tooLarge.length)
-      deps.log.warn('source records over the size limit skipped', { source: source.name, tooLarge: tooLarge.length, limitBytes: maxRecordBytes, first: tooLarge.slice(0, 5) });
+      deps.log.warn('source records over the size limit skipped', {
+        source: source.name,
+        tooLarge: tooLarge.length,
+        limitBytes: maxRecordBytes,
+        first: tooLarge.slice(0, 5),
+      });
     return counts;
   } finally {
     listing.close?.();

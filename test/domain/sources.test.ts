@@ -261,7 +261,10 @@ describe('interrupted and failing syncs', () => {
     // Entries of about 100 KB: two fit in 250 KB, a third does not: chunks of two, two and one.
     expect(progress).toEqual([2, 4, 5, 5]);
     const rejected = log.entries.find((e) => e.msg === 'source records rejected')?.fields?.first as string[];
-    expect(rejected).toEqual([expect.stringMatching(/^LRGE-bad.json: invalid OSV record: modified: must be an RFC 3339 timestamp/), 'LRGE-json.json: not valid JSON']);
+    expect(rejected).toEqual([
+      expect.stringMatching(/^LRGE-bad.json: invalid OSV record: modified: must be an RFC 3339 timestamp/),
+      'LRGE-json.json: not valid JSON',
+    ]);
     // The worker sends back the versions its facts need; the stored record is the whole one.
     const stored = await t.db.prisma.issue.findFirst({ where: { naturalKey: 'LRGE-0' }, select: { source: true } });
     expect((stored!.source as { affected: { versions: string[] }[] }).affected[0]!.versions).toEqual(records[0]!.affected[0].versions);
@@ -284,7 +287,13 @@ describe('interrupted and failing syncs', () => {
     const result = await sync(source('huge', 'osv-zip', '/huge/all.zip'));
     expect(result).toMatchObject({ status: 'synced', counts: { received: 1, created: 1, rejected: 0, tooLarge: 1 } });
     const lines = log.entries.filter((e) => e.msg === 'source records over the size limit skipped');
-    expect(lines).toEqual([{ level: 'warn', msg: 'source records over the size limit skipped', fields: { source: 'huge', tooLarge: 1, limitBytes: maxRecordBytes, first: ['HUGE-1.json'] } }]);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        msg: 'source records over the size limit skipped',
+        fields: { source: 'huge', tooLarge: 1, limitBytes: maxRecordBytes, first: ['HUGE-1.json'] },
+      },
+    ]);
     expect(log.entries.some((e) => e.msg === 'source records rejected')).toBe(false);
     expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'HUGE-' } } })).toBe(1);
     // Not remembered: the next read of the export counts it again.
