@@ -2,6 +2,8 @@
 // which answers with the item as classifying needs it and the stored text and content hash of the
 // whole record.
 import { readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ParsedEntry } from '../ingest/parse.js';
 import { adoptCanonicalSource } from '../ingest/row.js';
@@ -26,7 +28,7 @@ function workerPool(): Piscina<RecordTask, ParsedOffThread> {
     maxThreads: 1,
     // Idle, the thread ends (its modules and heap are tens of MB) and keeps no process alive.
     idleTimeout: 30_000,
-    ...(fromSource ? { execArgv: ['--import', 'tsx'] } : {}),
+    ...(fromSource ? { execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] } : {}),
   });
   return pool;
 }

@@ -51,7 +51,7 @@ export interface SourceRecordEntry {
  * embedded database (one connection) every read waits for it. 750 records of 15.9 MB were one
  * transaction that held every reader for the whole sync (issue 27). A chunk holds at most this
  * much, or one record alone: so a transaction stores no more than the largest record a sync reads.
- * Records of a few KB reach the count first.
+ * Records of a KB or so, as most OSV records are, reach the count first.
  */
 export const CHUNK_BYTES = maxRecordBytes;
 
