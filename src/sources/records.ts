@@ -50,8 +50,9 @@ export interface SourceRecordEntry {
  * Bytes of records per chunk, beside the count: a chunk is stored in one transaction, and on the
  * embedded database (one connection) every read waits for it. 750 records of 15.9 MB were one
  * transaction that held every reader for the whole sync (issue 27). A chunk holds at most this
- * much, or one record alone: so a transaction stores no more than the largest record a sync reads.
- * Records of a KB or so, as most OSV records are, reach the count first.
+ * much, or one record alone, so no transaction stores more than the largest record a sync reads.
+ * Chunks of ordinary records (a few KB) end here too, at a few hundred records, which synced as
+ * fast and with a lower peak (bench/README.md, "A sync of large entries").
  */
 export const CHUNK_BYTES = maxRecordBytes;
 
