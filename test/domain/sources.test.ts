@@ -273,7 +273,7 @@ describe('interrupted and failing syncs', () => {
   });
 
   it('skips a record over the size limit without reading it, counts it and logs it in one line', async () => {
-    const small = { ...advisories[0], id: 'HUGE-0', aliases: [], references: [] };
+    const small: Record<string, any> = { ...advisories[0], id: 'HUGE-0', aliases: [], references: [] };
     const huge = { ...small, id: 'HUGE-1', affected: [{ ...small.affected[0], versions: Array.from({ length: 100_000 }, (_, i) => `1.${i}.0`) }] };
     expect(Buffer.byteLength(JSON.stringify(huge))).toBeGreaterThan(maxRecordBytes);
     /** The zip with the huge entry's compressed data made garbage: read, it would be rejected as unreadable, not skipped. */
