@@ -12,7 +12,7 @@ import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { stackFeedToken } from '../api-paths.js';
 import { stackFeed } from '../stacks/feed.js';
-import { ATOM_MEDIA_TYPE, atomIssueSelect, digestsAtom, issuesAtom, type AtomIssue } from './atom.js';
+import { ATOM_MEDIA_TYPE, atomIssueSelect, FEED_LIMIT, digestsAtom, issuesAtom, type AtomIssue } from './atom.js';
 
 export const ISSUES_ATOM_PATH = `${restBasePath}/issues.atom`;
 export const DIGESTS_ATOM_PATH = `${restBasePath}/digests.atom`;
@@ -24,7 +24,6 @@ export const STACK_FEED_PATTERN: PathPattern = {
     return token === undefined ? undefined : [pathname, token];
   },
 };
-const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
 const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 
 type Feed = (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>;

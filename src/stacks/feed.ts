@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { columnsSql } from '../db/driver-read.js';
 import { notFound } from '../errors.js';
-import { atomIssueSelect, issuesAtom, type AtomIssue } from '../feeds/atom.js';
+import { atomIssueSelect, FEED_LIMIT, issuesAtom, type AtomIssue } from '../feeds/atom.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { issueOrderSql, parsePage } from '../issues/filters.js';
 import { sha256Hex } from '../keys/bearer.js';
@@ -13,7 +13,6 @@ import { queryParam, rejectUnknownParameters } from '../params.js';
 import { scanStack } from '../scan/scan.js';
 import { feedTokenShape, ownerKeyActive, stackOf, storedComponents } from './watched.js';
 
-const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
 const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 
 type Feed = (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>;
