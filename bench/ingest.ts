@@ -43,7 +43,7 @@ interface Pass {
 
 async function runOn(db: Database, sample: unknown[], synthetic: unknown[]): Promise<Pass[]> {
   const { pubsub, close } = createIssuePubSub();
-  const deps = { prisma: db.prisma, pubsub, log: createLogger('silent') };
+  const deps = { prisma: db.prisma, pubsub, log: createLogger('silent'), db };
   const passes: Pass[] = [];
   const timed = async (label: string, records: unknown[], expect: 'created' | 'unchanged') => {
     const start = performance.now();

@@ -142,7 +142,7 @@ function cloneLine(template: CopyRow, column: Map<string, number>, i: number, ge
 /** Seeds the sample data through ingestion, then COPYs clones of its issues up to `total`. */
 async function seed(bench: BenchDatabase, total: number): Promise<void> {
   const { pubsub, close } = createIssuePubSub();
-  await seedSampleData({ prisma: bench.db.prisma, pubsub, log: createLogger('silent') });
+  await seedSampleData({ prisma: bench.db.prisma, pubsub, log: createLogger('silent'), db: bench.db });
   await close();
   const client = bench.url ? new pg.Client({ connectionString: bench.url }) : undefined;
   await client?.connect();
