@@ -26,10 +26,18 @@ if (!summary) {
 }
 const [, sent, seconds, rate, breakdown] = summary;
 const passed = run.status === 0;
-const rows = breakdown!.split(/, (?=[^,]+ \d+ \()/).map((part) => {
+const surfaces = breakdown!.split(/, (?=[^,]+ \d+ \()/).map((part) => {
   const [, surface, count, each] = /^(.*) (\d+) \(([\d.]+) ms each\)$/.exec(part) ?? [];
-  return `| ${surface} | ${count} | ${each} |`;
+  return { surface: surface!, count: Number(count), each: Number(each) };
 });
+// The REST operations share one row: their range is the figure, not each operation's.
+const rest = surfaces.filter((s) => s.surface.startsWith('REST '));
+const restEach = rest.map((s) => s.each);
+const restCounts = [...new Set(rest.map((s) => s.count))];
+const rows = [
+  ...(rest.length ? [`| REST, ${rest.length} operations | ${restCounts.join(' or ')} each | ${Math.min(...restEach)} to ${Math.max(...restEach)} |`] : []),
+  ...surfaces.filter((s) => !s.surface.startsWith('REST ')).map((s) => `| ${s.surface} | ${s.count} | ${s.each} |`),
+];
 const section = `<!-- fuzz:begin -->
 ## Fuzzing (\`npx tsx bench/fuzz.ts ${requests}\`, ${database})
 

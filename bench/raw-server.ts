@@ -68,13 +68,20 @@ async function list(query: URLSearchParams, columns: string, toJson: (row: Recor
   return { data: rows.rows.map(toJson), meta: { total: count.rows[0]!.total, limit, offset: 0 } };
 }
 
-/** One statement; each count an index-only scan of the served partial indexes, as the app's four. */
+/**
+ * One statement; each count an index-only scan of the served partial indexes, as the app's four, and
+ * the freshness fields as src/issues/freshness.ts reads them (timestamps are stored in UTC).
+ */
 async function stats() {
   const servedSince = (interval: string) => `(SELECT count(*) FROM "Issue" WHERE ${served} AND "publishedAt" > now() - interval '${interval}')::int`;
-  const { rows } = await pool.query(`
+  const { rows } = await pool.query<{ lastNewDataAt: Date | null }>(`
     SELECT (SELECT count(*) FROM "Issue" WHERE ${served})::int AS "totalIssues", (SELECT count(*) FROM "Digest")::int AS "totalDigests",
-           ${servedSince('24 hours')} AS "last24h", ${servedSince('7 days')} AS "last7d"`);
-  return { data: rows[0] };
+           ${servedSince('24 hours')} AS "last24h", ${servedSince('7 days')} AS "last7d",
+           (SELECT max("modifiedAt") FROM "Issue" WHERE ${served}) AS "lastNewDataAt",
+           (SELECT coalesce(json_agg(json_build_object('name', name, 'lastNewDataAt', to_char("lastNewDataAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+                                     ORDER BY "lastNewDataAt" DESC, name), '[]')
+              FROM "SourceState" WHERE "lastNewDataAt" IS NOT NULL) AS "newDataSources"`);
+  return { data: { ...rows[0]!, lastNewDataAt: iso(rows[0]!.lastNewDataAt) } };
 }
 
 async function digest() {

@@ -41,7 +41,7 @@ interface Run {
 
 async function measure(db: Database, input: unknown[]): Promise<Run> {
   const { pubsub, close } = createIssuePubSub();
-  const deps = { prisma: db.prisma, pubsub, log: createLogger('silent') };
+  const deps = { prisma: db.prisma, pubsub, log: createLogger('silent'), db };
   try {
     const loaded = await ingest(deps, input, { chunkSize: 500, relay: false });
     if (loaded.created !== input.length) throw new Error(`expected ${input.length} created, got ${loaded.created}`);

@@ -74,7 +74,7 @@ interface Run {
 
 async function measure(db: Database): Promise<Run> {
   const { pubsub, close } = createIssuePubSub();
-  const deps = { prisma: db.prisma, pubsub, log: createLogger('silent') };
+  const deps = { prisma: db.prisma, pubsub, log: createLogger('silent'), db };
   const registry = await startRegistry();
   try {
     const loadStart = performance.now();

@@ -184,31 +184,18 @@ const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
 const section = `<!-- stack-watch:begin -->
 ## Watched stacks (\`npm run bench -- stack-watch --stacks ${stackCount} --components ${componentCount} --issues ${issueCount} --names ${nameCount} --db ${db.kind}\`)
 
-Measured ${when} UTC on this machine (2 shared cores, load average ${loadavg()[0]!.toFixed(0)} at the end; compare
-ratios, not absolute figures), ${db.kind === 'postgres' ? 'PostgreSQL' : 'PGlite'}. ${stackCount.toLocaleString('en')} webhooks each watching ${componentCount} PyPI purls
-(${(stackCount * componentCount).toLocaleString('en')} StackEntry rows, set up in ${s(setupMs)} s) drawn from ${nameCount.toLocaleString('en')} names at versions 1.0.0..1.9.0;
-one batch of ${issueCount} new issues, each affecting versions < 1.5.0 of one package, committed with its
-IssueEvent and published. The dispatcher and the delivery worker (production settings) run in
-this process; the receivers are HTTPS servers on 127.0.0.1.
+Measured ${when} UTC, load average ${loadavg()[0]!.toFixed(0)} at the end, ${db.kind === 'postgres' ? 'PostgreSQL' : 'PGlite'}. ${stackCount.toLocaleString('en')} webhooks each watching ${componentCount} PyPI purls
+(${(stackCount * componentCount).toLocaleString('en')} StackEntry rows, set up in ${s(setupMs)} s); one batch of ${issueCount} new issues; dispatcher and delivery worker in this process, HTTPS
+receivers on 127.0.0.1.
 
 | figure | value |
 |---|---|
-| stacks the batch touches (read through the key index) / StackEntry rows read | ${touchedStacks.toLocaleString('en')} / ${readRows.toLocaleString('en')} of ${(stackCount * componentCount).toLocaleString('en')} |
+| stacks the batch touches / StackEntry rows read | ${touchedStacks.toLocaleString('en')} / ${readRows.toLocaleString('en')} of ${(stackCount * componentCount).toLocaleString('en')} |
 | stacks affected = outbox rows written | ${expected.toLocaleString('en')} |
 | **commit to last delivery enqueued** | **${s(outboxMs)} s** |
-| this process's CPU over that time (dispatcher, worker, driver) | ${s(cpuMs)} s |
+| this process's CPU over that time | ${s(cpuMs)} s |
 | commit to the last stack delivery received (deliveries/s) | ${s(deliveredMs)} s (${Math.round(expected / (deliveredMs / 1000))} deliveries/s) |
-| healthy receiver (another key, no stack; a one-issue batch every 200 ms meanwhile): commit to receipt p50 / **p99** / max, ${sorted.length} batches | ${s(pct(50))} / **${s(pct(99))}** / ${s(sorted.at(-1) ?? NaN)} s |
-
-The batch's ${issueCount} package names select the stacks through the StackEntry key index, a page of 1,000
-stacks at a time; each is judged by the scan's own matching on its entries under those names only,
-and the rows go out in statements of 500. The healthy receiver's deliveries share the worker with the
-stack deliveries (one key, 16 in flight, half at most per key and per host): fairness between keys
-and hosts keeps their slots free. The delivery rate follows the CPU the machine has to spare: the
-same run under a load average of 15 to 18 (both heavy slots busy) sent about 15 deliveries/s. A CPU
-profile of the bench process (\`node --cpu-prof\`) shows its time in TLS (the sender and both receivers
-share the process) and garbage collection, not in per-delivery statements: claims take a quarter of
-the slots at once and outcomes are recorded in batches (src/webhooks/outcomes.ts).
+| healthy receiver (one-issue batch every 200 ms): commit to receipt p50 / **p99** / max, ${sorted.length} batches | ${s(pct(50))} / **${s(pct(99))}** / ${s(sorted.at(-1) ?? NaN)} s |
 <!-- stack-watch:end -->`;
 
 await writeReadmeSection('stack-watch', section);

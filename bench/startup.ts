@@ -137,21 +137,7 @@ const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
 await writeReadmeSection(
   'startup',
   `<!-- startup:begin -->
-## Start-up time and memory (\`npm run bench -- startup\`)
-
-Measured ${when} UTC on this machine (2 shared cores, load average ${loadavg()[0]!.toFixed(1)} at the end; compare
-rows, not absolute figures). Each row is a new server process with the sample data; "first answer" is
-spawn to the first 200 of \`GET /api/v1/issues?limit=1\`, "peak" the process's VmHWM after the warm
-rounds, "idle" its VmRSS ${idleSeconds} s later. \`compiled, V8 defaults\` is the same esbuild output
-(dist/, compiled file by file) started directly, \`tsx\` the same source through the tsx loader.
-
-\`npm start\` runs bin/secwire, which starts Node with the settings of docs/operations.md (memory):
-on the embedded database \`--liftoff-only\` and a 16 MB young generation, against PostgreSQL a 32 MB
-one; one glibc malloc arena and a fixed mmap threshold; \`--expose-gc\` for the idle collection.
-"warm s" is seconds for ${warmRounds} rounds of four concurrent requests (a list page, a search, a severity
-filter, stats; with \`Cache-Control: no-cache\`) after ${warmRounds} rounds of warm-up. Fresh embedded starts
-unpack the cluster \`npm install\` seeded; "seeded at start" is the same with \`SEED_FROM_TEMPLATE=false\`.
-On PostgreSQL migrations and the seed of an empty database run in the server's own process.
+Measured ${when} UTC, load average ${loadavg()[0]!.toFixed(1)} at the end.
 
 | runner | database | first answer s | warm s | peak RSS MB | idle RSS MB |
 |---|---|---|---|---|---|

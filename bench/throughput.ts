@@ -22,7 +22,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -150,7 +150,7 @@ function cloneLine(template: CopyRow, column: Map<string, number>, i: number, ge
 /** Seeds the sample data through ingestion, then COPYs clones of its issues up to `total`. */
 async function seed(bench: BenchDatabase, total: number): Promise<void> {
   const { pubsub, close } = createIssuePubSub();
-  await seedSampleData({ prisma: bench.db.prisma, pubsub, log: createLogger('silent') });
+  await seedSampleData({ prisma: bench.db.prisma, pubsub, log: createLogger('silent'), db: bench.db });
   await close();
   const client = bench.url ? new pg.Client({ connectionString: bench.url }) : undefined;
   await client?.connect();
@@ -523,7 +523,7 @@ function gcPauses(lines: string[], seconds: number): string {
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const mean = (values: number[]) => sum(values) / values.length;
 
-const databaseName = { postgres: 'PostgreSQL', pglite: 'PGlite (embedded, one data directory per server)' };
+const databaseName = { postgres: 'PostgreSQL', pglite: 'PGlite' };
 
 async function main() {
   const started = new Date();
@@ -603,7 +603,7 @@ async function main() {
       `<!-- throughput-${target.kind}:begin -->`,
       `### ${databaseName[target.kind]} (\`npm run bench -- throughput --db ${target.kind} --issues ${issueCount} --seconds ${seconds} --rounds ${rounds}\`)`,
       '',
-      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on this machine (${cpus().length} shared cores; load average ${loadStart.map(f1).join(' / ')} at the start, ${loadEnd.map(f1).join(' / ')} at the end, other work running: compare the ratios, not the absolute figures). ${databaseName[target.kind]}, ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served). autocannon -c ${connections}, ${seconds} s per workload per server per round after a 1 s warm-up each, ${rounds} rounds, the two servers interleaved (order alternating by round); autocannon runs in the benchmark's own process on the same 2 cores.`,
+      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, load average ${f1(loadStart[0]!)} at the start, ${f1(loadEnd[0]!)} at the end; ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served).`,
       '',
       '| workload | body bytes | secwire req/s | raw req/s | secwire / raw req/s (per round) | p50 ms secwire / raw | p99 ms secwire / raw | CPU ms per request secwire / raw | RSS MB secwire / raw | failed answers secwire / raw |',
       '|---|---|---|---|---|---|---|---|---|---|',
@@ -612,9 +612,7 @@ async function main() {
       ...beside,
       `Idle RSS after start-up: secwire ${f0(idle.real)} MB, raw ${f0(idle.raw)} MB; peak RSS over the run: secwire ${f0(peak.real)} MB, raw ${f0(peak.raw)} MB.`,
       '',
-      'Uncached rows ask secwire for a fresh answer (`Cache-Control: no-cache`: no response cache; the count cache still answers a filter already counted at this data version). `cached:` rows repeat one request at one data version (the response cache answers; the raw server has no cache, so their ratio is cached secwire against uncached raw). `brotli`: the client sends `Accept-Encoding: br`.',
-      '',
-      'Compressing a body, once per cache entry and encoding (brotli quality 5, gzip level 6, in the thread pool; median of 5, measured in the bench process):',
+      'Compressing a body, once per cache entry and encoding (brotli quality 5, gzip level 6, thread pool; median of 5):',
       '',
       '| GET | identity bytes | brotli bytes (ms) | gzip bytes (ms) |',
       '|---|---|---|---|',

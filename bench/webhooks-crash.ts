@@ -6,7 +6,9 @@
 // while deliveries are going out, starts it again and waits until every (webhook, issue) pair has
 // arrived. Reports lost pairs (must be 0) and duplicates. The receiver (HTTPS on 127.0.0.1, a
 // certificate made for the run and trusted through NODE_EXTRA_CA_CERTS) answers after 100 ms,
-// so deliveries are still in flight when the kill comes. Results replace the "Webhook delivery
+// so deliveries are still in flight when the kill comes. Each duplicate is told apart by when its
+// first copy was answered: after the kill (in flight, which at-least-once must send again) or
+// before it (answered, but its outcome not yet recorded). --runs repeats each database. Results replace the "Webhook delivery
 // across SIGKILL" section of bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,12 +26,14 @@ const { values } = parseArgs({
     webhooks: { type: 'string', default: '20' },
     issues: { type: 'string', default: '1000' },
     'per-request': { type: 'string', default: '20' },
+    runs: { type: 'string', default: '1' },
     'database-url': { type: 'string', default: 'postgresql://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const webhookCount = Number(values.webhooks);
 const issueCount = Number(values.issues);
 const perRequest = Number(values['per-request']);
+const runs = Number(values.runs);
 const adminUrl = values['database-url']!;
 const webhookKey = 'bench-webhook-key';
 const adminKey = 'bench-admin-key';
@@ -74,12 +78,18 @@ interface Outcome {
   recoveredAfterS: number;
   lost: number;
   duplicateDeliveries: number;
+  /** Duplicates whose first copy the receiver answered before the kill. */
+  answeredBeforeKill: number;
   duplicatePairs: number;
   pairsUnderTwoIds: number;
 }
 
+/** When the receiver answered each webhook-id first (performance.now()). */
+const answeredAt = new Map<string, number>();
+
 async function run(database: 'pglite' | 'postgres', receiver: Receiver, caFile: string): Promise<Outcome> {
   receiver.requests.length = 0;
+  answeredAt.clear();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let dataDir: string | undefined;
@@ -148,6 +158,7 @@ async function run(database: 'pglite' | 'postgres', receiver: Receiver, caFile: 
     const pairsReceived = () => receiver.requests.reduce((n, r) => n + (r.json?.issues?.length ?? 0), 0);
     // Kill once ingestion is done and at least a third of the pairs are in, while the rest is in flight.
     await receiver.waitFor(() => pairsReceived() >= pairs / 3, 600_000);
+    const killedAt = performance.now();
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const killAfterS = (performance.now() - started) / 1000;
@@ -171,6 +182,7 @@ async function run(database: 'pglite' | 'postgres', receiver: Receiver, caFile: 
     const got = seen();
     const lost = [...expected].filter((p) => !got.has(p)).length;
     const ids = receiver.requests.map((r) => String(r.headers['webhook-id']));
+    const duplicated = new Set(ids.filter((id, i) => ids.indexOf(id) !== i));
     const receipts = pairsReceived();
     // A pair that arrived under two different webhook-ids would be a duplicate a receiver cannot spot.
     const idsByPair = new Map<string, Set<string>>();
@@ -189,6 +201,7 @@ async function run(database: 'pglite' | 'postgres', receiver: Receiver, caFile: 
       recoveredAfterS,
       lost,
       duplicateDeliveries: ids.length - new Set(ids).size,
+      answeredBeforeKill: [...duplicated].filter((id) => answeredAt.get(id)! < killedAt).length,
       duplicatePairs: receipts - got.size,
       pairsUnderTwoIds: [...idsByPair.values()].filter((s) => s.size > 1).length,
     };
@@ -207,12 +220,19 @@ async function run(database: 'pglite' | 'postgres', receiver: Receiver, caFile: 
 const caDir = await mkdtemp(join(tmpdir(), 'secwire-bench-ca-'));
 const caFile = join(caDir, 'ca.pem');
 await writeFile(caFile, testCertificate().cert);
-const receiver = await createReceiver(() => ({ status: 200, delayMs: 100 }));
+const receiver = await createReceiver(async (request) => {
+  await new Promise((r) => setTimeout(r, 100));
+  const id = String(request.headers['webhook-id']);
+  if (!answeredAt.has(id)) answeredAt.set(id, performance.now());
+  return 200;
+});
 const results: Outcome[] = [];
 try {
   for (const database of ['pglite', 'postgres'] as const) {
-    results.push(await run(database, receiver, caFile));
-    console.log(JSON.stringify(results.at(-1)));
+    for (let i = 0; i < runs; i++) {
+      results.push(await run(database, receiver, caFile));
+      console.log(JSON.stringify(results.at(-1)));
+    }
   }
 } finally {
   await receiver.close();
@@ -222,12 +242,12 @@ try {
 const label = { pglite: 'PGlite', postgres: 'PostgreSQL' };
 const rows = results.map(
   (r) =>
-    `| ${label[r.database as 'pglite']} | ${r.pairs} | ${r.deliveries} | ${r.receivedAtKill} (${r.killAfterS.toFixed(1)} s) | ${r.recoveredAfterS.toFixed(1)} s | **${r.lost}** | ${r.duplicateDeliveries} (${r.duplicatePairs} pairs) | ${r.pairsUnderTwoIds} |`,
+    `| ${label[r.database as 'pglite']} | ${r.pairs} | ${r.deliveries} | ${r.receivedAtKill} (${r.killAfterS.toFixed(1)} s) | ${r.recoveredAfterS.toFixed(1)} s | **${r.lost}** | ` +
+    `**${r.duplicateDeliveries}** (${r.duplicatePairs} pairs): ${r.duplicateDeliveries - r.answeredBeforeKill} / ${r.answeredBeforeKill} | ${r.pairsUnderTwoIds} |`,
 );
-const [a, b] = results;
 const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
 const section = `<!-- webhooks-crash:begin -->
-## Webhook delivery across SIGKILL (\`npx tsx bench/webhooks-crash.ts --webhooks ${webhookCount} --issues ${issueCount} --per-request ${perRequest}\`)
+## Webhook delivery across SIGKILL (\`npx tsx bench/webhooks-crash.ts --webhooks ${webhookCount} --issues ${issueCount} --per-request ${perRequest} --runs ${runs}\`)
 
 Measured ${when} UTC on this machine (2 shared cores, other work running). The real server
 (\`src/server/main.ts\`), ${webhookCount} webhooks registered through \`POST /api/v1/webhooks\`, ${issueCount} issues ingested
@@ -235,13 +255,14 @@ through \`POST /api/v1/admin/ingest\` (${perRequest} per request, one event each
 100 ms; the server is SIGKILLed once a third of the (webhook, issue) pairs have arrived, then
 started again:
 
-| database | pairs expected | deliveries | pairs in at the kill (s after first ingest) | restart to last pair | lost | duplicate deliveries | pairs under two webhook-ids |
+| database | pairs expected | deliveries | pairs in at the kill (s after first ingest) | restart to last pair | lost | duplicate deliveries: in flight at the kill / answered before it | pairs under two webhook-ids |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-Duplicates are the deliveries in flight when the process died: their claims expire (30 s lease)
-and they go out again with the same \`webhook-id\` and the same issues (only \`deliveredAt\` differs), so a receiver that remembers
-ids drops them. Restart to last pair, PostgreSQL / PGlite: ${a && b ? (b.recoveredAfterS / a.recoveredAfterS).toFixed(2) : 'n/a'} (it includes the lease wait).
+Duplicates go out again once their claims expire (30 s lease), with the same \`webhook-id\` and the
+same issues (only \`deliveredAt\` differs), so a receiver that remembers ids drops them. Those in
+flight at the kill (sent, not yet answered) must go again under at-least-once; those answered
+before it were lost between the answer and its recorded outcome.
 <!-- webhooks-crash:end -->`;
 
 await writeReadmeSection('webhooks-crash', section);

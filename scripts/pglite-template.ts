@@ -38,7 +38,7 @@ try {
   // The same seed a server runs at start: nothing subscribes to this in-process topic, just as
   // nothing has subscribed yet when a server seeds, so the events are marked relayed in both.
   const { pubsub } = createIssuePubSub();
-  const seeded = await seedSampleData({ prisma: db.prisma, pubsub, log: createLogger('silent') });
+  const seeded = await seedSampleData({ prisma: db.prisma, pubsub, log: createLogger('silent'), db });
   if (!seeded) throw new Error('a new cluster already held issues');
   writeAtomically(templates.seeded, await dump());
   const manifest: SeededTemplate = { key, created: seeded.created, rejected: seeded.rejected.length, digests: seeded.digests };

@@ -3,9 +3,10 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { poolTransactions, type BulkTransaction } from './bulk.js';
 import { withDriverReads, type DriverRead } from './driver-read.js';
-import { withDriverConnections } from './driver-connection.js';
 import { useFastTextArrays } from './text-arrays.js';
 import type { SeededTemplate } from './pglite-template.js';
 
@@ -24,6 +25,8 @@ export interface Database {
   prisma: PrismaClient;
   /** One-statement reads on Prisma's own connection, past its client (driver-read.ts). */
   read: DriverRead;
+  /** Bulk writes' transactions, on a plain driver client past Prisma (bulk.ts). */
+  bulkTransaction: BulkTransaction;
   /** Migration-aware adapter factory, for the Wasm schema engine. */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   kind: DatabaseTarget['kind'];
@@ -40,13 +43,20 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     return await openPGlite(target.dataDir, target.loadDataDir, { seeded: target.seeded });
   }
   useFastTextArrays();
-  const pool = { connectionString: target.url, max: 10 };
+  const connection = { connectionString: target.url, max: 10 };
   const options = target.schema ? { schema: target.schema } : undefined;
   // Requests: a statement still running after 30 s is a fault that would hold a connection others
   // need, and a connection not had within 5 s means the database is not answering (the request
   // then gets a 503 instead of waiting for ever). Migrations may rightly run longer.
-  const { factory, read } = withDriverReads(new PrismaPg({ ...pool, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 }, options));
-  const prisma = new PrismaClient({ adapter: withDriverConnections(factory) });
-  const adapterFactory = new PrismaPg(pool, options);
-  return { prisma, read, adapterFactory, kind: 'postgres', close: () => prisma.$disconnect() };
+  const pool = new pg.Pool({ ...connection, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 });
+  // An idle connection the server closed (a restart) leaves the pool; the next query opens another.
+  pool.on('error', () => undefined);
+  const { factory, read } = withDriverReads(new PrismaPg(pool, options));
+  const prisma = new PrismaClient({ adapter: factory });
+  const adapterFactory = new PrismaPg(connection, options);
+  const close = async () => {
+    await prisma.$disconnect();
+    await pool.end();
+  };
+  return { prisma, read, bulkTransaction: poolTransactions(pool), adapterFactory, kind: 'postgres', close };
 }

@@ -11,15 +11,16 @@
 // Redis outage leaves it stale until something else changes. The price is one indexed read of one
 // row, shared by every request that arrives while it is on its way (see DataVersionReader).
 import { Prisma } from '../generated/prisma/client.js';
+import type { BulkClient } from './bulk.js';
 import type { DriverRead } from './driver-read.js';
 
-/** Increments the version inside a change transaction (it commits or rolls back with the change). */
-export async function bumpDataVersion(tx: Prisma.TransactionClient): Promise<void> {
-  await tx.$executeRaw`UPDATE "DataVersion" SET version = version + 1 WHERE id = 1`;
-}
-
-/** The same increment as a CTE, for a change that is one statement: `WITH bump AS (...) <statement>`. */
+/** The increment as a statement, also for a change that is one statement: `WITH bump AS (...) <statement>`. */
 export const bumpDataVersionCte = 'UPDATE "DataVersion" SET version = version + 1 WHERE id = 1';
+
+/** Increments the version inside a change transaction (it commits or rolls back with the change). */
+export async function bumpDataVersion(tx: BulkClient): Promise<void> {
+  await tx.execute(Prisma.raw(bumpDataVersionCte));
+}
 
 /**
  * Reads the version for requests. A request needs a read that starts after it arrived: one already

@@ -5,10 +5,10 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { pgliteTransactions } from './bulk.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { withDriverReads } from './driver-read.js';
 import { keepCheckpointing, walStartParams } from './pglite-checkpoints.js';
-import { withDriverConnections } from './driver-connection.js';
 import { unpackClusterTemplate } from './pglite-template.js';
 
 // PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
@@ -45,11 +45,12 @@ export async function openPGlite(dataDir?: string, loadDataDir?: Blob, { seeded 
   const pglite = newPGlite(dataDir, loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
   const { factory, read } = withDriverReads(adapterFactory);
-  const prisma = new PrismaClient({ adapter: withDriverConnections(factory) });
+  const prisma = new PrismaClient({ adapter: factory });
   const checkpoints = keepCheckpointing(pglite);
   return {
     prisma,
     read,
+    bulkTransaction: pgliteTransactions(pglite),
     adapterFactory,
     kind: 'pglite' as const,
     pglite,

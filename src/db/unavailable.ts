@@ -41,9 +41,12 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   const e = err as Described;
   if (typeof e.code === 'string' && (prismaCodes.has(e.code) || networkCodes.has(e.code))) return true;
   if (typeof e.kind === 'string' && adapterKinds.has(e.kind)) return true;
-  const state = typeof e.originalCode === 'string' ? e.originalCode : e.kind === 'postgres' && typeof e.code === 'string' ? e.code : undefined;
+  // A PostgreSQL error: an adapter's (kind 'postgres'), or a driver's own (node-postgres' and
+  // PGlite's DatabaseError, which carry the server's severity), as bulk writes (bulk.ts) see them.
+  const fromServer = e.kind === 'postgres' || typeof e.severity === 'string';
+  const state = typeof e.originalCode === 'string' ? e.originalCode : fromServer && typeof e.code === 'string' ? e.code : undefined;
   // A FATAL error ends the session: the server refused or dropped the connection.
-  if ((state && unavailableState(state)) || (e.kind === 'postgres' && e.severity === 'FATAL')) return true;
+  if ((state && unavailableState(state)) || (fromServer && e.severity === 'FATAL')) return true;
   if (typeof e.message === 'string' && lostConnection.test(e.message)) return true;
   return [e.meta?.driverAdapterError?.cause, e.cause, e.originalError].some((next) => isDatabaseUnavailable(next, depth + 1));
 }

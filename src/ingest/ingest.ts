@@ -3,6 +3,7 @@
 // newIssues topic.
 import { setImmediate } from 'node:timers/promises';
 import { refreshDigests } from '../digest/generate.js';
+import type { Database } from '../db/client.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
@@ -28,6 +29,8 @@ export interface IngestResult {
 
 export interface IngestDeps {
   prisma: PrismaClient;
+  /** Stores run in its bulk transactions. */
+  db: Pick<Database, 'bulkTransaction'>;
   pubsub: IssuePubSub;
   log: Logger;
 }
@@ -136,7 +139,7 @@ export async function ingestParsed(deps: IngestDeps, parsed: ParsedBatch, option
     }
     let stored;
     try {
-      stored = await storeBatch(deps.prisma, prepared);
+      stored = await storeBatch(deps.db.bulkTransaction, prepared);
     } catch (err) {
       throw partialIngestError(err, result, chunk[0]!.index, deps.log);
     }

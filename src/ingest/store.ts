@@ -1,13 +1,14 @@
 // Idempotent upsert of one batch, in one transaction: issues, their cross-reference counts and
-// the IssueEvent row naming the batch's newly served issues commit together or not at all.
+// the IssueEvent row naming the batch's newly served issues commit together or not at all. The
+// transaction runs on a plain driver client (db/bulk.ts): its statements carry megabytes of JSON.
 import { randomUUID } from 'node:crypto';
+import type { BulkClient, BulkTransaction } from '../db/bulk.js';
 import { bumpDataVersion } from '../db/data-version.js';
-import { driverExecutor, type DriverExecute } from '../db/driver-connection.js';
 import { utcDay } from '../dates.js';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { isServed, servedColumnsSql, servedIssueSql } from '../issues/served.js';
 import { applyEnrichment } from '../sources/enrichment.js';
-import { lockForChanges, recordChangeEvents } from './changes.js';
+import { lockForChanges, recordChangeEvents, recordEvent } from './changes.js';
 import type { SourceRecord } from './item.js';
 import { sourceTextOf, withMember, type IssueRow } from './row.js';
 
@@ -54,13 +55,13 @@ interface Existing {
  * OFFSET 0 keeps the probe per identifier (see updateCrossRefs). Only the keys of `source` are read: the record itself (most of a row's size) is never needed
  * to decide what changed.
  */
-async function existingIssues(tx: Prisma.TransactionClient, ids: string[]): Promise<Existing[]> {
+async function existingIssues(tx: BulkClient, ids: string[]): Promise<Existing[]> {
   if (ids.length === 0) return [];
-  const rows = await tx.$queryRaw<(Omit<Existing, 'source'> & { format: SourceRecord['format']; sourceId: string; modified: string | null })[]>`
+  const rows = await tx.query<Omit<Existing, 'source'> & { format: SourceRecord['format']; sourceId: string; modified: string | null }>(Prisma.sql`
     SELECT DISTINCT ON (i.id) i.id::text AS id, i."naturalKey", i.identifiers, i."packageNames", i."contentHash", i."classifierModel",
       i."classifierPromptVersion", i.relevant, i.processed, i.severity::text AS severity, i."exploitMaturity", i."kevDateAdded", i.withdrawn, i."announcedAt", i."publishedAt",
       i.source->>'format' AS format, i.source->>'id' AS "sourceId", i.source->>'modified' AS modified
-    FROM unnest(${ids}::text[]) AS k(id) CROSS JOIN LATERAL (SELECT * FROM "Issue" WHERE identifiers @> ARRAY[k.id] OFFSET 0) AS i`;
+    FROM unnest(${ids}::text[]) AS k(id) CROSS JOIN LATERAL (SELECT * FROM "Issue" WHERE identifiers @> ARRAY[k.id] OFFSET 0) AS i`);
   return rows.map(({ format, sourceId, modified, ...row }) => ({ ...row, source: { format, id: sourceId, modified } }));
 }
 
@@ -126,119 +127,109 @@ function supersedes(incoming: SourceRecord, current: Existing['source']): boolea
 
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
 
-export async function storeBatch(prisma: PrismaClient, items: PreparedItem[]): Promise<StoredBatch> {
-  return prisma.$transaction(
-    async (tx) => {
-      const modifiedAt = await lockForChanges(tx);
-      const known = new KnownIssues(await existingIssues(tx, [...new Set(items.flatMap((i) => i.row.identifiers))]));
-      const creates = new Map<string, Prisma.IssueCreateManyInput>();
-      const updates = new Map<string, Partial<IssueRow>>();
-      // Each issue the batch creates or changes, with its keys as stored before if it was served:
-      // cross-reference counts follow from which issues are served and their keys alone.
-      const changed = new Map<string, { before: CrossRefKeys | null; issue: Existing }>();
-      const outcomes: StoredBatch['outcomes'] = [];
-      const newIssueIds = new Set<string>();
-      const updatedIssueIds = new Set<string>();
-      const withdrawnIssueIds = new Set<string>();
-      const days = new Set<string>();
-      const now = new Date();
+export async function storeBatch(bulkTransaction: BulkTransaction, items: PreparedItem[]): Promise<StoredBatch> {
+  return bulkTransaction(async (tx) => {
+    const modifiedAt = await lockForChanges(tx);
+    const known = new KnownIssues(await existingIssues(tx, [...new Set(items.flatMap((i) => i.row.identifiers))]));
+    const creates = new Map<string, Prisma.IssueCreateManyInput>();
+    const updates = new Map<string, Partial<IssueRow>>();
+    // Each issue the batch creates or changes, with its keys as stored before if it was served:
+    // cross-reference counts follow from which issues are served and their keys alone.
+    const changed = new Map<string, { before: CrossRefKeys | null; issue: Existing }>();
+    const outcomes: StoredBatch['outcomes'] = [];
+    const newIssueIds = new Set<string>();
+    const updatedIssueIds = new Set<string>();
+    const withdrawnIssueIds = new Set<string>();
+    const days = new Set<string>();
+    const now = new Date();
 
-      // Digests are about served issues only: a day's changes when an issue on it is served before
-      // or after it is created or changed. Storing an issue nobody is served (most of an ecosystem
-      // export) touches no digest and no count.
-      const touchDay = (issue: { publishedAt: Date | string }) => days.add(utcDay(new Date(issue.publishedAt)));
-      for (const { row, source } of items) {
-        const match = known.match(row);
+    // Digests are about served issues only: a day's changes when an issue on it is served before
+    // or after it is created or changed. Storing an issue nobody is served (most of an ecosystem
+    // export) touches no digest and no count.
+    const touchDay = (issue: { publishedAt: Date | string }) => days.add(utcDay(new Date(issue.publishedAt)));
+    for (const { row, source } of items) {
+      const match = known.match(row);
 
-        if (!match) {
-          const id = randomUUID();
-          if (isServed(row)) touchDay(row);
-          // Every created row carries the key: the batch insert takes its columns from the first row.
-          const announcedAt = isServed(row) ? now : null;
-          creates.set(id, { ...row, id, modifiedAt, announcedAt });
-          const issue = { ...row, id, source, withdrawn: row.withdrawn ?? false, announcedAt } as Existing;
-          known.add(issue);
-          changed.set(id, { before: null, issue });
-          outcomes.push({ id, outcome: 'created' });
-          if (announcedAt) newIssueIds.add(id);
-          continue;
-        }
-
-        const identifiers = union(match.identifiers, row.identifiers);
-        let change: Partial<IssueRow> | null = null;
-        if (supersedes(source, match.source)) {
-          const same =
-            row.contentHash === match.contentHash &&
-            row.classifierModel === match.classifierModel &&
-            row.classifierPromptVersion === match.classifierPromptVersion &&
-            // The same classifier decides otherwise when what a registry said of a package changed.
-            row.relevant === match.relevant &&
-            // ... or when KEV learned of its CVE (see sources/enrichment.ts).
-            row.kevDateAdded === match.kevDateAdded &&
-            row.severity === match.severity &&
-            row.exploitMaturity === match.exploitMaturity &&
-            identifiers.length === match.identifiers.length;
-          if (!same) {
-            // Keep the old key when another issue already holds the new one (aliases not yet merged).
-            const keyTaken = known.keyHeldByOther(row.naturalKey, match);
-            // The same record judged again is our change; a new record is the upstream's.
-            const changedHereAt = row.contentHash === match.contentHash ? modifiedAt : null;
-            change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey, modifiedAt, changedHereAt };
-          }
-        } else if (identifiers.length > match.identifiers.length) {
-          change = { identifiers, modifiedAt };
-        }
-
-        if (!change) {
-          outcomes.push({ id: match.id, outcome: 'unchanged' });
-          continue;
-        }
-        const wasServed = isServed(match);
-        if (wasServed) touchDay(match);
-        if (!changed.has(match.id)) changed.set(match.id, { before: wasServed ? crossRefKeys(match) : null, issue: match });
-        const previousKey = match.naturalKey;
-        Object.assign(match, change);
-        known.addIdentifiers(match, identifiers);
-        known.rekey(match, previousKey);
-        if (isServed(match)) touchDay(match);
-        if (change.source) match.source = source;
-        // An issue is news once: one that leaves the feed and comes back is not announced again.
-        if (!wasServed && isServed(match) && !match.announcedAt) {
-          newIssueIds.add(match.id);
-          change.announcedAt = match.announcedAt = now;
-        } else if (isServed(match)) updatedIssueIds.add(match.id);
-        else if (wasServed && match.withdrawn) withdrawnIssueIds.add(match.id);
-        const pending = creates.get(match.id);
-        if (pending) Object.assign(pending, change);
-        else updates.set(match.id, { ...(updates.get(match.id) ?? {}), ...change });
-        outcomes.push({ id: match.id, outcome: 'updated' });
+      if (!match) {
+        const id = randomUUID();
+        if (isServed(row)) touchDay(row);
+        // Every created row carries the key: the batch insert takes its columns from the first row.
+        const announcedAt = isServed(row) ? now : null;
+        creates.set(id, { ...row, id, modifiedAt, announcedAt });
+        const issue = { ...row, id, source, withdrawn: row.withdrawn ?? false, announcedAt } as Existing;
+        known.add(issue);
+        changed.set(id, { before: null, issue });
+        outcomes.push({ id, outcome: 'created' });
+        if (announcedAt) newIssueIds.add(id);
+        continue;
       }
 
-      if (creates.size || updates.size) {
-        const execute = await driverExecutor(tx);
-        if (creates.size) await insertIssues(execute, [...creates.values()]);
-        if (updates.size) await updateIssues(execute, updates);
+      const identifiers = union(match.identifiers, row.identifiers);
+      let change: Partial<IssueRow> | null = null;
+      if (supersedes(source, match.source)) {
+        const same =
+          row.contentHash === match.contentHash &&
+          row.classifierModel === match.classifierModel &&
+          row.classifierPromptVersion === match.classifierPromptVersion &&
+          // The same classifier decides otherwise when what a registry said of a package changed.
+          row.relevant === match.relevant &&
+          // ... or when KEV learned of its CVE (see sources/enrichment.ts).
+          row.kevDateAdded === match.kevDateAdded &&
+          row.severity === match.severity &&
+          row.exploitMaturity === match.exploitMaturity &&
+          identifiers.length === match.identifiers.length;
+        if (!same) {
+          // Keep the old key when another issue already holds the new one (aliases not yet merged).
+          const keyTaken = known.keyHeldByOther(row.naturalKey, match);
+          // The same record judged again is our change; a new record is the upstream's.
+          const changedHereAt = row.contentHash === match.contentHash ? modifiedAt : null;
+          change = { ...row, identifiers, naturalKey: keyTaken ? match.naturalKey : row.naturalKey, modifiedAt, changedHereAt };
+        }
+      } else if (identifiers.length > match.identifiers.length) {
+        change = { identifiers, modifiedAt };
       }
-      if (creates.size || updates.size) await bumpDataVersion(tx);
-      // A record written again comes without the KEV and EPSS signals: they come back from their store.
-      const written = [...creates.values(), ...updates.values()].map((row) => row.cveId);
-      await applyEnrichment(tx, [...new Set(written.filter((id): id is string => typeof id === 'string'))], modifiedAt);
-      await updateCrossRefs(
-        tx,
-        [...changed.values()].map(({ before, issue }) => ({ id: issue.id, before, after: isServed(issue) ? crossRefKeys(issue) : null })),
-      );
 
-      let eventId: string | null = null;
-      if (newIssueIds.size) {
-        const event = await tx.issueEvent.create({ data: { issueIds: [...newIssueIds] }, select: { id: true } });
-        eventId = event.id;
+      if (!change) {
+        outcomes.push({ id: match.id, outcome: 'unchanged' });
+        continue;
       }
-      // Served issues whose content changed, and served issues withdrawn: each kind its own event row.
-      await recordChangeEvents(tx, { issues_updated: [...updatedIssueIds], issues_withdrawn: [...withdrawnIssueIds] });
-      return { outcomes, newIssueIds: [...newIssueIds], days: [...days], eventId };
-    },
-    { maxWait: 30_000, timeout: 300_000 },
-  );
+      const wasServed = isServed(match);
+      if (wasServed) touchDay(match);
+      if (!changed.has(match.id)) changed.set(match.id, { before: wasServed ? crossRefKeys(match) : null, issue: match });
+      const previousKey = match.naturalKey;
+      Object.assign(match, change);
+      known.addIdentifiers(match, identifiers);
+      known.rekey(match, previousKey);
+      if (isServed(match)) touchDay(match);
+      if (change.source) match.source = source;
+      // An issue is news once: one that leaves the feed and comes back is not announced again.
+      if (!wasServed && isServed(match) && !match.announcedAt) {
+        newIssueIds.add(match.id);
+        change.announcedAt = match.announcedAt = now;
+      } else if (isServed(match)) updatedIssueIds.add(match.id);
+      else if (wasServed && match.withdrawn) withdrawnIssueIds.add(match.id);
+      const pending = creates.get(match.id);
+      if (pending) Object.assign(pending, change);
+      else updates.set(match.id, { ...(updates.get(match.id) ?? {}), ...change });
+      outcomes.push({ id: match.id, outcome: 'updated' });
+    }
+
+    if (creates.size) await insertIssues(tx, [...creates.values()]);
+    if (updates.size) await updateIssues(tx, updates);
+    if (creates.size || updates.size) await bumpDataVersion(tx);
+    // A record written again comes without the KEV and EPSS signals: they come back from their store.
+    const written = [...creates.values(), ...updates.values()].map((row) => row.cveId);
+    await applyEnrichment(tx, [...new Set(written.filter((id): id is string => typeof id === 'string'))], modifiedAt);
+    await updateCrossRefs(
+      tx,
+      [...changed.values()].map(({ before, issue }) => ({ id: issue.id, before, after: isServed(issue) ? crossRefKeys(issue) : null })),
+    );
+
+    const eventId = newIssueIds.size ? await recordEvent(tx, 'new_issues', [...newIssueIds]) : null;
+    // Served issues whose content changed, and served issues withdrawn: each kind its own event row.
+    await recordChangeEvents(tx, { issues_updated: [...updatedIssueIds], issues_withdrawn: [...withdrawnIssueIds] });
+    return { outcomes, newIssueIds: [...newIssueIds], days: [...days], eventId };
+  });
 }
 
 /** Column list of rows given as JSON (every row of a statement carries the same keys). */
@@ -285,17 +276,16 @@ function* slices<T>(rows: T[]): Generator<T[]> {
  * rows): about ten times faster than createMany's thousands of bound parameters. Columns not in
  * the rows keep their database defaults. (`jsonb_populate_recordset`, not the `json` one: for rows
  * with nested objects and arrays the `json` one re-parses each value and took 1.7 times as long.)
- * Sent past Prisma (driverExecutor), which would keep the megabytes of parameters alive.
  */
-async function insertIssues(execute: DriverExecute, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
+async function insertIssues(tx: BulkClient, rows: Prisma.IssueCreateManyInput[]): Promise<void> {
   const columns = columnsOf(rows[0]!);
   // updatedAt as a parameter of its own, rather than a copy of every row that adds it.
   const updatedAt = new Date().toISOString();
   for (const slice of slices(rows)) {
-    await execute(
-      `INSERT INTO "Issue" (${columns}, "updatedAt") SELECT ${columns}, $2::timestamptz(3) FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`,
-      [rowsJson(slice), updatedAt],
-    );
+    await tx.execute({
+      text: `INSERT INTO "Issue" (${columns}, "updatedAt") SELECT ${columns}, $2::timestamptz(3) FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb)`,
+      values: [rowsJson(slice), updatedAt],
+    });
   }
 }
 
@@ -304,7 +294,7 @@ async function insertIssues(execute: DriverExecute, rows: Prisma.IssueCreateMany
  * merged identifiers) and slice of rows, each from one JSON parameter as insertIssues does,
  * instead of a statement per issue.
  */
-async function updateIssues(execute: DriverExecute, updates: Map<string, Partial<IssueRow>>): Promise<void> {
+async function updateIssues(tx: BulkClient, updates: Map<string, Partial<IssueRow>>): Promise<void> {
   const updatedAt = new Date();
   const byColumns = new Map<string, Record<string, unknown>[]>();
   for (const [id, change] of updates) {
@@ -318,7 +308,10 @@ async function updateIssues(execute: DriverExecute, updates: Map<string, Partial
       .map((c) => c.replace(/"/g, ''));
     const assignments = columns.map((c) => `"${c}" = x."${c}"`).join(', ');
     for (const slice of slices(rows)) {
-      await execute(`UPDATE "Issue" AS i SET ${assignments} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb) AS x WHERE i.id = x.id`, [rowsJson(slice)]);
+      await tx.execute({
+        text: `UPDATE "Issue" AS i SET ${assignments} FROM jsonb_populate_recordset(NULL::"Issue", $1::jsonb) AS x WHERE i.id = x.id`,
+        values: [rowsJson(slice)],
+      });
     }
   }
 }
@@ -351,7 +344,7 @@ function sameKeys(a: CrossRefKeys | null, b: CrossRefKeys | null): boolean {
  * 500 and took 119.8 s on PostgreSQL, 45.3 s this way (bench/README.md, "Reclassify"). An unserved
  * issue's count is never read; it is counted when it becomes served.
  */
-async function updateCrossRefs(tx: Prisma.TransactionClient, issues: { id: string; before: CrossRefKeys | null; after: CrossRefKeys | null }[]): Promise<void> {
+async function updateCrossRefs(tx: BulkClient, issues: { id: string; before: CrossRefKeys | null; after: CrossRefKeys | null }[]): Promise<void> {
   const moved = issues.filter((i) => !sameKeys(i.before, i.after));
   const sides = moved.flatMap(({ id, before, after }) => [...(before ? [{ id, sign: -1, ...before }] : []), ...(after ? [{ id, sign: 1, ...after }] : [])]);
   if (sides.length === 0) return;
@@ -363,7 +356,7 @@ async function updateCrossRefs(tx: Prisma.TransactionClient, issues: { id: strin
   // served row and test it against every key. The served test stays outside the probe: inside it,
   // it matches the served partial indexes' predicate, and the planner ANDs each GIN probe with a
   // bitmap of one of those whole indexes (0.3 ms per probe at 2,500 served rows, growing with them).
-  await tx.$executeRaw`
+  await tx.execute(Prisma.sql`
     WITH sides AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(sides)}::jsonb) AS x(id uuid, sign int, identifiers text[], "packageNames" text[])
     ),
@@ -391,5 +384,5 @@ async function updateCrossRefs(tx: Prisma.TransactionClient, issues: { id: strin
     )
     UPDATE "Issue" AS i SET "crossRefCount" = coalesce(c.fresh, i."crossRefCount" + c.delta)
     FROM counts AS c
-    WHERE i.id = c.id AND i."crossRefCount" <> coalesce(c.fresh, i."crossRefCount" + c.delta)`;
+    WHERE i.id = c.id AND i."crossRefCount" <> coalesce(c.fresh, i."crossRefCount" + c.delta)`);
 }

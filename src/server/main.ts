@@ -51,10 +51,10 @@ function cannotStart(err: unknown): never {
 const db = await openConfiguredDatabase(config, log, { seeded: config.seedSampleData && config.seedFromTemplate }).catch(cannotStart);
 const { pubsub, close: closePubSub, onReconnect } = createIssuePubSub(config, log);
 if (db.seededFromTemplate) logTemplateSeed(db.seededFromTemplate, log);
-else if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log }).catch(cannotStart);
+else if (config.seedSampleData) await seedSampleData({ prisma: db.prisma, pubsub, log, db }).catch(cannotStart);
 const rateLimitStore = await createRateLimitStore(config.redisUrl, log, { keyPrefix: `${config.redisKeyPrefix}ratelimit:` });
 const shuttingDown = new AbortController();
-const registryLookups = config.registryLookup ? startRegistryLookups({ prisma: db.prisma, pubsub, log }, config.registryLookup) : undefined;
+const registryLookups = config.registryLookup ? startRegistryLookups({ prisma: db.prisma, pubsub, log, db }, config.registryLookup) : undefined;
 const services = { config, db, log, pubsub, stopping: shuttingDown.signal, registryLookups };
 const app = createApp({ ...services, rateLimitStore });
 

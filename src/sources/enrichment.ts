@@ -9,6 +9,7 @@
 // score is an update of the issue, never a new one.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { servedIssueSql } from '../issues/served.js';
+import type { BulkClient, BulkTransaction } from '../db/bulk.js';
 import { bumpDataVersion } from '../db/data-version.js';
 import { lockForChanges, recordChangeEvents } from '../ingest/changes.js';
 import type { Item } from '../ingest/item.js';
@@ -39,9 +40,9 @@ export function withKev(item: Item, kev: ReadonlyMap<string, string>): Item {
  * `modifiedAt`; answers the ids of the served issues that changed. Runs inside the caller's
  * locked transaction.
  */
-export async function applyEnrichment(tx: Prisma.TransactionClient, cveIds: string[], modifiedAt: Date): Promise<string[]> {
+export async function applyEnrichment(tx: BulkClient, cveIds: string[], modifiedAt: Date): Promise<string[]> {
   if (cveIds.length === 0) return [];
-  const rows = await tx.$queryRaw<{ id: string; served: boolean }[]>`
+  const rows = await tx.query<{ id: string; served: boolean }>(Prisma.sql`
     UPDATE "Issue" AS i SET
       "epssScore" = coalesce(e."epssScore", i."epssScore"),
       "epssCheckedAt" = coalesce(e."epssCheckedAt", i."epssCheckedAt"),
@@ -50,7 +51,7 @@ export async function applyEnrichment(tx: Prisma.TransactionClient, cveIds: stri
     WHERE i."cveId" = e."cveId" AND e."cveId" = ANY(${cveIds}::text[])
       AND (i."epssScore" IS DISTINCT FROM coalesce(e."epssScore", i."epssScore")
         OR i."epssCheckedAt" IS DISTINCT FROM coalesce(e."epssCheckedAt", i."epssCheckedAt"))
-    RETURNING i."id"::text AS id, (${servedIssueSql}) AS served`;
+    RETURNING i."id"::text AS id, (${servedIssueSql}) AS served`);
   return rows.filter((r) => r.served).map((r) => r.id);
 }
 
@@ -67,14 +68,13 @@ export interface StoredEnrichment {
  * Stores one chunk of signals (only the fields given; the others keep their values) and copies
  * EPSS onto issues, in one transaction under the ingest lock.
  */
-export async function storeEnrichment(prisma: PrismaClient, given: EnrichmentRow[]): Promise<StoredEnrichment> {
+export async function storeEnrichment(bulkTransaction: BulkTransaction, given: EnrichmentRow[]): Promise<StoredEnrichment> {
   // A file that repeats a CVE: its last row wins (one INSERT ... ON CONFLICT cannot update a row twice).
   const rows = [...new Map(given.map((row) => [row.cveId, row])).values()];
   if (rows.length === 0) return { changed: 0, updatedIssues: 0, rejudge: [] };
-  return prisma.$transaction(
-    async (tx) => {
-      const modifiedAt = await lockForChanges(tx);
-      const changed = await tx.$queryRaw<{ cveId: string }[]>`
+  return bulkTransaction(async (tx) => {
+    const modifiedAt = await lockForChanges(tx);
+    const changed = await tx.query<{ cveId: string }>(Prisma.sql`
         INSERT INTO "CveEnrichment" AS c ("cveId", "kevDateAdded", "epssScore", "epssCheckedAt")
         SELECT x."cveId", x."kevDateAdded", x."epssScore", x."epssCheckedAt"
           FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x("cveId" text, "kevDateAdded" text, "epssScore" float8, "epssCheckedAt" timestamptz)
@@ -85,18 +85,16 @@ export async function storeEnrichment(prisma: PrismaClient, given: EnrichmentRow
         WHERE c."kevDateAdded" IS DISTINCT FROM coalesce(excluded."kevDateAdded", c."kevDateAdded")
            OR c."epssScore" IS DISTINCT FROM coalesce(excluded."epssScore", c."epssScore")
            OR c."epssCheckedAt" IS DISTINCT FROM coalesce(excluded."epssCheckedAt", c."epssCheckedAt")
-        RETURNING c."cveId"`;
-      const cveIds = changed.map((c) => c.cveId);
-      const updated = await applyEnrichment(tx, cveIds, modifiedAt);
-      if (changed.length) await bumpDataVersion(tx);
-      await recordChangeEvents(tx, { issues_updated: updated, issues_withdrawn: [] });
-      const rejudge = cveIds.length
-        ? await tx.$queryRaw<{ id: string }[]>`
+        RETURNING c."cveId"`);
+    const cveIds = changed.map((c) => c.cveId);
+    const updated = await applyEnrichment(tx, cveIds, modifiedAt);
+    if (changed.length) await bumpDataVersion(tx);
+    await recordChangeEvents(tx, { issues_updated: updated, issues_withdrawn: [] });
+    const rejudge = cveIds.length
+      ? await tx.query<{ id: string }>(Prisma.sql`
             SELECT i.id::text AS id FROM "Issue" AS i JOIN "CveEnrichment" AS e ON e."cveId" = i."cveId"
-            WHERE e."cveId" = ANY(${cveIds}::text[]) AND i."kevDateAdded" IS DISTINCT FROM e."kevDateAdded"`
-        : [];
-      return { changed: changed.length, updatedIssues: updated.length, rejudge: rejudge.map((r) => r.id) };
-    },
-    { maxWait: 30_000, timeout: 300_000 },
-  );
+            WHERE e."cveId" = ANY(${cveIds}::text[]) AND i."kevDateAdded" IS DISTINCT FROM e."kevDateAdded"`)
+      : [];
+    return { changed: changed.length, updatedIssues: updated.length, rejudge: rejudge.map((r) => r.id) };
+  });
 }

@@ -89,7 +89,7 @@ async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: Sy
   const counts = { ...emptyCounts(), received: rows.length };
   const chunk = 5000;
   for (let start = 0; start < rows.length; start += chunk) {
-    const stored = await storeEnrichment(deps.prisma, rows.slice(start, start + chunk));
+    const stored = await storeEnrichment(deps.db.bulkTransaction, rows.slice(start, start + chunk));
     // KEV is a judgement input: its issues are classified again, which decides their severity.
     const rejudged = stored.rejudge.length ? await reclassify(deps, { ids: stored.rejudge, relay: options.relay ?? false }) : undefined;
     counts.updated += stored.updatedIssues + (rejudged?.updated ?? 0);

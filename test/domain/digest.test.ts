@@ -166,7 +166,7 @@ describe('sample data', () => {
   it('seeds an empty database once, with a digest for each day that has served issues', async () => {
     const app = await createTestApp({ adminApiKey: adminKey });
     try {
-      const deps = { prisma: app.db.prisma, pubsub: app.pubsub, log: createLogger('silent') };
+      const deps = { prisma: app.db.prisma, pubsub: app.pubsub, log: createLogger('silent'), db: app.db };
       const seeded = await seedSampleData(deps);
       expect(seeded).not.toBeNull();
       expect(seeded!.rejected).toEqual([]);

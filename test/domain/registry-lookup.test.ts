@@ -80,7 +80,7 @@ beforeAll(async () => {
   t = await createTestApp({ adminApiKey: adminKey, webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, registryLookup: urls }, undefined, {
     registryLookups: handle,
   });
-  lookups = startRegistryLookups({ prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent') }, urls);
+  lookups = startRegistryLookups({ prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent'), db: t.db }, urls);
   deliveries = await startDeliveries(t, { worker: { timeoutMs: 2000, leaseMs: 20_000 } });
 }, 120_000);
 
@@ -150,7 +150,7 @@ describe('registry lookups', () => {
     // A second run asks only what failed, changes nothing and announces nothing.
     const events = await t.db.prisma.issueEvent.count({ where: { kind: 'new_issues' } });
     asked.length = 0;
-    const again = await lookUpRegistries({ prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent') }, urls);
+    const again = await lookUpRegistries({ prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent'), db: t.db }, urls);
     expect(again).toMatchObject({ asked: 1, found: 0, missing: 0, failed: 1, changed: 0, reclassified: null });
     expect(asked).toEqual(['/pypi/flakypkg/json']);
     expect(await t.db.prisma.issueEvent.count({ where: { kind: 'new_issues' } })).toBe(events);
@@ -158,7 +158,7 @@ describe('registry lookups', () => {
   });
 
   it('keeps the judgement when an advisory comes again, and drops it when the registry changes its mind', async () => {
-    const deps = { prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent') };
+    const deps = { prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent'), db: t.db };
     const revised = { ...records[0]!, modified: '2026-10-02T00:00:00Z', summary: 'Path traversal in the upload endpoint' };
     const res = await t.fetch('/api/v1/admin/ingest', {
       method: 'POST',
@@ -177,7 +177,7 @@ describe('registry lookups', () => {
   });
 
   it('stop at once when the server stops, storing nothing of the step cut short', async () => {
-    const deps = { prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent') };
+    const deps = { prisma: t.db.prisma, pubsub: t.pubsub, log: createLogger('silent'), db: t.db };
     const runner = startRegistryLookups(deps, urls);
     // Stored directly, not through the route, so only this runner asks.
     const { ids } = await ingest(deps, [advisory('GHSA-u7u7-u7u7-u7u7', 'PyPI', 'stuckpkg', 'Path traversal in the cache')]);

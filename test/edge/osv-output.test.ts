@@ -82,7 +82,7 @@ describe('GET /api/v1/issues/{id}/osv', () => {
     expect((await osv(issue.id)).body.modified).toBe('2023-10-05T13:26:22.000Z');
     expect(await entryUpdated()).toBe('2023-10-05T13:26:22.000Z');
     // An EPSS score applied here changes the content: from now on it is our change's time.
-    await storeEnrichment(t.db.prisma, [{ cveId: 'CVE-2023-39631', epssScore: 0.5, epssCheckedAt: '2026-01-01T00:00:00Z' }]);
+    await storeEnrichment(t.db.bulkTransaction, [{ cveId: 'CVE-2023-39631', epssScore: 0.5, epssCheckedAt: '2026-01-01T00:00:00Z' }]);
     const { changedHereAt } = await t.db.prisma.issue.findUniqueOrThrow({ where: { id: issue.id } });
     expect(changedHereAt!.getTime()).toBeGreaterThan(Date.parse('2026-01-01'));
     expect((await osv(issue.id)).body.modified).toBe(changedHereAt!.toISOString());

@@ -88,7 +88,7 @@ let anIssueId: string;
 
 beforeAll(async () => {
   t = await createTestApp({ adminApiKey: keys.ADMIN_API_KEY, webhookApiKey: keys.WEBHOOK_API_KEY });
-  await seedSampleData({ prisma: t.db.prisma, pubsub: t.pubsub, log: recordingLog() });
+  await seedSampleData({ prisma: t.db.prisma, pubsub: t.pubsub, log: recordingLog(), db: t.db });
   anIssueId = (await (await t.fetch('/api/v1/issues?limit=1')).json()).data[0].id;
 }, 180_000);
 afterAll(async () => t?.close());

@@ -203,7 +203,7 @@ it('the seeded cluster holds what seeding at start writes: issues, digests, even
     expect(unpacked.db.seededFromTemplate).toMatchObject({ created: 147, rejected: 0 });
     expect(seeded.db.seededFromTemplate).toBeUndefined();
     const { pubsub } = createIssuePubSub();
-    expect(await seedSampleData({ prisma: seeded.db.prisma, pubsub, log: createLogger('silent') })).toMatchObject({ created: 147 });
+    expect(await seedSampleData({ prisma: seeded.db.prisma, pubsub, log: createLogger('silent'), db: seeded.db })).toMatchObject({ created: 147 });
     const fromTemplate = await contents(unpacked.db);
     expect(fromTemplate.issues).toHaveLength(147);
     expect(fromTemplate.events.length).toBeGreaterThan(0);
