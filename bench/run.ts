@@ -19,7 +19,7 @@ const benchmarks: Record<string, string> = {
   'stack-watch': "watched stacks: 10,000 stacks of 50 components, a batch of 100 new issues: commit to last delivery enqueued, CPU, a healthy receiver's p99",
   'first-sync': 'first sync of the default sources from local copies of realistic size: records/s, peak RSS, time to the first served issue',
   'webhooks-crash': 'SIGKILL the server while delivering 1,000 issues to 20 webhooks, restart: lost and duplicate pairs',
-  fuzz: 'the fuzz test at 20,000+ generated requests (issue 27 shapes included): 0 5xx, no leaks (TEST_DATABASE_URL for PostgreSQL)',
+  fuzz: 'the fuzz test at 20,000+ generated requests (issue 27 shapes included): 0 5xx, no leaks, PGlite and PostgreSQL + Redis (--db pglite|postgres|both)',
   'export-loop': 'one client looping the exports, 50 slow readers of them, another client reading: its p99, RSS growth (--db pglite|postgres)',
   'hanging-postgres': '/health and /ready while PostgreSQL hangs (a TCP proxy that stops forwarding), and /ready once it forwards again',
   'sync-readers': 'a reader during a sync of an OSV zip of 15.9 MB entries: p50/p99 against no sync (PGlite)',

@@ -13,13 +13,17 @@
 // and Host headers over a real socket (createHttpServer), since fetch will not send those. Every
 // error body outside /graphql is the envelope. The total number of requests and the time taken
 // are printed at the end; at least 10,000 per run. FUZZ_REQUESTS=<n> scales every budget so a
-// run sends about n (CI keeps the default). Recorded run (2026-11-24, 2 shared cores, load 10 to
-// 20, PGlite): see bench/README.md, "Fuzzing".
+// run sends about n (CI keeps the default); bench/fuzz.ts runs it at bench scale on PGlite and on
+// PostgreSQL + Redis (bench/README.md, "Fuzzing").
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { isNonNullType, print, type GraphQLField, type OperationDefinitionNode } from 'graphql';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRateLimitStore } from '../../src/http/redis-rate-limit-store.js';
+import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
+import { createLogger } from '../../src/log.js';
 import { restBasePath, restRoutes, type RestRoute } from '../../src/rest/routes.js';
 import { CYCLONEDX_MEDIA_TYPE, MAX_COMPONENT_DEPTH } from '../../src/sbom/parse.js';
 import { collections } from '../../src/taxii/collections.js';
@@ -35,6 +39,7 @@ const keys = { admin: 'fuzz-admin-key', webhook: 'fuzz-webhook-key' };
 const fuzzTimeout = 600_000;
 
 let t: TestApp;
+let rateLimitStore: RateLimitStore | undefined;
 let server: Server;
 let listening: Listening;
 let issueIds: string[] = [];
@@ -43,7 +48,28 @@ let started = 0;
 const perSurface: Record<string, { requests: number; ms: number }> = {};
 
 beforeAll(async () => {
-  t = await createTestApp({ logLevel: 'silent', adminApiKey: keys.admin, webhookApiKey: keys.webhook });
+  // With TEST_REDIS_URL (the PostgreSQL + Redis pass), Redis serves as it does for several
+  // instances: the new-issue topic, and the rate limit, whose store's clock moves a window ahead
+  // at every request, so that each is counted there (one script call) in a window of its own and
+  // none is refused (one client sends far more than any real limit allows).
+  const redisUrl = process.env.TEST_REDIS_URL || undefined;
+  const redisKeyPrefix = `secwire-fuzz-${randomBytes(4).toString('hex')}:`;
+  let clock = Date.now();
+  rateLimitStore = redisUrl
+    ? await createRateLimitStore(redisUrl, createLogger('silent'), { keyPrefix: `${redisKeyPrefix}ratelimit:`, clock: () => (clock += 60_001) })
+    : undefined;
+  t = await createTestApp(
+    {
+      logLevel: 'silent',
+      adminApiKey: keys.admin,
+      webhookApiKey: keys.webhook,
+      redisUrl,
+      redisKeyPrefix,
+      ...(rateLimitStore && { rateLimitPerMinute: 10_000 }),
+    },
+    undefined,
+    rateLimitStore && { rateLimitStore },
+  );
   const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
   const types = ['vulnerability', 'incident', 'news', 'regulatory', 'research'] as const;
   await t.db.prisma.issue.createMany({
@@ -81,6 +107,7 @@ afterAll(async () => {
   console.info(`fuzz: ${sent} generated requests in ${seconds.toFixed(1)} s (${(sent / seconds).toFixed(0)}/s): ${breakdown}`);
   await listening?.close();
   await t?.close();
+  await rateLimitStore?.close();
 });
 
 // ---------------------------------------------------------------------------------------------
