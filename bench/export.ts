@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
-import { csvColumns } from '../src/rest/csv.js';
+import { csvColumns } from '../src/csv-export/route.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { serverNodeFlags } from '../test/helpers/npm-script.js';

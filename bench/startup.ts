@@ -7,9 +7,10 @@
 // - peak RSS (the kernel's VmHWM) and RSS after 10 s idle (VmRSS);
 // on a fresh embedded database (unpacked from the cluster `npm install` seeded; for `npm start` also
 // seeded at start, SEED_FROM_TEMPLATE=false, as before that cluster existed), on a restart of that
-// database, and on a fresh PostgreSQL database. Writes its table into bench/README.md.
+// database, and on a fresh PostgreSQL database and a restart on it. Writes its table into bench/README.md.
 //   npm run bench -- startup --postgres-only [--repeat N]: only `npm start` on a fresh PostgreSQL
-//   database, N times (to compare idle RSS between builds side by side), printed, not written.
+//   database and its restart, N times (to compare idle RSS between builds side by side), printed,
+//   not written.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -92,14 +93,26 @@ async function measure([command, ...args]: string[], env: Record<string, string>
   }
 }
 
+/**
+ * A fresh PostgreSQL database (the server migrates and seeds it in its own process), then a restart
+ * on it: what migrating leaves in the process is the difference.
+ */
+async function onPostgres(args: string[], url: string): Promise<[string, Measurement][]> {
+  const env = { DATABASE_URL: url, SEED_SAMPLE_DATA: 'true' };
+  return [
+    ['PostgreSQL, fresh (migrate + seed)', await measure(args, env)],
+    ['PostgreSQL, restart', await measure(args, env)],
+  ];
+}
+
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 if (options['postgres-only']) {
   for (let i = 0; i < Number(options.repeat); i++) {
     const postgres = await emptyPostgres();
-    const m = await measure(runners['npm start'], { DATABASE_URL: postgres.url, SEED_SAMPLE_DATA: 'true' }).finally(() => postgres.drop());
-    console.log(
-      `| npm start | PostgreSQL, fresh (migrate + seed) | ${m.firstAnswerS.toFixed(2)} | ${m.warmS.toFixed(2)} | ${m.peakMb.toFixed(0)} | ${m.idleMb.toFixed(0)} |`,
-    );
+    const measured = await onPostgres(runners['npm start'], postgres.url).finally(() => postgres.drop());
+    for (const [database, m] of measured) {
+      console.log(`| npm start | ${database} | ${m.firstAnswerS.toFixed(2)} | ${m.warmS.toFixed(2)} | ${m.peakMb.toFixed(0)} | ${m.idleMb.toFixed(0)} |`);
+    }
   }
   process.exit(0);
 }
@@ -122,10 +135,11 @@ for (const [runner, args] of Object.entries(runners)) {
     await rm(seedDir, { recursive: true, force: true });
   }
   const postgres = await emptyPostgres();
-  measured.push([
-    'PostgreSQL, fresh (migrate + seed)',
-    await measure(args, { DATABASE_URL: postgres.url, SEED_SAMPLE_DATA: 'true' }).finally(() => postgres.drop()),
-  ]);
+  try {
+    measured.push(...(await onPostgres(args, postgres.url)));
+  } finally {
+    await postgres.drop();
+  }
   for (const [database, m] of measured) {
     const row = `| ${runner} | ${database} | ${m.firstAnswerS.toFixed(2)} | ${m.warmS.toFixed(2)} | ${m.peakMb.toFixed(0)} | ${m.idleMb.toFixed(0)} |`;
     console.log(row);

@@ -11,6 +11,9 @@
 //   npm run bench -- throughput --cpu-prof <dir> [--only list] [--seconds 10]: instead of comparing,
 //     drives only the real server under node --cpu-prof, one process per workload, and summarises
 //     where its CPU went while under load (bench/cpu-profile.ts), into bench/README.md.
+//   npm run bench -- throughput --secwire-dir <checkout> ...: another checkout's server (its bin/secwire,
+//     installed and built there) runs as a third server in the same rounds, and a second table sets
+//     its ratios to the raw server beside this checkout's: a before/after on one machine at one load.
 //
 // The issues: the bundled sample data ingested through the real pipeline, then cloned by COPY
 // (PostgreSQL: FROM STDIN through pg-copy-streams; PGlite: FROM '/dev/blob', 5,000 rows a Blob) up to --issues, each clone with its own id, natural key, identifiers
@@ -56,8 +59,13 @@ const { values: options } = parseArgs({
     'no-readme': { type: 'boolean', default: false },
     'trace-gc': { type: 'boolean', default: false },
     db: { type: 'string', default: 'postgres' },
+    'secwire-dir': { type: 'string' },
   },
 });
+/** The other checkout, and the commit it is at (its name in the tables). */
+const other = options['secwire-dir']
+  ? { dir: options['secwire-dir'], commit: execFileSync('git', ['-C', options['secwire-dir'], 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim() }
+  : undefined;
 const issueCount = Number(options.issues);
 const seconds = Number(options.seconds);
 const rounds = Number(options.rounds);
@@ -179,7 +187,7 @@ interface Target {
   kind: 'postgres' | 'pglite';
   served: number;
   workloads: Workload[];
-  env: { real: Record<string, string>; raw: Record<string, string> };
+  env: { real: Record<string, string>; raw: Record<string, string>; other: Record<string, string> };
   /** Statements still running in the database (PostgreSQL; PGlite runs inside the server process). */
   activeStatements(): Promise<number>;
   close(): Promise<void>;
@@ -217,7 +225,7 @@ async function prepare(kind: Target['kind']): Promise<Target> {
         kind,
         served,
         workloads: list,
-        env: { real: { DATABASE_URL: bench.url! }, raw: { DATABASE_URL: bench.url! } },
+        env: { real: { DATABASE_URL: bench.url! }, raw: { DATABASE_URL: bench.url! }, other: { DATABASE_URL: bench.url! } },
         activeStatements,
         close: () => bench.close(),
       };
@@ -227,11 +235,12 @@ async function prepare(kind: Target['kind']): Promise<Target> {
     // The server writes at start-up (yesterday's digest): once, before the copy, so both copies hold it.
     await (await startReal(env('real'))).stop();
     await cp(join(dir, 'real'), join(dir, 'raw'), { recursive: true });
+    if (other) await cp(join(dir, 'real'), join(dir, 'other'), { recursive: true });
     return {
       kind,
       served,
       workloads: list,
-      env: { real: env('real'), raw: env('raw') },
+      env: { real: env('real'), raw: env('raw'), other: env('other') },
       activeStatements: async () => 0,
       close: () => rm(dir, { recursive: true, force: true }),
     };
@@ -254,9 +263,12 @@ interface Server {
   output?: () => string[];
 }
 
-async function startReal(env: Record<string, string>, extraFlags: string[] = []): Promise<Server> {
-  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, extraFlags, launcher);
-  return { name: 'secwire', base: server.base, pid: server.child.pid!, stop: () => server.stop(), output: () => server.lines().map((l) => l.msg ?? '') };
+/** This checkout's server, or with `checkout` the other one's (--secwire-dir). */
+async function startReal(env: Record<string, string>, extraFlags: string[] = [], checkout?: typeof other): Promise<Server> {
+  const command = checkout ? join(checkout.dir, 'bin', 'secwire') : launcher;
+  const server = await startServerProcess({ ...env, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' }, extraFlags, command, checkout?.dir);
+  const name = checkout ? `secwire ${checkout.commit}` : 'secwire';
+  return { name, base: server.base, pid: server.child.pid!, stop: () => server.stop(), output: () => server.lines().map((l) => l.msg ?? '') };
 }
 
 async function startRaw(env: Record<string, string>): Promise<Server> {
@@ -394,13 +406,16 @@ async function compressionCosts(real: Server, list: Workload[]): Promise<string[
   return rows;
 }
 
-async function checkIdentical(real: Server, raw: Server, list: Workload[]): Promise<Map<string, number>> {
+async function checkIdentical(reals: Server[], raw: Server, list: Workload[]): Promise<Map<string, number>> {
   const sizes = new Map<string, number>();
   for (const workload of list) {
-    const [a, b] = [await fetchBody(real, workload), await fetchBody(raw, workload)];
-    const diff = firstDifference(a, b);
-    if (diff) throw new Error(`${workload.name}: the servers' bodies differ at ${diff}`);
-    sizes.set(workload.name, JSON.stringify(a).length);
+    const b = await fetchBody(raw, workload);
+    for (const real of reals) {
+      const a = await fetchBody(real, workload);
+      const diff = firstDifference(a, b);
+      if (diff) throw new Error(`${workload.name}: the bodies of ${real.name} and ${raw.name} differ at ${diff}`);
+      if (real === reals[0]) sizes.set(workload.name, JSON.stringify(a).length);
+    }
   }
   return sizes;
 }
@@ -520,16 +535,19 @@ async function main() {
     const { served, workloads: list } = target;
     const real = await startReal(target.env.real, options['trace-gc'] ? ['--trace-gc'] : []);
     servers.push(real);
+    const otherReal = other ? await startReal(target.env.other, [], other) : undefined;
+    if (otherReal) servers.push(otherReal);
     const raw = await startRaw(target.env.raw);
     servers.push(raw);
     const idle = { real: memoryMb(real.pid).rss, raw: memoryMb(raw.pid).rss };
-    const sizes = await checkIdentical(real, raw, list);
+    const sizes = await checkIdentical(otherReal ? [real, otherReal] : [real], raw, list);
     const compression = await compressionCosts(real, list);
     console.error(`identical bodies on all ${list.length} workloads`);
 
-    const samples = new Map<string, { real: Sample[]; raw: Sample[] }>(list.map((w) => [w.name, { real: [], raw: [] }]));
+    const samples = new Map<string, { real: Sample[]; raw: Sample[]; other: Sample[] }>(list.map((w) => [w.name, { real: [], raw: [], other: [] }]));
+    const sideOf = (server: Server) => (server === real ? 'real' : server === raw ? 'raw' : 'other');
     for (const workload of list) {
-      for (const server of [real, raw]) {
+      for (const server of servers) {
         await drive(server, workload, 1); // warm-up
         await quiesce(target, servers);
       }
@@ -537,13 +555,13 @@ async function main() {
     for (let round = 0; round < rounds; round++) {
       for (const workload of list) {
         // Interleaved, and the order alternates, so drift in the machine's load hits both alike.
-        const order = round % 2 === 0 ? [real, raw] : [raw, real];
+        const order = round % 2 === 0 ? servers : [...servers].reverse();
         for (const server of order) {
           const linesBefore = server.output?.().length ?? 0;
           const sample = await drive(server, workload, seconds);
           if (options['trace-gc'] && server.output) console.error(`  ${gcPauses(server.output().slice(linesBefore), seconds)}`);
           await quiesce(target, servers);
-          samples.get(workload.name)![server === real ? 'real' : 'raw'].push(sample);
+          samples.get(workload.name)![sideOf(server)].push(sample);
           console.error(
             `round ${round + 1}, ${workload.name}, ${server.name}: ${sample.reqPerSec.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req${sample.failed ? `, ${sample.failed} failed` : ''}`,
           );
@@ -562,6 +580,25 @@ async function main() {
       const ratios = s.real.map((x, i) => x.reqPerSec / s.raw[i]!.reqPerSec);
       return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${f0(m('real', 'reqPerSec'))} | ${f0(m('raw', 'reqPerSec'))} | **${f2(m('real', 'reqPerSec') / m('raw', 'reqPerSec'))}** (${ratios.map(f2).join(', ')}) | ${f0(m('real', 'p50'))} / ${f0(m('raw', 'p50'))} | ${f0(m('real', 'p99'))} / ${f0(m('raw', 'p99'))} | ${f2(m('real', 'cpuPerRequest'))} / ${f2(m('raw', 'cpuPerRequest'))} (${f1(m('real', 'cpuPerRequest') / m('raw', 'cpuPerRequest'))}x) | ${f0(m('real', 'rss'))} / ${f0(m('raw', 'rss'))} | ${sum(s.real.map((x) => x.failed))} / ${sum(s.raw.map((x) => x.failed))} |`;
     });
+    // The other checkout beside this one: its ratios to the same raw server in the same rounds.
+    const beside = otherReal
+      ? [
+          `secwire / raw req/s, ${otherReal.name} (--secwire-dir) beside this checkout, same rounds:`,
+          '',
+          `| workload | ratio ${other!.commit} (per round) | ratio this checkout (per round) | CPU ms per request ${other!.commit} / this |`,
+          '|---|---|---|---|',
+          ...list.map((w) => {
+            const s = samples.get(w.name)!;
+            const ratio = (side: 'real' | 'other') => {
+              const perRound = s[side].map((x, i) => x.reqPerSec / s.raw[i]!.reqPerSec);
+              return `**${f2(mean(s[side].map((x) => x.reqPerSec)) / mean(s.raw.map((x) => x.reqPerSec)))}** (${perRound.map(f2).join(', ')})`;
+            };
+            const cpu = (side: 'real' | 'other') => f2(mean(s[side].map((x) => x.cpuPerRequest)));
+            return `| ${w.name} | ${ratio('other')} | ${ratio('real')} | ${cpu('other')} / ${cpu('real')} |`;
+          }),
+          '',
+        ]
+      : [];
     const section = [
       `<!-- throughput-${target.kind}:begin -->`,
       `### ${databaseName[target.kind]} (\`npm run bench -- throughput --db ${target.kind} --issues ${issueCount} --seconds ${seconds} --rounds ${rounds}\`)`,
@@ -572,6 +609,7 @@ async function main() {
       '|---|---|---|---|---|---|---|---|---|---|',
       ...rowsOut,
       '',
+      ...beside,
       `Idle RSS after start-up: secwire ${f0(idle.real)} MB, raw ${f0(idle.raw)} MB; peak RSS over the run: secwire ${f0(peak.real)} MB, raw ${f0(peak.raw)} MB.`,
       '',
       'Compressing a body, once per cache entry and encoding (brotli quality 5, gzip level 6, thread pool; median of 5):',

@@ -12,6 +12,9 @@ import { DATA_LICENSE } from '../data-license.js';
 
 export const ATOM_MEDIA_TYPE = 'application/atom+xml; charset=utf-8';
 
+/** Entries per feed document: `limit`, 50 by default, at most 100. */
+export const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
+
 /** Fields an issue entry shows. */
 export const atomIssueSelect = {
   id: true,

@@ -1,15 +1,13 @@
 // Bulk OSV, laid out as OSV publishes its own exports: /api/v1/osv/all.zip holds every served
 // issue as <id>.json, /api/v1/osv/<ecosystem>/all.zip those affecting one ecosystem, and
 // /api/v1/osv/ecosystems.txt names the ecosystems, one a line. Plain routes (a zip is no GraphQL
-// value), mounted before the REST plugin; each is built page by page into a file once per data
+// value, src/server/plain-routes.ts); each is built page by page into a file once per data
 // version (http/export-builds.ts), so memory stays flat and a repeated download costs a file read.
 import { Zip, ZipDeflate } from 'fflate';
-import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import type { DriverRead } from '../db/driver-read.js';
-import { methodNotAllowed, readMethods } from '../http/methods.js';
 import type { ExportBuilds } from '../http/export-builds.js';
-import { onRequestFor } from '../http/guard.js';
+import { pattern, type PlainCall } from '../http/route-matcher.js';
 import { issuePages } from '../issues/keyset.js';
 import { servedIssueSql } from '../issues/served.js';
 import { errorResponse } from '../http/envelope.js';
@@ -83,30 +81,26 @@ function ecosystemsText(read: DriverRead): ReadableStream<Uint8Array> {
   });
 }
 
-export function useOsvExport({ db }: Pick<Services, 'db'>, exports: ExportBuilds): Plugin {
-  return {
-    onRequest: onRequestFor(
-      (url) => url.pathname.startsWith(`${OSV_EXPORT_PATH}/`),
-      async ({ request, url, endResponse, serverContext }) => {
-        const path = url.pathname.slice(OSV_EXPORT_PATH.length + 1);
-        const ecosystem = /^([^/]+)\/all\.zip$/.exec(path)?.[1];
-        if (path !== 'all.zip' && path !== 'ecosystems.txt' && !ecosystem) return; // the REST plugin answers its 404
-        // HEAD arrives as GET (useHead).
-        if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
-        if (path === 'ecosystems.txt') {
-          const headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
-          return endResponse(await exports.serve(request, serverContext, url.pathname, () => ecosystemsText(db.read), headers));
-        }
-        let name: string | undefined;
-        try {
-          name = ecosystem && decodeURIComponent(ecosystem);
-        } catch {
-          return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
-        }
-        const keep = name ? (record: OsvRecord) => record.affected.some((a) => ecosystemOf(a) === name) : () => true;
-        const headers = { 'Content-Type': 'application/zip', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
-        endResponse(await exports.serve(request, serverContext, url.pathname, () => osvZipStream(osvRecords(db.read), keep), headers));
-      },
-    ),
+/**
+ * The export paths: all.zip, ecosystems.txt, <ecosystem>/all.zip; groups: ecosystems.txt, the
+ * ecosystem. Any other path under it is the REST surface's 404.
+ */
+export const OSV_EXPORT_PATTERN = pattern(`${OSV_EXPORT_PATH}/`, new RegExp(`^${OSV_EXPORT_PATH}/(?:(ecosystems\\.txt)|all\\.zip|([^/]+)/all\\.zip)$`));
+
+export function osvExport({ db }: Pick<Services, 'db'>, exports: ExportBuilds) {
+  return async ({ request, url, serverContext, match: [, list, ecosystem] }: PlainCall): Promise<Response> => {
+    if (list) {
+      const headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
+      return exports.serve(request, serverContext, url.pathname, () => ecosystemsText(db.read), headers);
+    }
+    let name: string | undefined;
+    try {
+      name = ecosystem && decodeURIComponent(ecosystem);
+    } catch {
+      return errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`);
+    }
+    const keep = name ? (record: OsvRecord) => record.affected.some((a) => ecosystemOf(a) === name) : () => true;
+    const headers = { 'Content-Type': 'application/zip', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+    return exports.serve(request, serverContext, url.pathname, () => osvZipStream(osvRecords(db.read), keep), headers);
   };
 }

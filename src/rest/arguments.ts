@@ -80,7 +80,7 @@ function checkArgument(arg: GraphQLArgument, value: unknown, fromBody: boolean):
  */
 export function checkRestArguments(
   field: GraphQLField<unknown, unknown>,
-  { params, query, body }: { params: Record<string, string>; query: URLSearchParams; body: Record<string, unknown> },
+  { params, query, body }: { params: Record<string, unknown>; query: URLSearchParams; body: Record<string, unknown> },
 ): void {
   for (const key of query.keys()) {
     // qs (SOFA's parser) turns `a[b]=1` into objects; accept only plain repeated names.

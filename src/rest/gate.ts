@@ -11,7 +11,8 @@
 // to its own handler), the arguments are checked against their GraphQL types (arguments.ts), and
 // SOFA gets them beside the path's parameters, where it looks first, with no body of its own and a
 // URL without its fragment (SOFA would read it as part of the last query value); a path SOFA does
-// not match is asked of it once per method to tell a 405 from a 404.
+// not match is asked of it again for each other method that has a route under the same first
+// segment, to tell a 405 from a 404 (a path whose first segment no route has is a 404 at once).
 import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { GraphQLError, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLField } from 'graphql';
@@ -49,11 +50,14 @@ interface RestCall {
   url: URL;
   viewer: Viewer;
   fetchAPI: { Response: typeof Response };
-  /**
-   * `routed` once a route of ours has the request; `probe`: the call only asks whether one would (for
-   * a 405's Allow). An object of its own: fets hands the handler a copy of the call.
-   */
-  state: { routed: boolean; probe: boolean };
+  /** `routed` once a route of ours has the request; `probe`: the call only asks whether one would (for a 405's Allow). */
+  routed: boolean;
+  probe: boolean;
+}
+
+/** What fets hands a route handler: its own copy of the context the router was called with. */
+interface Routed {
+  call: RestCall;
 }
 
 /**
@@ -104,7 +108,7 @@ function bodyArguments(request: Request, route: RestRoute, body: Awaited<ReturnT
 }
 
 /** Path parameters as SOFA's router decodes them; undefined when one is not valid percent-encoding (the path names nothing). */
-function pathParams(request: Request): Record<string, string> | undefined {
+function pathParams(request: Request): Record<string, unknown> | undefined {
   try {
     return { ...(request as Request & { params?: Record<string, string> }).params };
   } catch {
@@ -172,7 +176,19 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     '/openapi.json': async () => Response.json((await documents()).openapi),
     '/docs': async () => new Response((await documents()).docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
   };
-  const methods = [...new Set(Object.values(routes).map((route) => route.method))];
+  // The methods of the routes under each first path segment (`issues` for /issues/:id/osv).
+  const firstSegment = (path: string) => path.split('/', 2)[1]!;
+  const methodsUnder = new Map<string, string[]>();
+  for (const { method, path } of Object.values(routes)) {
+    const methods = methodsUnder.get(firstSegment(path)) ?? [];
+    if (!methods.includes(method)) methods.push(method);
+    methodsUnder.set(firstSegment(path), methods);
+  }
+  // The request handler under fets' generic entry point (`handle` also sorts out node and
+  // FetchEvent calls); a context in two parts is copied onto a plain object, where one would
+  // become the prototype of the copy, a costly shape change for an object new with each request.
+  const routeRequest = router.handleRequest as unknown as (request: Request, routed: Routed, nothing: object) => Promise<Response | undefined>;
+  const nothing = {};
 
   /** The cached answer, or undefined after noting the key, so onResponse keeps what the route answers. */
   async function fromCache(request: Request, url: URL, serverContext: object, fetchAPI: { Response: typeof Response }, ttlSeconds?: number) {
@@ -190,8 +206,8 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
   async function gate(key: string, route: RestRoute, field: GraphQLField<unknown, unknown>, request: Request, call: RestCall, sofaHandler: SofaHandler) {
     const params = pathParams(request);
     if (!params) return undefined;
-    call.state.routed = true;
-    if (call.state.probe) return new call.fetchAPI.Response(null, { status: 204 });
+    call.routed = true;
+    if (call.probe) return new call.fetchAPI.Response(null, { status: 204 });
     const { original, url, viewer, serverContext, fetchAPI } = call;
     // The same answer for every caller: served from the cache when it holds this URL at this data version.
     if (route.method === 'GET' && !route.bearer) {
@@ -200,16 +216,15 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     }
     try {
       if (route.bearer && !(await hasScope(viewer, route.bearer))) return failed([scopeRefusal[route.bearer]()]);
-      const body = await readJson(original);
-      const own = await bodyHandlers[key]?.(original, body ?? { value: undefined });
+      const body = hasBody(route.method) ? await readJson(original) : undefined;
+      const own = bodyHandlers[key] && (await bodyHandlers[key](original, body ?? { value: undefined }));
       if (own) return own;
       const args = bodyArguments(original, route, body);
       if (args instanceof Response) return args;
       checkRestArguments(field, { params, query: url.searchParams, body: args });
       // SOFA takes a query value before the body's (an empty one falls back to the body).
-      const given: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(args)) if (!url.searchParams.get(name)) given[name] = value;
-      const view = { url: request.url.split('#')[0], method: request.method, headers: request.headers, body: null, params: Object.assign(given, params) };
+      for (const name in args) if (!url.searchParams.get(name)) params[name] ??= args[name];
+      const view = { url: request.url.split('#')[0], method: request.method, headers: request.headers, body: null, params };
       return await sofaHandler(view as unknown as Request, call);
     } catch (err) {
       return failed([err]);
@@ -227,19 +242,19 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     }
     const [typeName, fieldName] = key.split('.') as [string, string];
     const field = (typeName === 'Mutation' ? routeSchema.getMutationType() : routeSchema.getQueryType())!.getFields()[fieldName]!;
-    sofaRoute.handler = ((request: Request, call: RestCall) =>
+    sofaRoute.handler = ((request: Request, { call }: Routed) =>
       gate(key, routes[key]!, field as GraphQLField<unknown, unknown>, request, call, sofaHandler)) as never;
   }
 
-  /** The methods SOFA's router answers at this URL. */
-  async function allowedAt(request: Request, call: RestCall): Promise<string[]> {
+  /** The other methods SOFA's router answers at this URL, among those of the routes under its first segment. */
+  async function allowedAt(request: Request, call: RestCall, methods: string[]): Promise<string[]> {
     const allowed: string[] = [];
     for (const method of methods) {
       if (method === request.method) continue;
-      const state = { routed: false, probe: true };
+      const probe = { ...call, routed: false, probe: true };
       // What the router reads of a request: no Request needs building for a probe.
-      await router.handle({ url: request.url, method, headers: request.headers } as Request, { ...call, state });
-      if (state.routed) allowed.push(method);
+      await routeRequest({ url: request.url, method, headers: request.headers } as Request, { call: probe }, nothing);
+      if (probe.routed) allowed.push(method);
     }
     return withHead(allowed);
   }
@@ -255,13 +270,15 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
         if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
         return endResponse((await fromCache(request, url, serverContext, fetchAPI)) ?? (await page()));
       }
-      const call: RestCall = { serverContext, original: request, url, viewer: viewerOf(request), fetchAPI, state: { routed: false, probe: false } };
+      const methods = methodsUnder.get(firstSegment(url.pathname.slice(restBasePath.length)));
+      if (!methods) return endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
+      const call: RestCall = { serverContext, original: request, url, viewer: viewerOf(request), fetchAPI, routed: false, probe: false };
       // What the router reads of a request, as for a probe: given Yoga's Request, fets would define
       // properties on it (a new shape for every later hook that reads it) and watch its abort signal.
       const routed = { url: request.url, method: request.method, headers: request.headers } as Request;
-      const answer = (await router.handle(routed, call)) as Response | undefined;
-      if (answer && call.state.routed) return endResponse(answer);
-      const allowed = await allowedAt(request, call);
+      const answer = await routeRequest(routed, { call }, nothing);
+      if (answer && call.routed) return endResponse(answer);
+      const allowed = await allowedAt(request, call, methods);
       if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
       endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
     },

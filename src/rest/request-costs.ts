@@ -1,13 +1,10 @@
 // What one request spends of its client's per-minute budget (the rate limit, http/rate-limit.ts),
 // as GitHub weighs its GraphQL API: a request whose work is many times an ordinary read's counts as
 // many requests, so one address cannot buy seconds of work per request. The only place the weights
-// are decided, for REST routes (by path) and GraphQL operations (by root field) alike; README.md
+// are decided, for REST routes (by path), the plain routes (their entries in
+// src/server/plain-routes.ts name these) and GraphQL operations (by root field) alike; README.md
 // ("Limits"), docs/api.md and docs/operations.md state them.
-import { OSV_EXPORT_PATH } from '../osv-output/route.js';
 import { STIX_LIMIT } from '../stix/bundle.js';
-import { TAXII_LIMIT } from '../taxii/objects.js';
-import { TAXII_ROOT } from '../taxii/route.js';
-import { CSV_EXPORT_PATH } from './csv.js';
 import { restBasePath } from './routes.js';
 
 export const requestCosts = {
@@ -21,7 +18,7 @@ export const requestCosts = {
   request: 1,
 } as const;
 
-type Page = { defaultLimit: number; maxLimit: number };
+export type Page = { defaultLimit: number; maxLimit: number };
 
 /** The `limit` a paged read will use: its default when absent or unreadable (the read refuses those), at most its maximum. */
 function pageSize(asked: unknown, page: Page): number {
@@ -31,20 +28,15 @@ function pageSize(asked: unknown, page: Page): number {
 const pageCost = (asked: unknown, page: Page) => requestCosts.perDefaultPage * Math.ceil(pageSize(asked, page) / page.defaultLimit);
 
 const STIX_PATH = `${restBasePath}/issues/stix`;
-const TAXII_OBJECTS = new RegExp(`^${TAXII_ROOT}/api/collections/[^/]+/objects/?$`);
 
-const askedLimit = (url: URL) => Number(url.searchParams.get('limit') ?? Number.NaN);
+/** The units of a paged read (a STIX bundle, a TAXII page): its `limit`, in default pages. */
+export const pagedReadCost = (url: URL, page: Page) => pageCost(Number(url.searchParams.get('limit') ?? Number.NaN), page);
 
-/** The units a request spends (HEAD as its GET: both build the same answer). */
+/** The units a REST request spends (HEAD as its GET: both build the same answer). */
 export function requestCost(method: string, url: URL): number {
   const { pathname } = url;
-  const read = method === 'GET' || method === 'HEAD';
-  if (read && (pathname === CSV_EXPORT_PATH || (pathname.startsWith(`${OSV_EXPORT_PATH}/`) && /\/(all\.zip|ecosystems\.txt)$/.test(pathname)))) {
-    return requestCosts.export;
-  }
   if (method === 'POST' && pathname === `${restBasePath}/scan`) return requestCosts.scan;
-  if (read && pathname === STIX_PATH) return pageCost(askedLimit(url), STIX_LIMIT);
-  if (read && TAXII_OBJECTS.test(pathname)) return pageCost(askedLimit(url), TAXII_LIMIT);
+  if ((method === 'GET' || method === 'HEAD') && pathname === STIX_PATH) return pagedReadCost(url, STIX_LIMIT);
   return requestCosts.request;
 }
 

@@ -7,9 +7,7 @@ import type { CORSOptions } from '@whatwg-node/server';
 import type { Context, Services } from '../context.js';
 import { issueCounter } from '../db/count-cache.js';
 import { DataVersionReader } from '../db/data-version.js';
-import { isMigrated } from '../db/status.js';
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
-import { useAtomFeeds } from '../feeds/route.js';
+import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import { bodyLimits, useBodyLimit } from '../http/body-limit.js';
 import { callerResolver, type NodeServerContext } from '../http/client-identity.js';
 import { KnownKeys } from '../keys/api-keys.js';
@@ -18,8 +16,7 @@ import { useCompiledExecution } from '../http/compiled-execution.js';
 import { useGraphQLLimits } from '../http/graphql-limits.js';
 import { useGraphQLParamErrors } from '../http/graphql-params.js';
 import { useGraphiQLPage } from '../http/graphiql.js';
-import { guarded, onRequestFor } from '../http/guard.js';
-import { readMethods, useFixedPaths } from '../http/methods.js';
+import { guarded } from '../http/guard.js';
 import { useHead } from '../http/head.js';
 import { licenseLink, useFinish } from '../http/finish.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit-store.js';
@@ -32,15 +29,12 @@ import { SubscriptionSlots } from '../http/subscription-slots.js';
 import { requestIdOf, useRequestId } from '../http/request-id.js';
 import { logUnexpected } from '../http/envelope.js';
 import { ResponseCache } from '../http/response-cache.js';
-import { useOsvExport } from '../osv-output/route.js';
 import { answerPagingLinks } from '../paging/links.js';
-import { CSV_EXPORT_PATH, useCsvExport } from '../rest/csv.js';
 import { useErrorEnvelope, useRestGate } from '../rest/gate.js';
 import { adminBodyLimits, restBasePath, restRoutes } from '../rest/routes.js';
 import { sbomScan } from '../sbom/route.js';
 import { schema } from '../schema/index.js';
-import { useTaxii } from '../taxii/route.js';
-import { sourceStatuses } from '../sources/status.js';
+import { plainRoutes } from './plain-routes.js';
 
 export const exampleQuery = `# secwire: AI-security issues. Press the run button (or Ctrl-Enter).
 # Ask for the fields you need; the Docs panel lists them all.
@@ -71,12 +65,6 @@ const cors = {
   maxAge: 86400,
 } satisfies CORSOptions;
 
-/**
- * How long GET /ready waits for the database before answering 503: under 1 s, so the answer, not
- * only the wait, is within the second the probe allows (bench/README.md, hanging PostgreSQL).
- */
-export const READY_TIMEOUT_MS = 900;
-
 export interface AppServices extends Services {
   /** Where the rate limit counts requests; this process's memory when absent. */
   rateLimitStore?: RateLimitStore;
@@ -91,44 +79,14 @@ export function createApp(services: AppServices) {
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
   const callerOf = callerResolver({ trustProxy: config.trustProxy, keys });
   const exports = new ExportBuilds(versions, (request, serverContext) => callerOf(request, serverContext as NodeServerContext), log);
+  const plain = plainRoutes(services, exports, graphqlEndpoint);
   const rateLimiter = createRateLimiter({
     limit: config.rateLimitPerMinute,
     store: services.rateLimitStore ?? new MemoryRateLimitStore(),
     callerOf,
     log,
-    costOf: requestCost,
+    costOf: (method, url) => plain.cost(method, url) ?? requestCost(method, url),
   });
-
-  /**
-   * GET /ready: the database answers within a second and every migration is applied. A database
-   * that hangs (a lost network, a full pool) counts as down as soon as one that refuses. With
-   * sources configured it also says when each last synced and why it last failed (a failing source
-   * does not make the instance unready: it keeps serving what it has).
-   */
-  const readiness: Plugin = {
-    onRequest: onRequestFor(
-      (url) => url.pathname === '/ready',
-      async ({ endResponse, fetchAPI }) => {
-        // One deadline for the whole answer: a database that answers the migration check and then
-        // hangs on the source statuses must not hold the probe either.
-        const check = async () => {
-          if (!(await isMigrated(db))) return undefined;
-          return { sources: config.sources.length ? await sourceStatuses(db.prisma, config.sources).catch(() => undefined) : undefined };
-        };
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), READY_TIMEOUT_MS)));
-        const state = await Promise.race([check().catch(() => undefined), late]).finally(() => clearTimeout(timer));
-        const ready = state !== undefined;
-        const sources = state?.sources;
-        const headers: Record<string, string> = ready ? {} : { 'Retry-After': String(RETRY_AFTER_SECONDS) };
-        const body = {
-          status: ready ? 'ready' : 'not ready',
-          ...(sources ? { sources: sources.map(({ name, kind, lastSuccessAt, lastError }) => ({ name, kind, lastSuccessAt, lastError })) } : {}),
-        };
-        endResponse(fetchAPI.Response.json(body, { status: ready ? 200 : 503, headers }));
-      },
-    ),
-  };
 
   const restGate = useRestGate({
     schema,
@@ -144,8 +102,8 @@ export function createApp(services: AppServices) {
   const yoga = createYoga<{ requestId?: string; viewer?: Viewer }, Context>({
     schema,
     graphqlEndpoint,
-    // Yoga's health check answers any URL that ends with its endpoint, with any method; useFixedPaths
-    // serves /health instead. A serialised URL never ends with a raw NUL, so Yoga's never fires.
+    // Yoga's health check answers any URL that ends with its endpoint, with any method; the plain
+    // routes serve /health instead. A serialised URL never ends with a raw NUL, so Yoga's never fires.
     healthCheckEndpoint: '\u0000',
     landingPage: false,
     // Served by useGraphiQLPage, behind the rate limit.
@@ -183,13 +141,13 @@ export function createApp(services: AppServices) {
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
       useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
-      useFixedPaths({ '/health': readMethods, '/ready': readMethods, [CSV_EXPORT_PATH]: readMethods }, [`${graphqlEndpoint}/`]),
+      // Health, readiness, the exports, Atom and TAXII (server/plain-routes.ts).
+      plain.plugin(),
       useGraphQLLimits(),
       // Before anything executes (compiled or not): an operation over the budget does no work.
       useOperationCost(rateLimiter, graphqlEndpoint, rootFieldCost),
       useGraphQLParamErrors(),
       useCompiledExecution(log),
-      readiness,
       // Before the REST gate's onResponse, which keeps an answer in the cache with its links.
       useFinish({
         links: (request, response, serverContext) => {
@@ -199,12 +157,7 @@ export function createApp(services: AppServices) {
           return [licenseLink, ...answerPagingLinks(url, request, response, serverContext)];
         },
       }),
-      // Before the REST gate, which answers 404 for any other path under /api/v1.
-      useOsvExport(services, exports),
-      useAtomFeeds(services),
-      useTaxii(services),
       restGate,
-      useCsvExport(services, exports),
       exports.plugin(),
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),

@@ -1,12 +1,11 @@
 // GET /api/v1/stacks/{token}.atom: the issues affecting a watched stack now (the scan's answer for
 // its components), newest first, for people who read feeds instead of running receivers. The token
 // is looked up by its hash; a revoked token, a deleted webhook or a revoked owner key is a 404.
-import { stackFeedToken } from '../api-paths.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { columnsSql } from '../db/driver-read.js';
 import { notFound } from '../errors.js';
-import { atomIssueSelect, issuesAtom, type AtomIssue } from '../feeds/atom.js';
+import { atomIssueSelect, FEED_LIMIT, issuesAtom, type AtomIssue } from '../feeds/atom.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { issueOrderSql, parsePage } from '../issues/filters.js';
 import { sha256Hex } from '../keys/bearer.js';
@@ -14,15 +13,12 @@ import { queryParam, rejectUnknownParameters } from '../params.js';
 import { scanStack } from '../scan/scan.js';
 import { feedTokenShape, ownerKeyActive, stackOf, storedComponents } from './watched.js';
 
-const FEED_LIMIT = { defaultLimit: 50, maxLimit: 100 };
 const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 
 type Feed = (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>;
 
-/** The feed a path names, when it is a stack feed's path. */
-export function stackFeedAt({ config, db }: { config: Pick<Config, 'webhookApiKey'>; db: Database }, pathname: string): Feed | undefined {
-  const token = stackFeedToken(pathname);
-  if (token === undefined) return undefined;
+/** The feed of the stack a feed token names (stackFeedPath's token). */
+export function stackFeed({ config, db }: { config: Pick<Config, 'webhookApiKey'>; db: Database }, token: string): Feed {
   return async (query, urls) => {
     rejectUnknownParameters(query, ['limit']);
     const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);

@@ -2,12 +2,11 @@
 // the STIX objects of the export: discovery at /taxii2/, one API root at /taxii2/api/, its
 // collections, and each collection's objects. Public like the rest of the API. Answers and
 // errors use the TAXII media type and the TAXII error message, which TAXII clients read.
-import type { Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { parsePage, parseSince } from '../issues/filters.js';
 import { caughtFailure } from '../http/envelope.js';
-import { onRequestFor } from '../http/guard.js';
+import { pattern, type PathMatch, type PlainCall } from '../http/route-matcher.js';
 import { rejectUnknownParameters, single } from '../params.js';
 import { collectionResource, collections, findCollection } from './collections.js';
 import { collectionObjects, decodeNext, TAXII_LIMIT } from './objects.js';
@@ -49,23 +48,33 @@ const list = (value: string | undefined) =>
     .map((v) => v.trim())
     .filter(Boolean);
 
-export function useTaxii({ db, config, log }: Pick<Services, 'db' | 'config' | 'log'>): Plugin {
-  const resources: Record<string, (query: URLSearchParams) => Promise<Response> | Response> = {
-    '/': () =>
-      taxiiResponse({
-        title: 'secwire TAXII 2.1',
-        description: 'AI-security issues as STIX 2.1, read-only and public. Data licensed CC BY 4.0.',
-        default: API_ROOT,
-        api_roots: [API_ROOT],
-      }),
-    '/api/': () =>
-      taxiiResponse({
-        title: 'secwire',
-        description: 'Collections of served AI-security issues: all, per issue type and per severity.',
-        versions: [TAXII_MEDIA_TYPE],
-        max_content_length: 0,
-      }),
-    '/api/collections/': () => taxiiResponse({ collections: collections.map(collectionResource) }),
+/**
+ * The TAXII resources, a trailing slash or more optional (TAXII URLs end with one; the same URL
+ * without it names the same resource). Groups: api root, collections, a collection's id, its objects.
+ */
+export const TAXII_RESOURCE = pattern(TAXII_ROOT, new RegExp(`^${TAXII_ROOT}(/api(/collections(?:/([^/]+)(/objects)?)?)?)?/*$`));
+/** Any other path under the root: TAXII's own 404, whatever the method. */
+export const TAXII_OTHER = pattern(`${TAXII_ROOT}/`, /^/);
+
+export const taxiiNotFound = ({ url }: PlainCall) => taxiiError(404, `No TAXII resource at ${url.pathname}`);
+export const taxiiNotAllowed = (_method: string, _path: string, allowed: readonly string[]) =>
+  taxiiError(405, 'This TAXII server is read-only; use GET', { Allow: allowed.join(', ') });
+
+/** Whether a match of TAXII_RESOURCE names a collection's objects (they cost by the page). */
+export const isTaxiiObjects = (match: PathMatch) => match[4] !== undefined;
+
+export function taxiiResources({ db, config, log }: Pick<Services, 'db' | 'config' | 'log'>) {
+  const discovery = {
+    title: 'secwire TAXII 2.1',
+    description: 'AI-security issues as STIX 2.1, read-only and public. Data licensed CC BY 4.0.',
+    default: API_ROOT,
+    api_roots: [API_ROOT],
+  };
+  const apiRoot = {
+    title: 'secwire',
+    description: 'Collections of served AI-security issues: all, per issue type and per severity.',
+    versions: [TAXII_MEDIA_TYPE],
+    max_content_length: 0,
   };
 
   async function objects(collectionId: string, query: URLSearchParams): Promise<Response> {
@@ -99,35 +108,22 @@ export function useTaxii({ db, config, log }: Pick<Services, 'db' | 'config' | '
     return taxiiResponse(envelope, 200, headers);
   }
 
-  /** The handler of a path, not yet run: the method and Accept are checked first. */
-  function route(path: string): ((query: URLSearchParams) => Promise<Response> | Response) | undefined {
-    const resource = resources[path];
-    if (resource) return resource;
-    const m = /^\/api\/collections\/([^/]+)\/(objects\/)?$/.exec(path);
-    if (!m) return undefined;
-    if (m[2]) return (query) => objects(m[1]!, query);
-    const collection = findCollection(m[1]!);
-    return () => (collection ? taxiiResponse(collectionResource(collection)) : taxiiError(404, 'No such collection'));
+  async function resource([, apiRootPath, collectionsPath, collectionId, objectsPath]: PathMatch, query: URLSearchParams): Promise<Response> {
+    if (!apiRootPath) return taxiiResponse(discovery);
+    if (!collectionsPath) return taxiiResponse(apiRoot);
+    if (!collectionId) return taxiiResponse({ collections: collections.map(collectionResource) });
+    if (objectsPath) return objects(collectionId, query);
+    const collection = findCollection(collectionId);
+    return collection ? taxiiResponse(collectionResource(collection)) : taxiiError(404, 'No such collection');
   }
 
-  return {
-    onRequest: onRequestFor(
-      (url) => url.pathname === TAXII_ROOT || url.pathname.startsWith(`${TAXII_ROOT}/`),
-      async ({ request, url, endResponse }) => {
-        // TAXII URLs end with a slash; the same URL without it names the same resource.
-        const path = `${url.pathname.slice(TAXII_ROOT.length).replace(/\/+$/, '')}/`;
-        try {
-          const handler = route(path);
-          if (!handler) return endResponse(taxiiError(404, `No TAXII resource at ${url.pathname}`));
-          // HEAD arrives as GET (useHead).
-          if (request.method !== 'GET') return endResponse(taxiiError(405, 'This TAXII server is read-only; use GET', { Allow: 'GET, HEAD' }));
-          if (!acceptable(request.headers.get('accept'))) return endResponse(taxiiError(406, `Ask for ${TAXII_MEDIA_TYPE}`));
-          endResponse(await handler(url.searchParams));
-        } catch (err) {
-          const { status, message } = caughtFailure(err, log);
-          endResponse(taxiiError(status, message));
-        }
-      },
-    ),
+  return async ({ request, url, match }: PlainCall): Promise<Response> => {
+    try {
+      if (!acceptable(request.headers.get('accept'))) return taxiiError(406, `Ask for ${TAXII_MEDIA_TYPE}`);
+      return await resource(match, url.searchParams);
+    } catch (err) {
+      const { status, message } = caughtFailure(err, log);
+      return taxiiError(status, message);
+    }
   };
 }

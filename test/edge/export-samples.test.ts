@@ -3,7 +3,7 @@
 import { compare as pep440 } from '@renovatebot/pep440';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvColumns } from '../../src/rest/csv.js';
+import { csvColumns } from '../../src/csv-export/route.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { adminHeaders, adminKey, loadAdvisories, loadItems } from '../helpers/samples.js';
 import { checkBundle } from '../helpers/stix.js';

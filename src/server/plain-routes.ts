@@ -1,0 +1,44 @@
+// The plain routes, in one table: every path the app answers outside GraphQL and the REST routes
+// of src/rest/routes.ts, with the methods it answers, what a request costs of the rate limit
+// (weights from src/rest/request-costs.ts) and the feature's handler. Matched by one matcher
+// (src/http/route-matcher.ts), before the REST surface's 404 for the paths under /api/v1.
+//
+// POST /api/v1/scan with an SBOM is not here: it shares its path and method with the REST scan
+// route, and which of the two answers depends on the body, which the REST gate reads once and
+// hands to the SBOM handler first (src/sbom/route.ts).
+import type { Services } from '../context.js';
+import { CSV_EXPORT_PATH, csvExport } from '../csv-export/route.js';
+import { DIGESTS_ATOM_PATH, digestsAtomFeed, ISSUES_ATOM_PATH, issuesAtomFeed, STACK_FEED_PATTERN, stackAtomFeed } from '../feeds/route.js';
+import { health, readiness } from '../health/route.js';
+import type { ExportBuilds } from '../http/export-builds.js';
+import { readMethods } from '../http/methods.js';
+import { PlainRoutes } from '../http/route-matcher.js';
+import { OSV_EXPORT_PATTERN, osvExport } from '../osv-output/route.js';
+import { pagedReadCost, requestCosts } from '../rest/request-costs.js';
+import { TAXII_LIMIT } from '../taxii/objects.js';
+import { isTaxiiObjects, TAXII_OTHER, TAXII_RESOURCE, taxiiNotAllowed, taxiiNotFound, taxiiResources } from '../taxii/route.js';
+
+const exportCost = () => requestCosts.export;
+
+export function plainRoutes(services: Services, exports: ExportBuilds, graphqlEndpoint: string): PlainRoutes {
+  return new PlainRoutes([
+    { path: '/health', methods: readMethods, answer: health },
+    { path: '/ready', methods: readMethods, answer: readiness(services) },
+    { path: CSV_EXPORT_PATH, methods: readMethods, answer: csvExport(services, exports), cost: exportCost },
+    { path: OSV_EXPORT_PATTERN, methods: readMethods, answer: osvExport(services, exports), cost: exportCost },
+    { path: ISSUES_ATOM_PATH, methods: readMethods, answer: issuesAtomFeed(services) },
+    { path: DIGESTS_ATOM_PATH, methods: readMethods, answer: digestsAtomFeed(services) },
+    { path: STACK_FEED_PATTERN, methods: readMethods, answer: stackAtomFeed(services) },
+    {
+      path: TAXII_RESOURCE,
+      methods: readMethods,
+      answer: taxiiResources(services),
+      notAllowed: taxiiNotAllowed,
+      cost: (url, match) => (isTaxiiObjects(match) ? pagedReadCost(url, TAXII_LIMIT) : undefined),
+    },
+    { path: TAXII_OTHER, answer: taxiiNotFound },
+    // Yoga serves `/graphql/` as `/graphql`; one resource has one URL. (The error envelope,
+    // rest/gate.ts, words it as every unknown path's.)
+    { path: `${graphqlEndpoint}/`, answer: () => new Response(null, { status: 404 }) },
+  ]);
+}
