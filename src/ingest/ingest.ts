@@ -103,6 +103,9 @@ export async function ingestParsed(deps: IngestDeps, parsed: ParsedBatch, option
   const ids = new Set<string>();
   const days = new Set<string>();
   let done = parsed.rejected.length;
+  // Every record rejected, nothing to store: still settled only after the store before it, so a
+  // caller's results come in order and awaiting the last one awaits them all.
+  if (parsed.items.length === 0) await options.storeAfter;
   for (let start = 0; start < parsed.items.length; start += chunkSize) {
     const prepared: PreparedItem[] = [];
     const chunk = parsed.items.slice(start, start + chunkSize);

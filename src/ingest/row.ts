@@ -6,7 +6,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import type { Classification, Classifier, Facts } from './classifier/index.js';
 import { titleOf } from './classifier/text.js';
 import { vendorKeys } from './classifier/vendors.js';
-import type { Item } from './item.js';
+import type { Item, SourceRecord } from './item.js';
 
 export type IssueRow = Omit<Prisma.IssueCreateManyInput, 'id' | 'crossRefCount' | 'firstSeenAt' | 'updatedAt'> & {
   naturalKey: string;
@@ -28,28 +28,48 @@ export function identifiersOf(item: Item): string[] {
 }
 
 /**
- * The JSON text of a row's `source`, around the canonical record its content hash serialised:
- * the batch writes send it as it is rather than serialise the record again (that second pass
+ * A source's JSON text around the canonical record its content hash serialised, and that hash:
+ * the batch writes send the text as it is rather than serialise the record again (that second pass
  * cost a few percent of a sync's CPU). The column is jsonb, which keeps no key order of its own.
  */
-const sourceTexts = new WeakMap<object, string>();
-
-export function sourceTextOf(source: object): string | undefined {
-  return sourceTexts.get(source);
+export interface CanonicalSource {
+  /** Undefined when the record has no JSON form. */
+  text: string | undefined;
+  hash: string;
 }
+
+const canonicalSources = new WeakMap<object, CanonicalSource>();
 
 /** `objectJson` (an object's JSON text) with one more member, whose value is JSON text already. */
 export const withMember = (objectJson: string, key: string, valueJson: string) =>
   `${objectJson === '{}' ? '{' : `${objectJson.slice(0, -1)},`}${JSON.stringify(key)}:${valueJson}}`;
 
-/** sha256 of the canonical JSON (RFC 8785) of the record: key order never makes a change. */
-export function contentHashOf(item: Item): string {
-  const canonical = canonicalize(item.source.record);
-  if (canonical !== undefined) {
-    const { record: _record, ...rest } = item.source;
-    sourceTexts.set(item.source, withMember(JSON.stringify(rest), 'record', canonical));
+/** The source's text and hash (sha256 of the record's canonical JSON, RFC 8785: key order never makes a change), computed once. */
+export function canonicalSource(source: SourceRecord): CanonicalSource {
+  let known = canonicalSources.get(source);
+  if (!known) {
+    const canonical = canonicalize(source.record);
+    const { record: _record, ...rest } = source;
+    known = { text: canonical === undefined ? undefined : withMember(JSON.stringify(rest), 'record', canonical), hash: hash('sha256', canonical ?? '') };
+    canonicalSources.set(source, known);
   }
-  return hash('sha256', canonical ?? '');
+  return known;
+}
+
+/**
+ * Gives a source the text and hash computed from its whole record elsewhere (a record parsed in a
+ * worker thread comes back with only what classifying it needs: see src/sources/record-worker.ts).
+ */
+export function adoptCanonicalSource(source: SourceRecord, canonical: CanonicalSource): void {
+  canonicalSources.set(source, canonical);
+}
+
+export function sourceTextOf(source: object): string | undefined {
+  return canonicalSources.get(source)?.text;
+}
+
+export function contentHashOf(item: Item): string {
+  return canonicalSource(item.source).hash;
 }
 
 export function issueRow(item: Item, facts: Facts, c: Classification, classifier: Classifier): IssueRow {

@@ -72,7 +72,7 @@ export const responseExamples: Record<string, unknown> = {
         lastSuccessAt: '2025-03-01T06:00:00.000Z',
         lastError: null,
         lastErrorAt: null,
-        counts: { received: 1404, created: 0, updated: 3, unchanged: 1401, rejected: 0, skipped: 0 },
+        counts: { received: 1404, created: 0, updated: 3, unchanged: 1401, rejected: 0, skipped: 0, tooLarge: 0 },
       },
     ],
   },

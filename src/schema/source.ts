@@ -1,4 +1,5 @@
 // Upstream sources (SOURCES / SOURCES_FILE): what each one's last sync did, for operators.
+import { maxRecordBytes } from '../sources/records.js';
 import { sourceStatuses, type SourceStatus } from '../sources/status.js';
 import { builder, envelopeRef } from './builder.js';
 
@@ -11,6 +12,10 @@ const SourceCountsRef = builder.objectRef<Record<string, number>>('SourceSyncCou
     unchanged: t.int({ description: 'Records or signals that changed nothing.', resolve: (c) => c.unchanged ?? 0 }),
     rejected: t.int({ description: 'Records that could not be read or were invalid.', resolve: (c) => c.rejected ?? 0 }),
     skipped: t.int({ description: 'Records not read: the same as at the sync before.', resolve: (c) => c.skipped ?? 0 }),
+    tooLarge: t.int({
+      description: `Records not read: over the size limit of one record (${maxRecordBytes / 1024 / 1024} MB).`,
+      resolve: (c) => c.tooLarge ?? 0,
+    }),
   }),
 });
 

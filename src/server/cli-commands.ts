@@ -120,7 +120,7 @@ const commands: Record<string, { help: string; run: Command }> = {
           const c = outcome.counts;
           const detail =
             outcome.error ??
-            `received ${c.received}, created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, rejected ${c.rejected}, skipped ${c.skipped}`;
+            `received ${c.received}, created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, rejected ${c.rejected}, skipped ${c.skipped}${c.tooLarge ? `, over the size limit ${c.tooLarge}` : ''}`;
           console.log(`${source.name} (${source.kind}): ${outcome.status} in ${outcome.seconds.toFixed(2)} s: ${detail}`);
           failed ||= outcome.status === 'failed';
         }

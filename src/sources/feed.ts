@@ -7,6 +7,7 @@ import type { parseFeed } from 'feedsmith';
 import { plainText, truncate } from '../ingest/classifier/text.js';
 import { SourceError } from './fetch.js';
 import type { SourceHints } from '../ingest/item.js';
+import { parseEntry } from '../ingest/parse.js';
 import type { SourceRecordEntry } from './records.js';
 
 type Text = string | { value?: string } | undefined;
@@ -73,7 +74,7 @@ export async function readFeed(
         .digest('hex'),
       read: async () => {
         if (!item) throw new Error('entry has no title, link or date');
-        return item;
+        return parseEntry(item);
       },
     };
   });

@@ -7,6 +7,7 @@
 // item), and a KEV entry whose CVE an advisory already covers only enriches that issue.
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { parseEntry } from '../ingest/parse.js';
 import type { SourceRecordEntry } from './records.js';
 import type { KevEntry } from './signals.js';
 
@@ -56,7 +57,7 @@ export async function uncoveredKevRecords(prisma: PrismaClient, entries: KevEntr
       return {
         key: entry.cveID,
         fingerprint: createHash('sha256').update(JSON.stringify(item)).digest('hex'),
-        read: async () => item,
+        read: async () => parseEntry(item),
       };
     });
 }

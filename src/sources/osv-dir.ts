@@ -1,8 +1,9 @@
 // osv-dir: a directory tree of OSV JSON files, such as a clone of the GitHub Advisory Database
 // (advisories/github-reviewed/YYYY/MM/<id>/<id>.json). A file's fingerprint is its modification
 // time and size, so a walk reads only the files that changed since the last sync.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { parseRecordFile } from './record-parser.js';
 import type { SourceRecordEntry } from './records.js';
 
 async function* jsonFiles(dir: string): AsyncGenerator<string> {
@@ -22,13 +23,8 @@ export async function listOsvDir(root: string): Promise<{ total: number; entries
     files.push({
       key: relative(root, path),
       fingerprint: `${Math.trunc(info.mtimeMs)}:${info.size}`,
-      read: async () => {
-        try {
-          return JSON.parse(await readFile(path, 'utf8')) as unknown;
-        } catch {
-          throw new Error('not valid JSON');
-        }
-      },
+      bytes: info.size,
+      read: () => parseRecordFile(path),
     });
   }
   return {

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fetchSource, SourceError, type FetchOptions } from './fetch.js';
+import { parseRecordFile } from './record-parser.js';
 import type { SourceRecordEntry } from './records.js';
 
 export interface IndexEntry {
@@ -93,9 +94,7 @@ export function indexEntries(location: string, changed: IndexEntry[], options: F
           const fetched = await fetchSource(besideExport(location, `${id}.json`), { ...options, validators: {} });
           if (!fetched.changed) throw new Error('not fetched');
           try {
-            return JSON.parse(await readFile(fetched.path, 'utf8')) as unknown;
-          } catch {
-            throw new Error('not valid JSON');
+            return await parseRecordFile(fetched.path);
           } finally {
             await fetched.cleanup();
           }

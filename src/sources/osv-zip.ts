@@ -7,14 +7,14 @@ import { promisify } from 'node:util';
 import { inflateRaw, inflateRawSync } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { SourceError } from './fetch.js';
-import type { SourceRecordEntry } from './records.js';
+import { parseRecordBytes } from './record-parser.js';
+import { maxRecordBytes, type SourceRecordEntry } from './records.js';
 
-export const maxEntryBytes = 16 * 1024 * 1024;
 /**
  * Entries at least this large (compressed) are inflated on libuv's thread pool rather than on the
- * main thread: a 15.9 MB entry is tens of milliseconds of inflate that every request would wait
- * behind. Smaller ones (nearly all: records of a few KB) stay synchronous, where a thread-pool
- * round trip would cost more than the inflate.
+ * main thread: an entry of a MB is milliseconds of inflate that every request would wait behind.
+ * Smaller ones (nearly all: records of a few KB) stay synchronous, where a thread-pool round trip
+ * would cost more than the inflate.
  */
 const inflateOffThreadBytes = 64 * 1024;
 const inflateRawOffThread = promisify(inflateRaw);
@@ -98,12 +98,12 @@ class WindowedReader extends yauzl.RandomAccessReader {
 }
 
 const localHeaderSignature = 0x04034b50;
-/** As stream/consumers' text() decoded the entries: UTF-8, a byte-order mark dropped. */
-const utf8 = new TextDecoder();
 
-/** An entry's content, inflated in one call (entries are records of a few KB, at most maxEntryBytes). */
-async function entryText(file: WindowedFile, entry: Entry): Promise<string> {
-  if (entry.uncompressedSize > maxEntryBytes) throw new Error(`entry is ${entry.uncompressedSize} bytes, over ${maxEntryBytes}`);
+/**
+ * An entry's content, inflated in one call (entries are records of a few KB; one over
+ * maxRecordBytes is never read: records.ts skips it by the size the directory gives).
+ */
+async function entryBytes(file: WindowedFile, entry: Entry): Promise<Buffer> {
   if (entry.isEncrypted()) throw new Error('entry is encrypted');
   const header = await file.bytes(entry.relativeOffsetOfLocalHeader, 30);
   if (header.readUInt32LE(0) !== localHeaderSignature) throw new Error('invalid local file header signature');
@@ -114,11 +114,11 @@ async function entryText(file: WindowedFile, entry: Entry): Promise<string> {
   else if (entry.compressionMethod === 8) {
     body =
       entry.compressedSize >= inflateOffThreadBytes
-        ? await inflateRawOffThread(stored, { maxOutputLength: maxEntryBytes })
-        : inflateRawSync(stored, { maxOutputLength: maxEntryBytes });
+        ? await inflateRawOffThread(stored, { maxOutputLength: maxRecordBytes })
+        : inflateRawSync(stored, { maxOutputLength: maxRecordBytes });
   } else throw new Error(`unsupported compression method ${entry.compressionMethod}`);
   if (body.length !== entry.uncompressedSize) throw new Error(`entry is ${body.length} bytes, its directory says ${entry.uncompressedSize}`);
-  return utf8.decode(body);
+  return body;
 }
 
 export async function openOsvZip(path: string): Promise<{ total: number; entries: AsyncIterable<SourceRecordEntry>; close: () => void }> {
@@ -143,14 +143,7 @@ export async function openOsvZip(path: string): Promise<{ total: number; entries
         key: current.fileName,
         fingerprint: `${current.crc32.toString(16)}:${current.uncompressedSize}`,
         bytes: current.uncompressedSize,
-        read: async () => {
-          const body = await entryText(file, current);
-          try {
-            return JSON.parse(body) as unknown;
-          } catch {
-            throw new Error('not valid JSON');
-          }
-        },
+        read: async () => parseRecordBytes(await entryBytes(file, current)),
       };
     }
   }

@@ -4,7 +4,7 @@
 // cut short resumes where it stopped: what was stored is skipped next time.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ingestParsed, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
-import { batchOf, parseEntry, type ParsedEntry } from '../ingest/parse.js';
+import { batchOf, type ParsedEntry } from '../ingest/parse.js';
 import { SourceError } from './fetch.js';
 
 export interface SyncCounts {
@@ -15,26 +15,46 @@ export interface SyncCounts {
   rejected: number;
   /** Records skipped without reading: same fingerprint as last time. */
   skipped: number;
+  /** Records skipped without reading: over maxRecordBytes. */
+  tooLarge: number;
 }
 
-export const emptyCounts = (): SyncCounts => ({ received: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, skipped: 0 });
+export const emptyCounts = (): SyncCounts => ({ received: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, skipped: 0, tooLarge: 0 });
 
-/** One record as a source lists it; `read` is only called when the fingerprint changed. */
+/**
+ * The largest record a sync reads, as input hardening: real OSV records are far smaller. The
+ * embedded database stores a record on the main thread, in a transaction every read waits for,
+ * for longer the larger the record (issue 27; bench/README.md). A larger record is skipped unread,
+ * counted (tooLarge) and logged on every sync that meets it, so it is never silently missing.
+ */
+export const maxRecordBytes = 1024 * 1024;
+
+export class RecordTooLarge extends Error {}
+
+/** Throws RecordTooLarge for a record over maxRecordBytes: the one place that decides it. */
+export function checkRecordSize(bytes: number): void {
+  if (bytes > maxRecordBytes) throw new RecordTooLarge(`record is ${bytes} bytes, over the limit of ${maxRecordBytes}`);
+}
+
+/** One record as a source lists it; `read` (which also parses it) is only called when the fingerprint changed. */
 export interface SourceRecordEntry {
   key: string;
   fingerprint: string;
-  /** The record's size in bytes when the listing knows it before reading (a zip's directory does). */
+  /** The record's size in bytes when the listing knows it before reading (a zip's directory, a file's size). */
   bytes?: number;
-  read: () => Promise<unknown>;
+  /** Throws RecordTooLarge for a record found over the limit only as it is read (one fetched on its own). */
+  read: () => Promise<ParsedEntry>;
 }
 
 /**
  * Bytes of records per chunk, beside the count: a chunk is stored in one transaction, and on the
  * embedded database (one connection) every read waits for it. 750 records of 15.9 MB were one
- * transaction that held every reader for the whole sync (issue 27); records of a few KB never
- * reach this before the count.
+ * transaction that held every reader for the whole sync (issue 27). A chunk holds at most this
+ * much, or one record alone, so no transaction stores more than the largest record a sync reads.
+ * Chunks of ordinary records (a few KB) end here too, at a few hundred records, which synced as
+ * fast and with a lower peak (bench/README.md, "A sync of large entries").
  */
-export const CHUNK_BYTES = 8 * 1024 * 1024;
+export const CHUNK_BYTES = maxRecordBytes;
 
 export interface RecordSyncOptions {
   deps: IngestDeps;
@@ -118,7 +138,7 @@ export async function syncRecords(
   entries: AsyncIterable<SourceRecordEntry>,
   total: number,
   options: RecordSyncOptions,
-): Promise<{ counts: SyncCounts; problems: string[] }> {
+): Promise<{ counts: SyncCounts; problems: string[]; tooLarge: string[] }> {
   const { deps, source } = options;
   // Up to three chunks are in memory at once (below), so their size sets most of a sync's working
   // set. On 250,000 records (PostgreSQL, bench/README.md), with two: 500 peaked at 273 MB but synced
@@ -129,11 +149,13 @@ export async function syncRecords(
   const known = await knownFingerprints(deps.prisma, source);
   const counts = emptyCounts();
   const problems: string[] = [];
+  const tooLarge: string[] = [];
   // Each record is parsed as it is read: the raw JSON is garbage at once rather than held, with
   // its parsed copy, until its chunk is full (two copies of each record lived long enough to be
   // moved to the old generation: a collector's cost of its own). Undefined: unreadable.
   let batch: { key: string; fingerprint: string; parsed: ParsedEntry | undefined }[] = [];
   let done = 0;
+  const handled = () => done + counts.skipped + counts.tooLarge;
   // The chunk being stored while the next one is classified and the one after it is read: the
   // database and this process work at the same time, and at most three chunks are held. With one
   // chunk fewer, reading waited for each store, and this process was idle whenever a store took
@@ -156,7 +178,7 @@ export async function syncRecords(
     );
     await statistics.grew(result.created);
     done += chunk.length;
-    options.onProgress?.(done + counts.skipped, total);
+    options.onProgress?.(handled(), total);
   };
 
   const flush = async () => {
@@ -184,32 +206,43 @@ export async function syncRecords(
     if (older) await older;
   };
 
+  const flushUnlessAborted = async () => {
+    await flush();
+    if (options.signal?.aborted) {
+      // The chunk after the one that was being stored does not start storing once aborted.
+      await storing?.catch(() => {});
+      options.signal.throwIfAborted();
+    }
+  };
+
   try {
     for await (const entry of entries) {
       if (known.get(entry.key) === entry.fingerprint) {
         counts.skipped += 1;
-        if (counts.skipped % 1000 === 0) options.onProgress?.(done + counts.skipped, total);
+        if (counts.skipped % 1000 === 0) options.onProgress?.(handled(), total);
         continue;
       }
-      let record: unknown;
+      let parsed: ParsedEntry | undefined;
       try {
-        record = await entry.read();
+        if (entry.bytes !== undefined) checkRecordSize(entry.bytes);
+        parsed = await entry.read();
       } catch (err) {
         // A record the source could not deliver (a fetch that failed) fails the sync, to be tried
-        // again; one it delivered unreadable is that record's problem.
+        // again; one it delivered unreadable is that record's problem. One over the size limit is
+        // not remembered: each sync that meets it counts it again.
         if (err instanceof SourceError) throw err;
+        if (err instanceof RecordTooLarge) {
+          counts.tooLarge += 1;
+          tooLarge.push(entry.key);
+          continue;
+        }
         problems.push(`${entry.key}: ${(err as Error).message}`);
       }
-      batch.push({ key: entry.key, fingerprint: entry.fingerprint, parsed: record === undefined ? undefined : parseEntry(record) });
-      batchBytes += entry.bytes ?? 0;
-      if (batch.length >= chunkSize || batchBytes >= chunkBytes) {
-        await flush();
-        if (options.signal?.aborted) {
-          // The chunk after the one that was being stored does not start storing once aborted.
-          await storing?.catch(() => {});
-          options.signal.throwIfAborted();
-        }
-      }
+      const bytes = entry.bytes ?? 0;
+      if (batch.length > 0 && batchBytes + bytes > chunkBytes) await flushUnlessAborted();
+      batch.push({ key: entry.key, fingerprint: entry.fingerprint, parsed });
+      batchBytes += bytes;
+      if (batch.length >= chunkSize) await flushUnlessAborted();
     }
     await flush();
     await storing;
@@ -219,6 +252,6 @@ export async function syncRecords(
     // Whatever ends the sync, no ANALYZE outlives it.
     await statistics.settled().catch(() => {});
   }
-  options.onProgress?.(done + counts.skipped, total);
-  return { counts, problems };
+  options.onProgress?.(handled(), total);
+  return { counts, problems, tooLarge };
 }

@@ -14,7 +14,7 @@ import { fetchSource, SourceError, type Validators } from './fetch.js';
 import { listOsvDir } from './osv-dir.js';
 import { changedSince, indexEntries, newestIn, readIndex } from './osv-index.js';
 import { openOsvZip } from './osv-zip.js';
-import { emptyCounts, syncRecords, type SourceRecordEntry, type SyncCounts } from './records.js';
+import { emptyCounts, maxRecordBytes, syncRecords, type SourceRecordEntry, type SyncCounts } from './records.js';
 import { readEpss, readKev } from './signals.js';
 
 export interface SyncDeps extends IngestDeps {
@@ -130,7 +130,7 @@ function feedHints({ issueType, labels }: SourceDefinition): SourceHints | undef
 
 async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Listing, options: SyncOptions): Promise<SyncCounts> {
   try {
-    const { counts, problems } = await syncRecords(listing.entries, listing.total, {
+    const { counts, problems, tooLarge } = await syncRecords(listing.entries, listing.total, {
       deps,
       source: source.name,
       relay: options.relay ?? false,
@@ -141,6 +141,13 @@ async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Li
       separateConnections: deps.db.kind === 'postgres',
     });
     if (problems.length) deps.log.warn('source records rejected', { source: source.name, rejected: problems.length, first: problems.slice(0, 5) });
+    if (tooLarge.length)
+      deps.log.warn('source records over the size limit skipped', {
+        source: source.name,
+        tooLarge: tooLarge.length,
+        limitBytes: maxRecordBytes,
+        first: tooLarge.slice(0, 5),
+      });
     return counts;
   } finally {
     listing.close?.();

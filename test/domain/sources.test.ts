@@ -9,8 +9,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { parseConfig, type ConfigError } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
+import { ingest } from '../../src/ingest/ingest.js';
 import type { SourceDefinition } from '../../src/sources/definition.js';
 import { retryMinutes } from '../../src/sources/schedule.js';
+import { maxRecordBytes } from '../../src/sources/records.js';
 import { syncSource, type SyncOptions } from '../../src/sources/sync.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { testDatabaseUrl } from '../helpers/database.js';
@@ -238,8 +240,8 @@ describe('interrupted and failing syncs', () => {
     expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'RESU-' } } })).toBe(records.length);
   });
 
-  it('stores large records in chunks bounded by bytes (one transaction each, so readers wait for one, not the whole sync)', async () => {
-    // Random versions do not compress: each entry is over the size inflated off the main thread.
+  it('parses large records in the worker thread and stores them whole, in chunks bounded by bytes (one transaction each)', async () => {
+    // Random versions do not compress: each entry is over the size parsed off the main thread.
     const records = advisories.slice(0, 3).map((a, i) => ({
       ...a,
       id: `LRGE-${i}`,
@@ -247,14 +249,57 @@ describe('interrupted and failing syncs', () => {
       references: [],
       affected: [{ ...a.affected[0], versions: Array.from({ length: 2_500 }, () => randomBytes(30).toString('base64')) }],
     }));
-    files.set('/large/all.zip', await zipOf(records));
+    const invalid = { ...records[0], id: 'LRGE-bad', modified: 'yesterday' };
+    const zip = new yazl.ZipFile();
+    for (const r of [...records, invalid]) zip.addBuffer(Buffer.from(JSON.stringify(r)), `${r.id}.json`);
+    zip.addBuffer(Buffer.from(`{"id": "LRGE-json", ${' '.repeat(100_000)}`), 'LRGE-json.json');
+    zip.end();
+    files.set('/large/all.zip', await buffer(zip.outputStream));
     const progress: number[] = [];
-    const result = await sync(source('large', 'osv-zip', '/large/all.zip'), { chunkBytes: 200 * 1024, onProgress: (done) => progress.push(done) });
-    expect(result).toMatchObject({ status: 'synced', counts: { created: 3, rejected: 0 } });
-    // Two entries of about 110 KB reach 200 KB: stored, then the third.
-    expect(progress).toEqual([2, 3, 3]);
+    const result = await sync(source('large', 'osv-zip', '/large/all.zip'), { chunkBytes: 250 * 1024, onProgress: (done) => progress.push(done) });
+    expect(result).toMatchObject({ status: 'synced', counts: { received: 5, created: 3, rejected: 2, tooLarge: 0 } });
+    // Entries of about 100 KB: two fit in 250 KB, a third does not: chunks of two, two and one.
+    expect(progress).toEqual([2, 4, 5, 5]);
+    const rejected = log.entries.find((e) => e.msg === 'source records rejected')?.fields?.first as string[];
+    expect(rejected).toEqual([
+      expect.stringMatching(/^LRGE-bad.json: invalid OSV record: modified: must be an RFC 3339 timestamp/),
+      'LRGE-json.json: not valid JSON',
+    ]);
+    // The worker sends back the versions its facts need; the stored record is the whole one.
     const stored = await t.db.prisma.issue.findFirst({ where: { naturalKey: 'LRGE-0' }, select: { source: true } });
     expect((stored!.source as { affected: { versions: string[] }[] }).affected[0]!.versions).toEqual(records[0]!.affected[0].versions);
+    // Its content hash is the one the main thread computes: the same record ingested again changes nothing.
+    expect(await ingest(deps(), records[0])).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
+  });
+
+  it('skips a record over the size limit without reading it, counts it and logs it in one line', async () => {
+    const small: Record<string, any> = { ...advisories[0], id: 'HUGE-0', aliases: [], references: [] };
+    const huge = { ...small, id: 'HUGE-1', affected: [{ ...small.affected[0], versions: Array.from({ length: 100_000 }, (_, i) => `1.${i}.0`) }] };
+    expect(Buffer.byteLength(JSON.stringify(huge))).toBeGreaterThan(maxRecordBytes);
+    /** The zip with the huge entry's compressed data made garbage: read, it would be rejected as unreadable, not skipped. */
+    const withGarbage = async (records: Record<string, unknown>[]) => {
+      const zip = await zipOf(records);
+      const name = zip.indexOf('HUGE-1.json');
+      const data = name + 'HUGE-1.json'.length + zip.readUInt16LE(name - 2);
+      return zip.fill(0xff, data + 100, data + 1000);
+    };
+    files.set('/huge/all.zip', await withGarbage([small, huge]));
+    const result = await sync(source('huge', 'osv-zip', '/huge/all.zip'));
+    expect(result).toMatchObject({ status: 'synced', counts: { received: 1, created: 1, rejected: 0, tooLarge: 1 } });
+    const lines = log.entries.filter((e) => e.msg === 'source records over the size limit skipped');
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        msg: 'source records over the size limit skipped',
+        fields: { source: 'huge', tooLarge: 1, limitBytes: maxRecordBytes, first: ['HUGE-1.json'] },
+      },
+    ]);
+    expect(log.entries.some((e) => e.msg === 'source records rejected')).toBe(false);
+    expect(await t.db.prisma.issue.count({ where: { naturalKey: { startsWith: 'HUGE-' } } })).toBe(1);
+    // Not remembered: the next read of the export counts it again.
+    files.set('/huge/all.zip', await withGarbage([small, huge, { ...small, id: 'HUGE-2' }]));
+    const again = await sync(source('huge', 'osv-zip', '/huge/all.zip'));
+    expect(again).toMatchObject({ status: 'synced', counts: { skipped: 1, created: 1, tooLarge: 1 } });
   });
 
   it('with a modified_id.csv next to the zip, a later sync fetches only the records modified since the last one', async () => {

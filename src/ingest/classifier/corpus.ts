@@ -2,7 +2,7 @@
 // at ingest) over someone else's advisories, such as a whole advisory database or a labelled set
 // of software this project has never seen. The folds in evaluate.ts measure generalisation on the
 // project's labelled data; this measures it on anybody's.
-import { parseEntry } from '../parse.js';
+import type { ParsedEntry } from '../parse.js';
 import { describeEvidence, metrics, type Metrics, type Miss } from './evaluate.js';
 import { defaultJudge } from './relevance.js';
 import { vendorFacts } from './vendors.js';
@@ -49,10 +49,10 @@ export function labelsFrom(rows: Record<string, string>[]): Labels {
   return { by, relevant };
 }
 
-/** A record as the osv-dir and osv-zip sources list it. */
+/** A record as the osv-dir and osv-zip sources list it: read and parsed. */
 export interface CorpusEntry {
   key: string;
-  read: () => Promise<unknown>;
+  read: () => Promise<ParsedEntry>;
 }
 
 export async function judgeCorpus(entries: AsyncIterable<CorpusEntry>, labels?: Labels): Promise<CorpusReport> {
@@ -64,9 +64,9 @@ export async function judgeCorpus(entries: AsyncIterable<CorpusEntry>, labels?: 
   let served = 0;
   let unlabelled = 0;
   for await (const entry of entries) {
-    let parsed: ReturnType<typeof parseEntry>;
+    let parsed: ParsedEntry;
     try {
-      parsed = parseEntry(await entry.read());
+      parsed = await entry.read();
     } catch (err) {
       parsed = { message: (err as Error).message };
     }

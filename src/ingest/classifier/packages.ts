@@ -46,6 +46,9 @@ export function packageKey(ecosystem: string, name: string): string {
   return ecosystem.toLowerCase() === 'pypi' ? lower.replace(/[-_.]+/g, '-') : lower;
 }
 
+/** The versions of a package without ranges that its facts name: the first this many of its list. */
+export const factVersions = 50;
+
 /** Version ranges only: GIT ranges name commits, not releases. */
 const versionRanges = (a: OsvAffected) => (a.ranges ?? []).filter((r) => r.type === 'ECOSYSTEM' || r.type === 'SEMVER');
 
@@ -78,7 +81,7 @@ export function packageFacts(affected: OsvAffected[]): PackageFacts {
       } else fix.unfixed = true;
     }
     if (ranges.length === 0) {
-      for (const version of (entry.versions ?? []).slice(0, 50)) strings.add(`${name}@==${version} (fixed: none)`);
+      for (const version of (entry.versions ?? []).slice(0, factVersions)) strings.add(`${name}@==${version} (fixed: none)`);
       fix.unfixed = true;
     }
   }
