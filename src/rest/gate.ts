@@ -19,6 +19,7 @@ import type { ExecutionArgs, ExecutionResult, GraphQLField } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { envelopeFor, errorResponse, logUnexpected } from '../http/envelope.js';
+import { onRequestFor } from '../http/guard.js';
 import { noteCachedRoute } from '../http/finish.js';
 import { methodNotAllowed, readMethods, withHead } from '../http/methods.js';
 import type { ResponseCache } from '../http/response-cache.js';
@@ -76,6 +77,10 @@ export function restSchema(schema: GraphQLSchema, routes: Record<string, RestRou
   // Pruned: a type only a dropped field used (IssueClassification) would linger in the OpenAPI document.
   return pruneSchema(mapSchema(rootOnly, { [MapperKind.OBJECT_FIELD]: (field) => (field.extensions?.graphqlOnly ? null : field) }));
 }
+
+/** The paths the gate answers: the REST surface, its documents and its 404s and 405s. */
+const restPrefix = `${restBasePath}/`;
+const isRestPath = (url: URL) => url.pathname === restBasePath || url.pathname.startsWith(restPrefix);
 
 const hasBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH';
 
@@ -263,8 +268,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     onYogaInit({ yoga: instance }) {
       yoga = instance as unknown as Yoga;
     },
-    async onRequest({ request, url, endResponse, serverContext, fetchAPI }) {
-      if (url.pathname !== restBasePath && !url.pathname.startsWith(`${restBasePath}/`)) return;
+    onRequest: onRequestFor(isRestPath, async ({ request, url, endResponse, serverContext, fetchAPI }) => {
       const page = pages[url.pathname.slice(restBasePath.length)];
       if (page) {
         if (request.method !== 'GET') return endResponse(methodNotAllowed(request.method, url.pathname, readMethods));
@@ -281,14 +285,14 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       const allowed = await allowedAt(request, call, methods);
       if (allowed.length) return endResponse(methodNotAllowed(request.method, url.pathname, allowed));
       endResponse(errorResponse(404, `No route ${request.method} ${url.pathname} (see ${restBasePath}/docs)`));
-    },
-    // After useFinish: the licence and paging links are on the response by now.
-    async onResponse({ request, response, serverContext, setResponse, fetchAPI }) {
+    }),
+    // After useFinish: the licence and paging links are on the response by now. Synchronous unless
+    // there is an answer to keep (http/guard.ts).
+    onResponse({ request, response, serverContext, setResponse, fetchAPI }) {
       const pending = toStore.get(serverContext);
       // A HEAD's body is gone already (useHead): nothing to keep.
-      if (pending && response.status === 200 && response.body) {
-        setResponse(await responseCache!.store(pending.key, request, response, fetchAPI.Response, pending.ttlSeconds));
-      }
+      if (!pending || response.status !== 200 || !response.body) return;
+      return responseCache!.store(pending.key, request, response, fetchAPI.Response, pending.ttlSeconds).then(setResponse);
     },
   };
 }
