@@ -2,7 +2,7 @@
 // listening: main.ts and the tests do that.
 import { GraphQLError } from 'graphql';
 import packageJson from '../../package.json' with { type: 'json' };
-import { createYoga, maskError, type Plugin } from 'graphql-yoga';
+import { createYoga, maskError } from 'graphql-yoga';
 import type { CORSOptions } from '@whatwg-node/server';
 import type { Context, Services } from '../context.js';
 import { issueCounter } from '../db/count-cache.js';
