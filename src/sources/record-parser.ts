@@ -33,6 +33,9 @@ function workerPool(): Piscina<RecordTask, ParsedOffThread> {
   return pool;
 }
 
+/** How many records this process has parsed in the worker thread (so a test can tell which path ran). */
+export const parsedOffThread = (): number => pool?.completed ?? 0;
+
 async function offThread(task: RecordTask, transferList?: ArrayBuffer[]): Promise<ParsedEntry> {
   const { parsed, canonical } = await workerPool().run(task, { transferList });
   if (canonical && 'item' in parsed) adoptCanonicalSource(parsed.item.source, canonical);

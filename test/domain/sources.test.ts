@@ -12,6 +12,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import type { SourceDefinition } from '../../src/sources/definition.js';
 import { retryMinutes } from '../../src/sources/schedule.js';
+import { parsedOffThread } from '../../src/sources/record-parser.js';
 import { maxRecordBytes } from '../../src/sources/records.js';
 import { syncSource, type SyncOptions } from '../../src/sources/sync.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -256,10 +257,13 @@ describe('interrupted and failing syncs', () => {
     zip.end();
     files.set('/large/all.zip', await buffer(zip.outputStream));
     const progress: number[] = [];
+    const offThreadBefore = parsedOffThread();
     const result = await sync(source('large', 'osv-zip', '/large/all.zip'), { chunkBytes: 250 * 1024, onProgress: (done) => progress.push(done) });
     expect(result).toMatchObject({ status: 'synced', counts: { received: 5, created: 3, rejected: 2, tooLarge: 0 } });
     // Entries of about 100 KB: two fit in 250 KB, a third does not: chunks of two, two and one.
     expect(progress).toEqual([2, 4, 5, 5]);
+    // Every entry is over the worker's threshold, the unreadable ones too: all five were parsed there.
+    expect(parsedOffThread() - offThreadBefore).toBe(5);
     const rejected = log.entries.find((e) => e.msg === 'source records rejected')?.fields?.first as string[];
     expect(rejected).toEqual([
       expect.stringMatching(/^LRGE-bad.json: invalid OSV record: modified: must be an RFC 3339 timestamp/),
