@@ -22,6 +22,7 @@ const benchmarks: Record<string, string> = {
   fuzz: 'the fuzz test at 20,000+ generated requests (issue 27 shapes included): 0 5xx, no leaks, PGlite and PostgreSQL + Redis (--db pglite|postgres|both)',
   'export-loop': 'one client looping the exports, 50 slow readers of them, another client reading: its p99, RSS growth (--db pglite|postgres)',
   'hanging-postgres': '/health and /ready while PostgreSQL hangs (a TCP proxy that stops forwarding), and /ready once it forwards again',
+  'rest-layers': 'CPU per request of each layer under a REST read, no database: node:http, Yoga, sofa-api router inside Yoga (issue 29)',
   'sync-readers': 'a reader during a sync of an OSV zip of large entries ([entries] [MB] [pglite|postgres]): p50/p99 against no sync, of this checkout',
 };
 

@@ -19,7 +19,7 @@
 // (PostgreSQL: FROM STDIN through pg-copy-streams; PGlite: FROM '/dev/blob', 5,000 rows a Blob) up to --issues, each clone with its own id, natural key, identifiers
 // and publication day; one clone in 64 keeps its package names, the others get a suffix, so a
 // package matches a realistic few hundred issues and not a 64th of the table.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -38,6 +38,7 @@ import { compressors, type Encoding } from '../src/http/response-cache.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { launcher } from '../test/helpers/npm-script.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
+import { startChildServer } from './child-server.js';
 import { summariseProfile } from './cpu-profile.js';
 import { withoutSecondaryIndexes } from './issue-rows.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
@@ -272,21 +273,9 @@ async function startReal(env: Record<string, string>, extraFlags: string[] = [],
 }
 
 async function startRaw(env: Record<string, string>): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', new URL('./raw-server.ts', import.meta.url).pathname], {
-    env: { ...process.env, ...env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening (\d+)/.exec(out);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`raw server exited with ${code}`)));
-  });
+  const { child, base } = await startChildServer('raw', new URL('./raw-server.ts', import.meta.url).pathname, [], { ...env, PORT: '0' });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { name: 'raw', base: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => (child.kill('SIGTERM'), exited) };
+  return { name: 'raw', base, pid: child.pid!, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
 /** User plus system CPU time of a process so far, in milliseconds (clock ticks are 10 ms on Linux). */

@@ -1,0 +1,22 @@
+// A bench server in a child process of its own (so its CPU can be read from /proc), run with tsx;
+// it prints `listening <port>` once it listens.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface ChildServer {
+  child: ChildProcess;
+  base: string;
+}
+
+export async function startChildServer(name: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening (\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${name} server exited with ${code}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}` };
+}
