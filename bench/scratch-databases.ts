@@ -5,7 +5,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { pgliteTransactions } from '../src/db/bulk.js';
 import { openDatabase, type Database } from '../src/db/client.js';
-import { withDriverReads } from '../src/db/driver-read.js';
+import { pgliteReads } from '../src/db/driver-read.js';
 import { newPGlite } from '../src/db/pglite.js';
 import { migrate } from '../src/db/migrator.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
@@ -26,14 +26,13 @@ export async function scratchPGlite(dataDir?: string): Promise<BenchDatabase> {
   const pglite = newPGlite(dataDir);
   const adapterFactory = new PrismaPGlite(pglite);
   await migrate(adapterFactory);
-  const { factory, read } = withDriverReads(adapterFactory);
-  const prisma = new PrismaClient({ adapter: factory });
+  const prisma = new PrismaClient({ adapter: adapterFactory });
   const close = async () => {
     await prisma.$disconnect();
     await pglite.close();
   };
   return {
-    db: { prisma, read, bulkTransaction: pgliteTransactions(pglite), adapterFactory, kind: 'pglite', pglite, close },
+    db: { prisma, read: pgliteReads(pglite), bulkTransaction: pgliteTransactions(pglite), adapterFactory, kind: 'pglite', pglite, close },
     sql: async <T>(query: string, params: unknown[] = []) => (await pglite.query<T>(query, params)).rows,
     close,
   };

@@ -12,6 +12,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import type { Prisma } from '../generated/prisma/client.js';
+import { inPoolTransaction } from './pool-transaction.js';
 
 /** A statement with its parameters: Prisma.sql`...` (bound, never spliced), or text with $n placeholders and its values. */
 type Statement = Prisma.Sql | { text: string; values: unknown[] };
@@ -44,27 +45,7 @@ function bulkClient(driver: DriverClient): BulkClient {
 
 /** Transactions on connections of `pool`, the one Prisma's adapter was given. */
 export function poolTransactions(pool: pg.Pool): BulkTransaction {
-  return async (work) => {
-    const connection = await pool.connect();
-    // A connection lost while checked out reports it here too (its statements fail as well); with
-    // nobody listening, that event would end the process.
-    let lost: Error | undefined;
-    const onError = (err: Error) => void (lost ??= err);
-    connection.on('error', onError);
-    try {
-      await connection.query('BEGIN');
-      const result = await work(bulkClient(connection));
-      await connection.query('COMMIT');
-      return result;
-    } catch (err) {
-      await connection.query('ROLLBACK').catch((failed: Error) => void (lost ??= failed));
-      throw err;
-    } finally {
-      connection.off('error', onError);
-      // A connection that failed is closed rather than handed to the next caller.
-      connection.release(lost);
-    }
-  };
+  return (work) => inPoolTransaction(pool, (connection) => work(bulkClient(connection)));
 }
 
 /** Transactions on the embedded database, which runs one at a time (other statements wait for it, as they do for Prisma's). */

@@ -6,7 +6,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { poolTransactions, type BulkTransaction } from './bulk.js';
-import { withDriverReads, type DriverRead } from './driver-read.js';
+import { poolReads, type DriverRead } from './driver-read.js';
 import { useFastTextArrays } from './text-arrays.js';
 import type { SeededTemplate } from './pglite-template.js';
 
@@ -23,7 +23,7 @@ export type DatabaseTarget =
 
 export interface Database {
   prisma: PrismaClient;
-  /** One-statement reads on Prisma's own connection, past its client (driver-read.ts). */
+  /** One-statement reads on a plain driver client past Prisma (driver-read.ts). */
   read: DriverRead;
   /** Bulk writes' transactions, on a plain driver client past Prisma (bulk.ts). */
   bulkTransaction: BulkTransaction;
@@ -51,12 +51,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   const pool = new pg.Pool({ ...connection, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 });
   // An idle connection the server closed (a restart) leaves the pool; the next query opens another.
   pool.on('error', () => undefined);
-  const { factory, read } = withDriverReads(new PrismaPg(pool, options));
-  const prisma = new PrismaClient({ adapter: factory });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, options) });
   const adapterFactory = new PrismaPg(connection, options);
   const close = async () => {
     await prisma.$disconnect();
     await pool.end();
   };
-  return { prisma, read, bulkTransaction: poolTransactions(pool), adapterFactory, kind: 'postgres', close };
+  return { prisma, read: poolReads(pool), bulkTransaction: poolTransactions(pool), adapterFactory, kind: 'postgres', close };
 }

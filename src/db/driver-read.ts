@@ -1,20 +1,19 @@
-// One-statement reads on the hot request paths (one issue, the latest digest, the stats, the data
-// version) sent to the driver adapter Prisma itself uses, past Prisma's client: for a one-row read
-// the client's query building, request pipeline and result mapping cost two to three times the
-// driver's own CPU (0.30-0.45 ms against 0.10-0.14 ms per call at 100,000 issues, bench/README.md).
+// One-statement reads on the hot request paths (one issue, a page of issues, the latest digest, the
+// stats, the data version), run on the database's own driver: the node-postgres pool Prisma's
+// adapter is given, or the PGlite instance. Prisma's client would cost more CPU than the driver's
+// own work for such a read (bench/README.md), and its driver adapter alone still adds a debug call
+// and a conversion of every value, which a raw query's result then converts once more.
+//
 // The statement is written with Prisma.sql, so its parameters are bound, never spliced, and the
-// rows come back with the types Prisma's own raw queries give them (Date, Decimal, BigInt, parsed
-// JSON), so callers cannot tell the two apart. Same pool, same statement timeout, same errors
-// (isDatabaseUnavailable reads the adapter's).
-import type {
-  ArgType,
-  ColumnTypeEnum,
-  SqlDriverAdapter,
-  SqlMigrationAwareDriverAdapterFactory,
-  SqlQueryable,
-  SqlResultSet,
-} from '@prisma/driver-adapter-utils';
+// rows come back with the values Prisma's own raw queries give (Date, Decimal, BigInt, parsed JSON,
+// arrays), so callers cannot tell the two apart: where a driver reads a type otherwise, this query
+// alone reads it Prisma's way, and the parsers Prisma's adapter uses stay as they are. Same pool,
+// same statement timeout; the drivers' errors carry the database's own message and the SQLSTATE
+// that isDatabaseUnavailable reads.
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import pg from 'pg';
 import { Prisma } from '../generated/prisma/client.js';
+import { inPoolTransaction } from './pool-transaction.js';
 
 /**
  * Runs one statement and answers its rows. With `settings` (name to value), it runs in a
@@ -31,102 +30,56 @@ export function columnsSql(names: Iterable<string>): Prisma.Sql {
   return Prisma.raw([...new Set(names)].map((column) => `"${column}"`).join(', '));
 }
 
-type Code<K extends keyof typeof ColumnTypeEnum> = (typeof ColumnTypeEnum)[K];
-
-/** The column types whose driver values Prisma's raw queries convert (@prisma/client's deserializeRawResult). */
-const convert = new Map<number, (value: unknown) => unknown>([
-  [1 satisfies Code<'Int64'>, (v) => BigInt(v as string)],
-  [4 satisfies Code<'Numeric'>, (v) => new Prisma.Decimal(v as string)],
-  [8 satisfies Code<'Date'>, (v) => new Date(v as string)],
-  [10 satisfies Code<'DateTime'>, (v) => new Date(v as string)],
-  [11 satisfies Code<'Json'>, (v) => JSON.parse(v as string)],
-]);
-
-function rowsOf<T>({ columnNames, columnTypes, rows }: SqlResultSet): T[] {
-  const converters = columnTypes.map((type) => convert.get(type));
-  return rows.map((values) => {
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < columnNames.length; i++) {
-      const value = values[i];
-      row[columnNames[i]!] = value === null || !converters[i] ? value : converters[i]!(value);
-    }
-    return row as T;
-  });
-}
-
-/** How the adapter binds a parameter, as Prisma's raw queries tell it; reads bind strings, numbers, instants and lists of strings. */
-function argType(value: unknown): ArgType {
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return { scalarType: 'string', arity: 'list' };
-  if (typeof value === 'string') return { scalarType: 'string', arity: 'scalar' };
-  if (typeof value === 'number') return { scalarType: Number.isInteger(value) ? 'int' : 'float', arity: 'scalar' };
-  if (value instanceof Date) return { scalarType: 'datetime', arity: 'scalar' };
-  throw new Error(`driver read: unsupported parameter ${typeof value}`);
-}
-
 /**
- * The factory to give Prisma, and reads on the connection it opens: one connection (one pool) for
- * both, opened by whichever asks first, and opened again after Prisma disposes of it.
+ * Text values, by type OID, that a driver reads otherwise than Prisma: int8 and numeric as strings
+ * or numbers, `timestamp` (no zone) and (node-postgres) `date` in local time, where Prisma reads
+ * both as UTC. A timestamptz carries its offset.
  */
-export function withDriverReads<T extends Pick<SqlMigrationAwareDriverAdapterFactory, 'connect'>>(factory: T): { factory: T; read: DriverRead } {
-  let connection: Promise<SqlDriverAdapter> | undefined;
-  const connect = () =>
-    (connection ??= factory.connect().then((adapter) => {
-      const dispose = adapter.dispose.bind(adapter);
-      adapter.dispose = () => ((connection = undefined), dispose());
-      return adapter;
-    }));
-  const shared = new Proxy(factory, {
-    get(object, key) {
-      const value: unknown = Reflect.get(object, key, object);
-      if (key === 'connect') return connect;
-      return typeof value === 'function' ? value.bind(object) : value;
-    },
-  });
-  const read: DriverRead = async <R>(query: Prisma.Sql, settings?: Record<string, string>) => {
-    const adapter = await connect();
-    try {
-      return rowsOf<R>(settings ? await withSettings(adapter, settings, query) : await run(adapter, query));
-    } catch (err) {
-      throw described(err);
-    }
-  };
-  return { factory: shared, read };
+const parsers: Record<number, (text: string) => unknown> = {
+  20: (text) => BigInt(text),
+  1700: (text) => new Prisma.Decimal(text),
+  1082: (text) => new Date(text),
+  1114: (text) => new Date(`${text}+00`),
+  1184: (text) => new Date(text),
+};
+
+/** node-postgres' parsers for one query: ours, else the process's (text-arrays.ts's for text[]). */
+const pgTypes = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (format !== 'binary' && parsers[oid]) || pg.types.getTypeParser(oid, format),
+} as pg.CustomTypesConfig;
+
+/** Instants bound as UTC, as Prisma's adapters bind them (node-postgres would write local time). */
+const bound = (values: unknown[]) => values.map((value) => (value instanceof Date ? value.toISOString() : value));
+
+/** Reads on `pool`, the pool Prisma's adapter was given. */
+export function poolReads(pool: pg.Pool): DriverRead {
+  return driverRead<pg.Pool | pg.PoolClient>(
+    pool,
+    async (on, { text, values }) => (await on.query({ text, values: bound(values), types: pgTypes })).rows,
+    (work) => inPoolTransaction(pool, work),
+  );
 }
 
-/**
- * An adapter's error says only its kind (TableDoesNotExist), where Prisma's client would have said
- * what went wrong: the database's own words are added for the log. Same object, same kind and
- * codes, so isDatabaseUnavailable reads it as before.
- */
-function described(err: unknown): unknown {
-  const original = (err as { cause?: { originalMessage?: unknown } } | undefined)?.cause?.originalMessage;
-  if (err instanceof Error && typeof original === 'string' && !err.message.includes(original)) err.message = `${err.message}: ${original}`;
-  return err;
+/** Reads on the embedded database (which runs one statement at a time, Prisma's and ours alike). */
+export function pgliteReads(pglite: PGlite): DriverRead {
+  return driverRead<PGlite | Transaction>(
+    pglite,
+    async (on, { text, values }) => (await on.query(text, bound(values), { parsers })).rows,
+    (work) => pglite.transaction(work),
+  );
 }
 
-function run(on: SqlQueryable, { text, values }: Prisma.Sql): Promise<SqlResultSet> {
-  return on.queryRaw({ sql: text, args: values, argTypes: values.map(argType) });
-}
-
-async function withSettings(adapter: SqlDriverAdapter, settings: Record<string, string>, query: Prisma.Sql): Promise<SqlResultSet> {
-  const tx = await adapter.startTransaction();
-  // An adapter either ends the transaction in commit() and rollback() (PGlite's) or leaves the
-  // statement to its caller (node-postgres'), as Prisma's own transactions do.
-  const end = async (statement: 'COMMIT' | 'ROLLBACK') => {
-    try {
-      if (!tx.options.usePhantomQuery) await tx.executeRaw({ sql: statement, args: [], argTypes: [] });
-    } finally {
-      await (statement === 'COMMIT' ? tx.commit() : tx.rollback());
-    }
-  };
-  try {
+function driverRead<C>(
+  client: C,
+  query: (on: C, statement: Prisma.Sql) => Promise<unknown[]>,
+  transaction: (work: (on: C) => Promise<unknown[]>) => Promise<unknown[]>,
+): DriverRead {
+  return async <T>(statement: Prisma.Sql, settings?: Record<string, string>) => {
+    if (!settings) return (await query(client, statement)) as T[];
     const local = Object.entries(settings).map(([name, value]) => Prisma.sql`set_config(${name}, ${value}, true)`);
-    await run(tx, Prisma.sql`SELECT ${Prisma.join(local)}`);
-    const result = await run(tx, query);
-    await end('COMMIT');
-    return result;
-  } catch (err) {
-    await end('ROLLBACK').catch(() => undefined);
-    throw err;
-  }
+    return (await transaction(async (on) => {
+      await query(on, Prisma.sql`SELECT ${Prisma.join(local)}`);
+      return query(on, statement);
+    })) as T[];
+  };
 }

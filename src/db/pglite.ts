@@ -7,7 +7,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { pgliteTransactions } from './bulk.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { withDriverReads } from './driver-read.js';
+import { pgliteReads } from './driver-read.js';
 import { keepCheckpointing, walStartParams } from './pglite-checkpoints.js';
 import { unpackClusterTemplate } from './pglite-template.js';
 
@@ -44,12 +44,11 @@ export async function openPGlite(dataDir?: string, loadDataDir?: Blob, { seeded 
   const unpacked = dataDir && !loadDataDir ? await unpackClusterTemplate(dataDir, { seeded }) : null;
   const pglite = newPGlite(dataDir, loadDataDir);
   const adapterFactory = pgliteFactory(pglite);
-  const { factory, read } = withDriverReads(adapterFactory);
-  const prisma = new PrismaClient({ adapter: factory });
+  const prisma = new PrismaClient({ adapter: adapterFactory });
   const checkpoints = keepCheckpointing(pglite);
   return {
     prisma,
-    read,
+    read: pgliteReads(pglite),
     bulkTransaction: pgliteTransactions(pglite),
     adapterFactory,
     kind: 'pglite' as const,

@@ -42,7 +42,7 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (typeof e.code === 'string' && (prismaCodes.has(e.code) || networkCodes.has(e.code))) return true;
   if (typeof e.kind === 'string' && adapterKinds.has(e.kind)) return true;
   // A PostgreSQL error: an adapter's (kind 'postgres'), or a driver's own (node-postgres' and
-  // PGlite's DatabaseError, which carry the server's severity), as bulk writes (bulk.ts) see them.
+  // PGlite's DatabaseError, which carry the server's severity), as bulk writes and driver reads see them.
   const fromServer = e.kind === 'postgres' || typeof e.severity === 'string';
   const state = typeof e.originalCode === 'string' ? e.originalCode : fromServer && typeof e.code === 'string' ? e.code : undefined;
   // A FATAL error ends the session: the server refused or dropped the connection.

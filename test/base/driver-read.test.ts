@@ -1,4 +1,4 @@
-// Reads sent to the driver adapter past Prisma's client (src/db/driver-read.ts): the same values as
+// Reads run on the driver's own client past Prisma (src/db/driver-read.ts): the same values as
 // Prisma's own raw queries, settings that stay local to their statement, errors that still read as
 // an outage, on whichever database the suite runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,20 +13,32 @@ beforeAll(async () => {
 afterAll(async () => db?.close());
 
 describe('driver reads', () => {
-  it('give each column the value Prisma gives it (instants, decimals, big integers, JSON, arrays, nulls)', async () => {
+  it('give each column the value Prisma gives it (instants, dates, decimals, big integers, JSON, enums, arrays, nulls)', async () => {
     const at = new Date('2025-06-01T10:00:00.123Z');
     const query = Prisma.sql`
-      SELECT ${at}::timestamptz AS "at", 9.8::numeric(3, 1) AS "score", 12345678901::bigint AS "big", 7::int AS "small",
+      SELECT ${at}::timestamptz AS "at", '2025-06-01 12:00:00.4567+02'::timestamptz AS "offset",
+             '2025-06-01 10:00:00.123456'::timestamp(3) AS "wall", ${at}::timestamp(3) AS "boundWall", '2025-06-01'::date AS "day",
+             9.8::numeric(3, 1) AS "score", 12345678901::bigint AS "big", NULL::bigint AS "noBig", 7::int AS "small",
              0.25::float8 AS "share", '{"a": [1, "x"]}'::jsonb AS "doc", ARRAY[${'x'}, 'y']::text[] AS "names",
+             ARRAY[]::text[] AS "noNames", ${[]}::text[] AS "boundNoNames", 'high'::"Severity" AS "severity",
+             ARRAY['critical', 'low']::"Severity"[] AS "severities", ARRAY[]::"IssueType"[] AS "noTypes",
              NULL::timestamptz AS "none", true AS "flag", ${'d3b07384-d113-4ec3-9f3c-d0b5e4ecf1a1'}::uuid AS "id"`;
     const [read] = await db.read(query);
     const [prisma] = await db.prisma.$queryRaw<Record<string, unknown>[]>(query);
     expect(read).toEqual(prisma);
     expect(read!.at).toEqual(at);
+    expect(read!.offset).toEqual(new Date('2025-06-01T10:00:00.456Z'));
+    // A timestamp without a time zone (and a date) reads as UTC, whatever the process's zone.
+    expect(read!.wall).toEqual(at);
+    expect(read!.boundWall).toEqual(at);
+    expect(read!.day).toEqual(new Date('2025-06-01T00:00:00Z'));
     expect(read!.score).toBeInstanceOf(Prisma.Decimal);
     expect(String(read!.score)).toBe('9.8');
     expect(read!.big).toBe(12345678901n);
+    expect(read!.noBig).toBeNull();
     expect(read!.doc).toEqual({ a: [1, 'x'] });
+    expect([read!.noNames, read!.boundNoNames]).toEqual([[], []]);
+    expect(read!.severity).toBe('high');
   });
 
   it('keep settings to their own statement', async () => {
