@@ -2,6 +2,7 @@
 // Yoga's own health check is not used: it answers any method, and any URL that merely ends in
 // /health.
 import type { Services } from '../context.js';
+import { withinDeadline } from '../db/deadline.js';
 import { isMigrated } from '../db/status.js';
 import { RETRY_AFTER_SECONDS } from '../db/unavailable.js';
 import type { PlainCall } from '../http/route-matcher.js';
@@ -29,9 +30,10 @@ export function readiness({ config, db }: Pick<Services, 'config' | 'db'>) {
       if (!(await isMigrated(db))) return undefined;
       return { sources: config.sources.length ? await sourceStatuses(db.prisma, config.sources).catch(() => undefined) : undefined };
     };
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), READY_TIMEOUT_MS)));
-    const state = await Promise.race([check().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+    const state = await withinDeadline(
+      check().catch(() => undefined),
+      READY_TIMEOUT_MS,
+    );
     const ready = state !== undefined;
     const sources = state?.sources;
     const headers: Record<string, string> = ready ? {} : { 'Retry-After': String(RETRY_AFTER_SECONDS) };

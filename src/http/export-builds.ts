@@ -18,6 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { DataVersionReader } from '../db/data-version.js';
+import { withinDeadline } from '../db/deadline.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
 import { appError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -129,14 +130,10 @@ export class ExportBuilds {
   }
 
   private async version(): Promise<string> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), EXPORT_VERSION_TIMEOUT_MS)));
-    const version = await Promise.race([this.versions.current(), late])
-      .catch((err: unknown) => {
-        if (isDatabaseUnavailable(err)) return undefined;
-        throw err;
-      })
-      .finally(() => clearTimeout(timer));
+    const version = await withinDeadline(this.versions.current(), EXPORT_VERSION_TIMEOUT_MS).catch((err: unknown) => {
+      if (isDatabaseUnavailable(err)) return undefined;
+      throw err;
+    });
     if (version === undefined) throw serviceUnavailable();
     return version;
   }

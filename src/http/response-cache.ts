@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { DataVersionReader } from '../db/data-version.js';
+import { withinDeadline } from '../db/deadline.js';
 
 /** Below this many bytes a body is sent as it is: compressing would save less than it costs. */
 export const COMPRESSION_THRESHOLD = 1024;
@@ -128,9 +129,10 @@ export class ResponseCache {
    */
   async keyOf(headers: HeaderReader, url: Pick<URL, 'pathname' | 'search'>): Promise<string | undefined> {
     if (!this.enabled || !url.pathname.startsWith(this.pathPrefix) || /\bno-cache\b/i.test(headers.get('cache-control') ?? '')) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), VERSION_READ_TIMEOUT_MS)));
-    const version = await Promise.race([this.versions.current().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+    const version = await withinDeadline(
+      this.versions.current().catch(() => undefined),
+      VERSION_READ_TIMEOUT_MS,
+    );
     return version === undefined ? undefined : `${version} ${url.pathname}${url.search}`;
   }
 
