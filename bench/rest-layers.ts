@@ -10,7 +10,6 @@
 // Each server runs in its own process (CPU per request is read from /proc, user plus system);
 // autocannon drives them one after another, the order turned each round.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -20,7 +19,7 @@ import autocannon from 'autocannon';
 import { parse, type ExecutionResult } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { useSofa } from 'sofa-api';
-import { startChildServer } from './child-server.js';
+import { cpuMs, startChildServer } from './child-server.js';
 import { writeReadmeSection } from './readme.js';
 
 const digest = {
@@ -93,20 +92,14 @@ async function startChild(layer: Layer): Promise<Child> {
   return { layer, base, process: child };
 }
 
-/** User plus system CPU time of a process so far, in microseconds (clock ticks are 10 ms on Linux). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
 async function drive(child: Child, seconds: number, connections: number) {
   const url = child.base + layers[child.layer].path;
   const check = await fetch(url);
   if (check.status !== 200 || JSON.stringify(await check.json()) !== body) throw new Error(`${child.layer} does not answer the digest`);
-  const before = cpuMicros(child.process.pid!);
+  const before = cpuMs(child.process.pid!);
   const result = await autocannon({ url, connections, duration: seconds });
   const requests = result.requests.total;
-  return { reqPerSec: requests / seconds, cpuMicros: (cpuMicros(child.process.pid!) - before) / requests, failed: result.errors + result.non2xx };
+  return { reqPerSec: requests / seconds, cpuMicros: ((cpuMs(child.process.pid!) - before) * 1000) / requests, failed: result.errors + result.non2xx };
 }
 
 async function main() {

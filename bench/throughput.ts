@@ -38,7 +38,7 @@ import { compressors, type Encoding } from '../src/http/response-cache.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { launcher } from '../test/helpers/npm-script.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
-import { startChildServer } from './child-server.js';
+import { cpuMs, startChildServer } from './child-server.js';
 import { summariseProfile } from './cpu-profile.js';
 import { withoutSecondaryIndexes } from './issue-rows.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
@@ -276,12 +276,6 @@ async function startRaw(env: Record<string, string>): Promise<Server> {
   const { child, base } = await startChildServer('raw', new URL('./raw-server.ts', import.meta.url).pathname, [], { ...env, PORT: '0' });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return { name: 'raw', base, pid: child.pid!, stop: () => (child.kill('SIGTERM'), exited) };
-}
-
-/** User plus system CPU time of a process so far, in milliseconds (clock ticks are 10 ms on Linux). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Resident and peak resident memory in MB. */
