@@ -63,7 +63,8 @@ async function lookUp(config: Config, pipeline: SyncDeps, issueIds?: string[]): 
   );
 }
 
-const commands: Record<string, { help: string; run: Command }> = {
+/** Every command, by the name the operator types; README.md and docs/ are checked against it. */
+export const commands: Record<string, { help: string; run: Command }> = {
   migrate: {
     help: 'apply pending migrations to the configured database',
     run: async (_args, config) => {
@@ -221,9 +222,10 @@ const commands: Record<string, { help: string; run: Command }> = {
   },
 };
 
-async function main() {
+/** Runs the command that `argv` (the words after `npm run cli --`) names, and ends the process. */
+export async function main(argv: string[]): Promise<never> {
   // Options belong to each command, so everything after the command name is handed over as is.
-  const [name, ...rest] = process.argv.slice(2);
+  const [name, ...rest] = argv;
   const command = name ? commands[name] : undefined;
   if (!command) {
     const asked = name === undefined || name === '--help' || name === '-h' || name === 'help';
@@ -242,5 +244,3 @@ async function main() {
   // for about ten seconds after the work and the database are closed.
   process.exit(0);
 }
-
-await main();
