@@ -207,3 +207,15 @@ it('README.md lists the issue types the API takes and only labels the classifier
   expect(labels.length).toBeGreaterThan(0);
   expect(labels.filter((l) => !(issueLabels as readonly string[]).includes(l))).toEqual([]);
 });
+
+it("docs/api.md's parameter table of the issue list holds exactly the parameters the server's 400 names", async () => {
+  const res = await t.fetch('/api/v1/issues?nosuchparameter=1');
+  expect(res.status).toBe(400);
+  const { message } = (await res.json()).error;
+  const known = /\(known: ([^)]+)\)/.exec(message)![1]!.split(', ');
+  const api = pageText('docs/api.md');
+  const table = api.slice(api.indexOf('| parameter | meaning |'));
+  const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
+  const documented = rows.map((row) => /^\| `(\w+)` \|/.exec(row)![1]!);
+  expect(documented.sort()).toEqual(known.sort());
+});
