@@ -81,7 +81,7 @@ log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'loca
 log.info('bearer keys', {
   webhooks: config.webhookApiKey
     ? 'WEBHOOK_API_KEY from the environment, or keys issued with `npm run cli -- keys create` or POST /api/v1/admin/keys'
-    : 'no WEBHOOK_API_KEY set: issue a key with POST /api/v1/admin/keys (bearer ADMIN_API_KEY) or `npm run cli -- keys create` (server stopped)',
+    : `no WEBHOOK_API_KEY set: issue a key with POST /api/v1/admin/keys (bearer ADMIN_API_KEY) or \`npm run cli -- keys create\`${db.kind === 'pglite' ? ' (server stopped: the embedded database serves one process)' : ''}`,
   admin: config.adminApiKey ? 'ADMIN_API_KEY from the environment' : 'no ADMIN_API_KEY set: /api/v1/admin/* answers 401',
 });
 
