@@ -2,9 +2,16 @@
 // source still syncing when its timer fires is not started twice; stop() interrupts syncs between
 // chunks (what was stored stays, the next start resumes) and waits for them. A source that fails
 // is tried again sooner, after 1, 2, 4, ... minutes (never later than its interval), and says so
-// once: an unreachable upstream is one error line, however long it stays away.
+// once: an unreachable upstream is one error line, however long it stays away. At most
+// syncsAtOnce sources sync at a time, the others wait their turn: a first sync of every default
+// source at once would hold every export's working set (and database connections) together.
+import pLimit from 'p-limit';
 import type { SourceDefinition } from './definition.js';
+import { leaseSeconds } from './lease.js';
 import { syncSource, type SyncDeps } from './sync.js';
+
+/** Sources syncing at once in one server. */
+export const syncsAtOnce = 2;
 
 /** Minutes before the next try after `failures` failures in a row. */
 export function retryMinutes(failures: number, intervalMinutes: number): number {
@@ -28,16 +35,22 @@ export function startSourceSchedule(
     timers.set(source.name, timer);
   };
   const failures = new Map<string, { count: number; message: string }>();
+  const turn = pLimit(syncsAtOnce);
+  const sync = (source: SourceDefinition, repeatedFailure: (message: string) => boolean) =>
+    turn(async () =>
+      // Stopped while waiting for its turn: it is not started.
+      stopping.signal.aborted
+        ? undefined
+        : syncSource(deps, source, { allowPrivate: options.allowPrivate, relay: true, signal: stopping.signal, repeatedFailure }),
+    );
   const tick = (source: SourceDefinition) => {
     if (running.has(source.name) || stopping.signal.aborted) return;
     const last = failures.get(source.name);
-    const run = syncSource(deps, source, {
-      allowPrivate: options.allowPrivate,
-      relay: true,
-      signal: stopping.signal,
-      repeatedFailure: (message) => last?.message === message,
-    })
+    const run = sync(source, (message) => last?.message === message)
       .then((outcome) => {
+        if (!outcome) return;
+        // Another instance holds it (or held it and died): try again once its lease could have run out.
+        if (outcome.status === 'busy') return later(source, Math.min(source.intervalMinutes, Math.ceil(leaseSeconds / 60) + 1));
         if (outcome.status === 'failed') {
           const count = (last?.count ?? 0) + 1;
           failures.set(source.name, { count, message: outcome.error ?? '' });

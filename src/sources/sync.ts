@@ -1,4 +1,4 @@
-// One sync of one source: take the source's lock, fetch (or learn nothing changed), hand the
+// One sync of one source: take the source's lease (lease.ts), fetch (or learn nothing changed), hand the
 // records to the ingest pipeline or the signals to the enrichment store, and write the source's
 // state row. A failure is logged and written to the state row; it never reaches other sources.
 import type { Database } from '../db/client.js';
@@ -11,6 +11,7 @@ import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
 import { readFeed } from './feed.js';
 import { uncoveredKevRecords } from './kev-issues.js';
 import { fetchSource, SourceError, type Validators } from './fetch.js';
+import { withSourceLease } from './lease.js';
 import { listOsvDir } from './osv-dir.js';
 import { changedSince, indexEntries, newestIn, readIndex } from './osv-index.js';
 import { openOsvZip } from './osv-zip.js';
@@ -55,34 +56,6 @@ interface Cursor {
   validators?: Validators;
   /** osv-zip with a modified_id.csv: the newest `modified` the last successful sync covered. */
   since?: string;
-}
-
-/** Sources being synced through each database handle; PostgreSQL's advisory lock covers the other instances. */
-const running = new WeakMap<Database, Set<string>>();
-
-/**
- * Runs `fn` while holding the source: at most one sync per source across every instance. On
- * PostgreSQL a transaction-scoped advisory lock is held by an otherwise idle transaction for the
- * sync's duration (the work itself runs on other connections); PGlite is one process.
- */
-async function withSourceLock<T>(db: Database, name: string, fn: () => Promise<T>): Promise<T | undefined> {
-  const mine = running.get(db) ?? new Set<string>();
-  running.set(db, mine);
-  if (mine.has(name)) return undefined;
-  mine.add(name);
-  try {
-    if (db.kind !== 'postgres') return await fn();
-    return await db.prisma.$transaction(
-      async (tx) => {
-        const [row] = await tx.$queryRaw<{ locked: boolean }[]>`
-          SELECT pg_try_advisory_xact_lock(hashtext('secwire-source'), hashtext(${name})) AS locked`;
-        return row?.locked ? fn() : undefined;
-      },
-      { maxWait: 30_000, timeout: 7 * 24 * 3600_000 },
-    );
-  } finally {
-    mine.delete(name);
-  }
 }
 
 async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: SyncOptions): Promise<SyncCounts> {
@@ -157,7 +130,7 @@ async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Li
 export async function syncSource(deps: SyncDeps, source: SourceDefinition, options: SyncOptions): Promise<SyncOutcome> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
-  const outcome = await withSourceLock(deps.db, source.name, async (): Promise<SyncOutcome> => {
+  const outcome = await withSourceLease(deps.db, deps.log, source.name, async (): Promise<SyncOutcome> => {
     const { prisma, log } = deps;
     const state = await prisma.sourceState.upsert({
       where: { name: source.name },

@@ -555,9 +555,27 @@ describe.runIf(testDatabaseUrl)('two instances on PostgreSQL', () => {
       const statuses = outcomes.map((o) => o.status).sort();
       expect(statuses).toEqual(['busy', 'synced']);
       expect(outcomes.find((o) => o.status === 'synced')!.counts.created).toBe(records.length);
+      // Neither kept its lease: the next sync takes the source at once.
+      expect(await t.db.prisma.sourceLease.count()).toBe(0);
     } finally {
       await other.close();
     }
+  });
+
+  it('wait for a lease another instance holds, and take over one whose holder died (expired)', async () => {
+    files.set('/leased.xml', fixture('feed.atom'));
+    const leased = source('leased', 'feed', '/leased.xml');
+    const lease = (seconds: number) =>
+      t.db.prisma.sourceLease.upsert({
+        where: { name: 'leased' },
+        create: { name: 'leased', owner: 'elsewhere', expiresAt: new Date(Date.now() + seconds * 1000) },
+        update: { owner: 'elsewhere', expiresAt: new Date(Date.now() + seconds * 1000) },
+      });
+    await lease(60);
+    expect((await sync(leased)).status).toBe('busy');
+    await lease(-1);
+    expect((await sync(leased)).status).toBe('synced');
+    expect(await t.db.prisma.sourceLease.count()).toBe(0);
   });
 });
 
