@@ -8,7 +8,9 @@
 import pLimit from 'p-limit';
 import type { SourceDefinition } from './definition.js';
 import { leaseSeconds } from './lease.js';
-import { syncSource, type SyncDeps } from './sync.js';
+import { logFirstPass } from './summary.js';
+import { emptyCounts } from './records.js';
+import { syncSource, type SyncDeps, type SyncOutcome } from './sync.js';
 
 /** Sources syncing at once in one server. */
 export const syncsAtOnce = 2;
@@ -43,12 +45,26 @@ export function startSourceSchedule(
         ? undefined
         : syncSource(deps, source, { allowPrivate: options.allowPrivate, relay: true, signal: stopping.signal, repeatedFailure }),
     );
+  // Each source's first outcome, until every source has one: then the one line on the first pass.
+  const firstPass = new Map<string, SyncOutcome>();
+  const first = (outcome: SyncOutcome) => {
+    if (firstPass.size === sources.length || firstPass.has(outcome.source)) return;
+    firstPass.set(outcome.source, outcome);
+    if (firstPass.size === sources.length)
+      logFirstPass(
+        deps.log,
+        [...sources].map((s) => firstPass.get(s.name)!),
+      );
+  };
   const tick = (source: SourceDefinition) => {
     if (running.has(source.name) || stopping.signal.aborted) return;
     const last = failures.get(source.name);
-    const run = sync(source, (message) => last?.message === message)
+    // A failure in the first pass is told by the first pass's line, not a line of its own.
+    const inFirstPass = !firstPass.has(source.name);
+    const run = sync(source, (message) => inFirstPass || last?.message === message)
       .then((outcome) => {
         if (!outcome) return;
+        first(outcome);
         // Another instance holds it (or held it and died): try again once its lease could have run out.
         if (outcome.status === 'busy') return later(source, Math.min(source.intervalMinutes, Math.ceil(leaseSeconds / 60) + 1));
         if (outcome.status === 'failed') {
@@ -63,6 +79,7 @@ export function startSourceSchedule(
       })
       .catch((err) => {
         deps.log.error('source sync failed unexpectedly', { source: source.name, err });
+        first({ source: source.name, status: 'failed', error: 'unexpected error', counts: emptyCounts(), seconds: 0 });
         later(source, source.intervalMinutes);
       })
       .finally(() => running.delete(source.name));
