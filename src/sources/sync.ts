@@ -5,6 +5,8 @@ import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { IngestDeps } from '../ingest/ingest.js';
 import type { SourceHints } from '../ingest/item.js';
+import { staleDormantKeys } from '../ingest/dormant.js';
+import { defaultClassifier } from '../ingest/ingest.js';
 import { reclassify } from '../ingest/reclassify.js';
 import type { SourceDefinition } from './definition.js';
 import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
@@ -161,6 +163,10 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
       if (index && sameSource && cursor.since) {
         // Only the records modified since the last sync, each fetched on its own.
         const { changed: records } = changedSince(index, cursor.since);
+        // And the records set aside by another classifier version, to be judged anew (records.ts).
+        const listed = new Set(records.map((r) => `${r.id}.json`));
+        const again = await staleDormantKeys(prisma, source.name, defaultClassifier().promptVersion);
+        for (const key of again) if (key.endsWith('.json') && !listed.has(key)) records.push({ id: key.slice(0, -'.json'.length), modified: '' });
         changed = records.length > 0;
         if (changed)
           counts = await syncListing(deps, source, { total: records.length, entries: indexEntries(source.location, records, fetchOptions) }, options);
