@@ -54,6 +54,8 @@ interface RestCall {
   /** `routed` once a route of ours has the request; `probe`: the call only asks whether one would (for a 405's Allow). */
   routed: boolean;
   probe: boolean;
+  /** The body's arguments given as null: SOFA drops them, and null means something (`"stack": null` stops watching). */
+  nulls?: Record<string, null>;
 }
 
 /** What fets hands a route handler: its own copy of the context the router was called with. */
@@ -169,7 +171,8 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
     // Through Yoga's envelop execute, on the whole schema (the operation is valid there as well).
     async execute(args: ExecutionArgs) {
       const { enveloped, call } = runs.get(args.contextValue as object)!;
-      const result = (await enveloped.execute({ ...args, schema: enveloped.schema })) as ExecutionResult;
+      const variableValues = { ...call.nulls, ...args.variableValues };
+      const result = (await enveloped.execute({ ...args, variableValues, schema: enveloped.schema })) as ExecutionResult;
       if (!result.errors && result.data) call.serverContext.restAnswer = Object.values(result.data)[0];
       return result;
     },
@@ -229,6 +232,7 @@ export function useRestGate({ schema, routes, log, version, graphqlEndpoint, vie
       checkRestArguments(field, { params, query: url.searchParams, body: args });
       // SOFA takes a query value before the body's (an empty one falls back to the body).
       for (const name in args) if (!url.searchParams.get(name)) params[name] ??= args[name];
+      call.nulls = Object.fromEntries(Object.keys(args).flatMap((name) => (params[name] === null ? [[name, null]] : [])));
       const view = { url: request.url.split('#')[0], method: request.method, headers: request.headers, body: null, params };
       return await sofaHandler(view as unknown as Request, call);
     } catch (err) {
