@@ -78,6 +78,7 @@ export function createApp(services: AppServices) {
   const countIssues = issueCounter(db.read, versions);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
   const callerOf = callerResolver({ trustProxy: config.trustProxy, keys });
+  const viewerFor = (request: { headers: Pick<Headers, 'get'> }) => viewerOf({ config, prisma: db.prisma }, request);
   const exports = new ExportBuilds(versions, (request, serverContext) => callerOf(request, serverContext as NodeServerContext), log);
   const plain = plainRoutes(services, exports, graphqlEndpoint);
   const rateLimiter = createRateLimiter({
@@ -94,7 +95,7 @@ export function createApp(services: AppServices) {
     log,
     version: packageJson.version,
     graphqlEndpoint,
-    viewerOf: (request) => viewerOf({ config, prisma: db.prisma }, request),
+    viewerOf: viewerFor,
     bodyHandlers: { 'Query.scan': sbomScan(services) },
     responseCache,
   });
@@ -140,7 +141,7 @@ export function createApp(services: AppServices) {
       useRequestId(),
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
-      useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
+      useBodyLimit({ graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes), isAdmin: (request) => viewerFor(request).isAdmin }),
       // Health, readiness, the exports, Atom and TAXII (server/plain-routes.ts).
       plain.plugin(),
       useGraphQLLimits(),
@@ -168,7 +169,7 @@ export function createApp(services: AppServices) {
       prisma: db.prisma,
       countIssues,
       newIssues: services.pubsub,
-      viewer: initial.viewer ?? viewerOf({ config, prisma: db.prisma }, initial.request),
+      viewer: initial.viewer ?? viewerFor(initial.request),
       requestId: requestIdOf(initial.request),
       takeSubscriptionSlot: async () => subscriptionSlots.take(await callerOf(initial.request, initial as unknown as NodeServerContext)),
     }),

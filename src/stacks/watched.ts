@@ -8,8 +8,8 @@ import type { Config } from '../config.js';
 import type { DriverRead } from '../db/driver-read.js';
 import { badRequest } from '../errors.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { webhookScope } from '../keys/api-keys.js';
-import { secretsEqual, sha256Hex } from '../keys/bearer.js';
+import { isActiveKey, webhookScope } from '../keys/api-keys.js';
+import { sameKey, sha256Hex } from '../keys/bearer.js';
 import { sbomComponents } from '../sbom/parse.js';
 import { scanStack } from '../scan/scan.js';
 import { parseStack, type PackageQuery, type Stack } from '../scan/stack.js';
@@ -105,6 +105,6 @@ export const feedTokenShape = /^swf_[A-Za-z0-9_-]{43}$/;
 
 /** Whether the key that owns a webhook may still use it: WEBHOOK_API_KEY, or an issued key not revoked. */
 export async function ownerKeyActive(config: Pick<Config, 'webhookApiKey'>, prisma: PrismaClient, ownerKeyHash: string): Promise<boolean> {
-  if (config.webhookApiKey && secretsEqual(sha256Hex(config.webhookApiKey), ownerKeyHash)) return true;
-  return (await prisma.apiKey.count({ where: { keyHash: ownerKeyHash, revoked: false, scopes: { has: webhookScope } } })) > 0;
+  if (config.webhookApiKey && sameKey(sha256Hex(config.webhookApiKey), ownerKeyHash)) return true;
+  return isActiveKey(prisma, ownerKeyHash, { scope: webhookScope });
 }
