@@ -151,7 +151,8 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))
         DATABASE_URL: db.url!,
         REDIS_URL: redisUrl!,
         REDIS_KEY_PREFIX: prefix,
-        TRUST_PROXY: 'true',
+        // HAProxy and nginx connect from 127.0.0.1; the test's clients from 127.1.x.y.
+        TRUST_PROXY: '127.0.0.1',
         ADMIN_API_KEY: adminKey,
         WEBHOOK_API_KEY: webhookKey,
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -191,6 +192,9 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))
       expect(statuses.filter((s) => s === 429)).toHaveLength(10);
       // A client-written X-Forwarded-For does not make it someone else: the balancer's entry counts.
       expect(await served(a, 5, { 'x-forwarded-for': '203.0.113.7' })).toEqual([429, 429, 429, 429, 429]);
+      // A client that reaches an instance past the balancer is not trusted with the header either.
+      const past = await call(instances[0]!.base, '/api/v1/stats', { from: client(3), headers: { 'x-forwarded-for': a } });
+      expect(past.status).toBe(200);
       // Another address has a budget of its own.
       expect(await served(b, 3)).toEqual([200, 200, 200]);
       // Every instance served some of it.
