@@ -1,15 +1,16 @@
-// HAProxy from Debian's package in front of server processes, configured exactly as
-// docs/operations.md shows it: the page's `haproxy` block is read, and only its addresses and the
-// runtime API socket's path are changed, so the documentation and what the test runs cannot drift.
+// HAProxy and nginx from Debian's packages in front of server processes, configured exactly as
+// docs/operations.md shows them: the page's `haproxy` and `nginx` blocks are read, and only their
+// addresses and file paths are changed, so the documentation and what the tests run cannot drift.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const haproxyPath = '/usr/sbin/haproxy';
-export const haproxyInstalled = existsSync(haproxyPath);
+export const nginxPath = '/usr/sbin/nginx';
+export const balancersInstalled = existsSync(haproxyPath) && existsSync(nginxPath);
 
 const operationsPage = new URL('../../docs/operations.md', import.meta.url);
 
@@ -55,7 +56,30 @@ export interface Balancer {
   stop(): Promise<void>;
 }
 
-const documentedServers = /^(\s*server\s+(\S+)\s+)\S+:\d+/gm;
+/** The documented block with its servers at `ports` on 127.0.0.1, in the page's order. */
+function withServers(documented: string, ports: number[]): string {
+  let index = 0;
+  const config = documented.replace(/^(\s*server\s+(?:[A-Za-z][\w-]*\s+)?)\S+:\d+/gm, (_all, head: string) => `${head}127.0.0.1:${ports[index++]}`);
+  if (index !== ports.length) throw new Error(`the documented configuration has ${index} servers, not ${ports.length}`);
+  return config;
+}
+
+/** Runs `args` until stop(), collecting what it writes. */
+function run(command: string, args: string[]) {
+  const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
 
 /**
  * Starts HAProxy on a free port with the documented configuration, its servers at `ports` on
@@ -65,21 +89,13 @@ export async function startBalancer(ports: number[]): Promise<Balancer> {
   const dir = await mkdtemp(join(tmpdir(), 'secwire-haproxy-'));
   const socket = join(dir, 'admin.sock');
   const port = await freePort();
-  const documented = await documentedConfig('haproxy');
-  let index = 0;
-  const config = documented
+  const config = withServers(await documentedConfig('haproxy'), ports)
     .replace(/stats socket \S+/, `stats socket ${socket}`)
-    .replace(/^(\s*bind\s+)\S+/m, `$1127.0.0.1:${port}`)
-    .replace(documentedServers, (_all, head: string) => `${head}127.0.0.1:${ports[index++]}`);
-  if (index !== ports.length) throw new Error(`the documented backend has ${index} servers, not ${ports.length}`);
+    .replace(/^(\s*bind\s+)\S+/m, `$1127.0.0.1:${port}`);
   const file = join(dir, 'haproxy.cfg');
   await writeFile(file, config);
   // -db: stay in the foreground, so the test owns the process.
-  const child: ChildProcess = spawn(haproxyPath, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const { child, output, stop } = run(haproxyPath, ['-db', '-f', file]);
 
   function command(line: string): Promise<string> {
     return new Promise((resolve, reject) => {
@@ -114,7 +130,7 @@ export async function startBalancer(ports: number[]): Promise<Balancer> {
     for (;;) {
       const now = await servers().catch(() => []);
       if (now.length && check(now)) return now;
-      if (Date.now() > deadline) throw new Error(`HAProxy's servers never got there: ${JSON.stringify(now)}\n${output.slice(-2000)}`);
+      if (Date.now() > deadline) throw new Error(`HAProxy's servers never got there: ${JSON.stringify(now)}\n${output().slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -127,7 +143,7 @@ export async function startBalancer(ports: number[]): Promise<Balancer> {
       () => false,
     ))
   ) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`HAProxy did not start:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`HAProxy did not start:\n${output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
@@ -135,10 +151,42 @@ export async function startBalancer(ports: number[]): Promise<Balancer> {
     command,
     servers,
     waitForServers,
-    output: () => output,
+    output,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
+      await stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Starts nginx on a free port with the documented `upstream` and `server` blocks (which a Debian
+ * install includes inside its `http` block), its servers at `ports` on 127.0.0.1.
+ */
+export async function startNginx(ports: number[]): Promise<{ base: string; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'secwire-nginx-'));
+  // Its workers run as nobody and keep their temporary files here.
+  await chmod(dir, 0o777);
+  const port = await freePort();
+  const site = withServers(await documentedConfig('nginx'), ports).replace(/^(\s*listen\s+)\d+;/m, `$1127.0.0.1:${port};`);
+  const file = join(dir, 'nginx.conf');
+  await writeFile(file, `daemon off;\npid ${dir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\naccess_log off;\n${site}}\n`);
+  const nginx = run(nginxPath, ['-p', dir, '-c', file]);
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  while (
+    !(await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
+    if (nginx.child.exitCode !== null || Date.now() > deadline) throw new Error(`nginx did not start:\n${nginx.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    base,
+    async stop() {
+      await nginx.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -18,7 +18,7 @@ import { sha256Hex } from '../../src/keys/bearer.js';
 import { newSecret } from '../../src/webhooks/signing.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/database.js';
 import { createReceiver, testCertificate, type Receiver } from '../helpers/https-receiver.js';
-import { freePort, haproxyInstalled, haproxyPath, startBalancer, type Balancer } from '../helpers/load-balancer.js';
+import { balancersInstalled, freePort, startBalancer, startNginx, type Balancer } from '../helpers/load-balancer.js';
 import { adminKey, clonedAdvisories } from '../helpers/samples.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { openSubscription } from '../helpers/sse.js';
@@ -26,8 +26,8 @@ import { eventually, webhookKey } from '../helpers/webhooks.js';
 
 const redisUrl = process.env.TEST_REDIS_URL || undefined;
 const inCI = Boolean(process.env.CI);
-const skipReason = `${haproxyPath} is not installed (apt-get install haproxy); CI installs it and never skips`;
-if (testDatabaseUrl && redisUrl && !haproxyInstalled && !inCI) console.warn(`scale-out test skipped: ${skipReason}`);
+const skipReason = 'HAProxy or nginx is not installed (apt-get install haproxy nginx); CI installs both and never skips';
+if (testDatabaseUrl && redisUrl && !balancersInstalled && !inCI) console.warn(`scale-out test skipped: ${skipReason}`);
 
 interface Answer {
   status: number;
@@ -116,8 +116,8 @@ function startLoad(base: string, { concurrency = 6, firstClient = 1000 } = {}) {
   };
 }
 
-describe.skipIf(!testDatabaseUrl || !redisUrl || (!haproxyInstalled && !inCI))(
-  `three instances behind HAProxy${haproxyInstalled ? '' : ` (${skipReason})`}`,
+describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))(
+  `three instances behind HAProxy and nginx${balancersInstalled ? '' : ` (${skipReason})`}`,
   () => {
     const prefix = `secwire-test:${randomBytes(6).toString('hex')}:`;
     const webhookCount = 24;
@@ -151,7 +151,8 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!haproxyInstalled && !inCI))(
         DATABASE_URL: db.url!,
         REDIS_URL: redisUrl!,
         REDIS_KEY_PREFIX: prefix,
-        TRUST_PROXY: 'true',
+        // HAProxy and nginx connect from 127.0.0.1; the test's clients from 127.1.x.y.
+        TRUST_PROXY: '127.0.0.1',
         ADMIN_API_KEY: adminKey,
         WEBHOOK_API_KEY: webhookKey,
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -191,6 +192,9 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!haproxyInstalled && !inCI))(
       expect(statuses.filter((s) => s === 429)).toHaveLength(10);
       // A client-written X-Forwarded-For does not make it someone else: the balancer's entry counts.
       expect(await served(a, 5, { 'x-forwarded-for': '203.0.113.7' })).toEqual([429, 429, 429, 429, 429]);
+      // A client that reaches an instance past the balancer is not trusted with the header either.
+      const past = await call(instances[0]!.base, '/api/v1/stats', { from: client(3), headers: { 'x-forwarded-for': a } });
+      expect(past.status).toBe(200);
       // Another address has a budget of its own.
       expect(await served(b, 3)).toEqual([200, 200, 200]);
       // Every instance served some of it.
@@ -307,6 +311,35 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!haproxyInstalled && !inCI))(
       await load.stop();
       expect(load.failures).toEqual([]);
       expect(load.statuses['200']).toBeGreaterThan(100);
+    });
+
+    it('serves the same three instances behind the documented nginx configuration', async () => {
+      const nginx = await startNginx(ports);
+      try {
+        expect((await call(nginx.base, '/ready')).status).toBe(200);
+        // The address nginx saw is the client, whatever the client wrote in X-Forwarded-For.
+        const from = client(3000);
+        const answers = await Promise.all(
+          Array.from({ length: 65 }, () => call(nginx.base, '/api/v1/stats', { from, headers: { 'x-forwarded-for': '203.0.113.9' } })),
+        );
+        expect(answers.filter((a) => a.status === 200)).toHaveLength(60);
+        expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
+        // Unbuffered: a subscription's events arrive as they are written.
+        const subscription = await openSubscription(
+          { fetch: (path, init) => fetch(nginx.base + path, init) },
+          'subscription { newIssues { issues { cveId } } }',
+        );
+        try {
+          const next = subscription.next('newIssues');
+          let message: any;
+          void next.then((m) => (message = m));
+          await eventually(async () => (message || (await ingest(nginx.base)), message), 20_000, 200);
+        } finally {
+          await subscription.close();
+        }
+      } finally {
+        await nginx.stop();
+      }
     });
 
     it('delivered every webhook of the fan-out the killed instance was part of, counting duplicates', { timeout: 60_000 }, async () => {
