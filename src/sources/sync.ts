@@ -60,7 +60,10 @@ interface Cursor {
   since?: string;
 }
 
-async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: SyncOptions): Promise<SyncCounts> {
+/** The rows of a signal file: an array, or EPSS's compact scores (signals.ts). */
+type EnrichmentRows = Pick<EnrichmentRow[], 'length' | 'slice'>;
+
+async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRows, options: SyncOptions): Promise<SyncCounts> {
   const counts = { ...emptyCounts(), received: rows.length };
   const chunk = 5000;
   for (let start = 0; start < rows.length; start += chunk) {
