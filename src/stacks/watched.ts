@@ -33,16 +33,14 @@ export interface ParsedStack {
   stack: Stack;
 }
 
-const hasNul = (text: string | undefined) => !!text?.includes('\u0000');
-
 /** Validates a stack as the scan would (plus: every purl of a known type); a 400 names what is wrong. */
 export function parseWatchedStack(input: WatchedStackInput): ParsedStack {
   const { packages, sbom } = input;
   if ((packages == null) === (sbom == null)) throw badRequest('stack must give either packages or sbom');
   if (sbom != null) {
     const found = sbomComponents(sbom);
-    // The SBOM's texts are stored (the findings' VEX names them); PostgreSQL text cannot hold NUL.
-    if (found.some((c) => hasNul(c.ref) || hasNul(c.name) || hasNul(c.version))) throw badRequest('The SBOM must not contain NUL characters');
+    // The SBOM's texts are stored (the findings' VEX names them): what the database cannot store was
+    // refused with the arguments (schema/storable-text.ts).
     const stack = parseStack([...new Set(found.map((c) => c.purl))], undefined, { knownOnly: true });
     const components = found.map((c) => ({ entry: c.purl, ref: c.ref, name: c.name, ...(c.version ? { version: c.version } : {}) }));
     return { components, stack };
