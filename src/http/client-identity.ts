@@ -1,9 +1,9 @@
 // Who a request comes from, for the rate limit: its bearer key when it presents a real one, else
 // its network address. IPv6 addresses are grouped by /64, the block one subscriber usually holds.
-import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import type { KnownKeys } from '../keys/api-keys.js';
 import { bearerToken, sha256Hex } from '../keys/bearer.js';
+import { edgeOf, type NodeServerContext } from './edge.js';
 
 /**
  * The identity of callers that reach the app without a socket (in-process `yoga.fetch`, or an
@@ -11,11 +11,6 @@ import { bearerToken, sha256Hex } from '../keys/bearer.js';
  * degrades to a strict limit rather than to no limit.
  */
 export const IN_PROCESS_CLIENT = 'in-process';
-
-/** What node:http's adapter puts in Yoga's server context (absent for in-process calls). */
-export interface NodeServerContext {
-  req?: Pick<IncomingMessage, 'socket'>;
-}
 
 /** The address the rate limit is keyed on: IPv4 as is, IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
 export function addressKey(address: string): string | undefined {
@@ -73,13 +68,9 @@ export type CallerOf = (request: { headers: Pick<Headers, 'get'> }, serverContex
  * the subscription slots), since a bearer key's check may read the database.
  */
 export function callerResolver(options: { trustProxy: boolean; keys: KnownKeys }): CallerOf {
-  const resolved = new WeakMap<object, Promise<string>>();
   return (request, serverContext) => {
-    let caller = resolved.get(request);
-    if (!caller) {
-      caller = clientIdentity(request, serverContext, options);
-      resolved.set(request, caller);
-    }
-    return caller;
+    const edge = edgeOf(request);
+    edge.caller ??= clientIdentity(request, serverContext, options);
+    return edge.caller;
   };
 }
