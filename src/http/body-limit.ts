@@ -5,7 +5,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { onRequestFor } from './guard.js';
 import { refusal } from './refusal.js';
-import { replacingRequest } from './request-id.js';
+import { replacingRequest } from './edge.js';
 
 export const MB = 1024 * 1024;
 

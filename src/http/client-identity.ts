@@ -1,9 +1,9 @@
 // Who a request comes from, for the rate limit: its bearer key when it presents a real one, else
 // its network address. IPv6 addresses are grouped by /64, the block one subscriber usually holds.
-import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import type { KnownKeys } from '../keys/api-keys.js';
 import { bearerToken, sha256Hex } from '../keys/bearer.js';
+import { edgeOf, type NodeServerContext } from './edge.js';
 
 /**
  * The identity of callers that reach the app without a socket (in-process `yoga.fetch`, or an
@@ -34,11 +34,6 @@ export function proxyTrust(trustProxy: TrustProxy): ProxyTrust {
       return Number.isFinite(bits) ? ip.match(range, bits) : ip.toNormalizedString() === range.toNormalizedString();
     });
   };
-}
-
-/** What node:http's adapter puts in Yoga's server context (absent for in-process calls). */
-export interface NodeServerContext {
-  req?: Pick<IncomingMessage, 'socket'>;
 }
 
 /** The address the rate limit is keyed on: IPv4 as is, IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
@@ -99,14 +94,10 @@ export type CallerOf = (request: { headers: Pick<Headers, 'get'> }, serverContex
  * the subscription slots), since a bearer key's check may read the database.
  */
 export function callerResolver({ trustProxy, keys }: { trustProxy: TrustProxy; keys: KnownKeys }): CallerOf {
-  const resolved = new WeakMap<object, Promise<string>>();
   const options = { trusts: proxyTrust(trustProxy), keys };
   return (request, serverContext) => {
-    let caller = resolved.get(request);
-    if (!caller) {
-      caller = clientIdentity(request, serverContext, options);
-      resolved.set(request, caller);
-    }
-    return caller;
+    const edge = edgeOf(request);
+    edge.caller ??= clientIdentity(request, serverContext, options);
+    return edge.caller;
   };
 }

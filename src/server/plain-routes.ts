@@ -4,8 +4,8 @@
 // (src/http/route-matcher.ts), before the REST surface's 404 for the paths under /api/v1.
 //
 // POST /api/v1/scan with an SBOM is not here: it shares its path and method with the REST scan
-// route, and which of the two answers depends on the body, which the REST gate reads once and
-// hands to the SBOM handler first (src/sbom/route.ts).
+// route, and which of the two answers depends on the body, which the REST body plugin reads once
+// and hands to the SBOM handler first (src/sbom/route.ts).
 import { issuesPath } from '../api-paths.js';
 import type { Services } from '../context.js';
 import { CSV_EXPORT_PATH, csvExport } from '../csv-export/route.js';
@@ -43,7 +43,7 @@ export function plainRoutes(services: Services, exports: ExportBuilds, graphqlEn
     },
     { path: TAXII_OTHER, answer: taxiiNotFound },
     // Yoga serves `/graphql/` as `/graphql`; one resource has one URL. (The error envelope,
-    // rest/gate.ts, words it as every unknown path's.)
+    // http/error-envelope.ts, words it as every unknown path's.)
     { path: `${graphqlEndpoint}/`, answer: () => new Response(null, { status: 404 }) },
   ]);
 }
