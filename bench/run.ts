@@ -14,7 +14,7 @@ const benchmarks: Record<string, string> = {
   sources: 'osv-zip sync of 250,000 generated OSV records: records/s, peak RSS, an unchanged second sync, PostgreSQL and PGlite',
   reclassify: 'reclassify 10,000 stored issues with the CLI progress bar: time, and each newly relevant issue announced once',
   throughput:
-    'req/s, p50/p99, CPU per request and RSS under autocannon -c 50: the real server against a raw node:http + pg server, 100k issues (PostgreSQL; --db pglite)',
+    'req/s, p50/p99, CPU per request and RSS under autocannon -c 50: the real server, the stack floor (Yoga + SOFA plugin, SDL schema) and a raw node:http + pg server, 100k issues (PostgreSQL; --db pglite)',
   startup: 'seconds to the first answer, peak and idle RSS: npm start (compiled) against tsx, PGlite and PostgreSQL',
   'stack-watch': "watched stacks: 10,000 stacks of 50 components, a batch of 100 new issues: commit to last delivery enqueued, CPU, a healthy receiver's p99",
   'first-sync': 'first sync of the default sources from local copies of realistic size: records/s, peak RSS, time to the first served issue',

@@ -1,8 +1,10 @@
 // Throughput under concurrency: the real server (src/server/main.ts in a child process, with the node
 // flags `npm start` uses) against a minimal node:http + pg server (bench/raw-server.ts) that sends
-// hand-written SQL and returns the same JSON, both on one scratch PostgreSQL database of realistic
-// issues (--db pglite: each on its own copy of an embedded data directory). Every workload is first checked to give identical bodies on both, then driven with
-// autocannon (-c 50), the two servers interleaved round by round. Server CPU per request comes from
+// hand-written SQL and returns the same JSON, and against the stack floor (bench/floor-server.ts:
+// graphql-yoga with Yoga's SOFA plugin, an SDL schema and the raw server's SQL), all on one scratch
+// PostgreSQL database of realistic issues (--db pglite: each on its own copy of an embedded data
+// directory). Every workload is first checked to give identical bodies on all, then driven with
+// autocannon (-c 50), the servers interleaved round by round. Server CPU per request comes from
 // /proc/<pid>/stat before and after each run, RSS from /proc/<pid>/status.
 //
 //   npm run bench -- throughput [--db postgres|pglite] [--issues 100000] [--seconds 5] [--rounds 2] [--only list,single]
@@ -188,7 +190,7 @@ interface Target {
   kind: 'postgres' | 'pglite';
   served: number;
   workloads: Workload[];
-  env: { real: Record<string, string>; raw: Record<string, string>; other: Record<string, string> };
+  env: { real: Record<string, string>; raw: Record<string, string>; floor: Record<string, string>; other: Record<string, string> };
   /** Statements still running in the database (PostgreSQL; PGlite runs inside the server process). */
   activeStatements(): Promise<number>;
   close(): Promise<void>;
@@ -226,7 +228,12 @@ async function prepare(kind: Target['kind']): Promise<Target> {
         kind,
         served,
         workloads: list,
-        env: { real: { DATABASE_URL: bench.url! }, raw: { DATABASE_URL: bench.url! }, other: { DATABASE_URL: bench.url! } },
+        env: {
+          real: { DATABASE_URL: bench.url! },
+          raw: { DATABASE_URL: bench.url! },
+          floor: { DATABASE_URL: bench.url! },
+          other: { DATABASE_URL: bench.url! },
+        },
         activeStatements,
         close: () => bench.close(),
       };
@@ -236,12 +243,13 @@ async function prepare(kind: Target['kind']): Promise<Target> {
     // The server writes at start-up (yesterday's digest): once, before the copy, so both copies hold it.
     await (await startReal(env('real'))).stop();
     await cp(join(dir, 'real'), join(dir, 'raw'), { recursive: true });
+    await cp(join(dir, 'real'), join(dir, 'floor'), { recursive: true });
     if (other) await cp(join(dir, 'real'), join(dir, 'other'), { recursive: true });
     return {
       kind,
       served,
       workloads: list,
-      env: { real: env('real'), raw: env('raw'), other: env('other') },
+      env: { real: env('real'), raw: env('raw'), floor: env('floor'), other: env('other') },
       activeStatements: async () => 0,
       close: () => rm(dir, { recursive: true, force: true }),
     };
@@ -272,10 +280,11 @@ async function startReal(env: Record<string, string>, extraFlags: string[] = [],
   return { name, base: server.base, pid: server.child.pid!, stop: () => server.stop(), output: () => server.lines().map((l) => l.msg ?? '') };
 }
 
-async function startRaw(env: Record<string, string>): Promise<Server> {
-  const { child, base } = await startChildServer('raw', new URL('./raw-server.ts', import.meta.url).pathname, [], { ...env, PORT: '0' });
+/** The raw server (raw-server.ts) or the stack floor (floor-server.ts). */
+async function startBaseline(name: 'raw' | 'floor', env: Record<string, string>): Promise<Server> {
+  const { child, base } = await startChildServer(name, new URL(`./${name}-server.ts`, import.meta.url).pathname, [], { ...env, PORT: '0' });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { name: 'raw', base, pid: child.pid!, stop: () => (child.kill('SIGTERM'), exited) };
+  return { name, base, pid: child.pid!, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
 /** Resident and peak resident memory in MB. */
@@ -520,15 +529,18 @@ async function main() {
     servers.push(real);
     const otherReal = other ? await startReal(target.env.other, [], other) : undefined;
     if (otherReal) servers.push(otherReal);
-    const raw = await startRaw(target.env.raw);
+    const floor = await startBaseline('floor', target.env.floor);
+    servers.push(floor);
+    const raw = await startBaseline('raw', target.env.raw);
     servers.push(raw);
-    const idle = { real: memoryMb(real.pid).rss, raw: memoryMb(raw.pid).rss };
-    const sizes = await checkIdentical(otherReal ? [real, otherReal] : [real], raw, list);
+    const idle = { real: memoryMb(real.pid).rss, floor: memoryMb(floor.pid).rss, raw: memoryMb(raw.pid).rss };
+    const sizes = await checkIdentical(otherReal ? [real, otherReal, floor] : [real, floor], raw, list);
     const compression = await compressionCosts(real, list);
     console.error(`identical bodies on all ${list.length} workloads`);
 
-    const samples = new Map<string, { real: Sample[]; raw: Sample[]; other: Sample[] }>(list.map((w) => [w.name, { real: [], raw: [], other: [] }]));
-    const sideOf = (server: Server) => (server === real ? 'real' : server === raw ? 'raw' : 'other');
+    type Side = 'real' | 'floor' | 'raw' | 'other';
+    const samples = new Map<string, Record<Side, Sample[]>>(list.map((w) => [w.name, { real: [], floor: [], raw: [], other: [] }]));
+    const sideOf = (server: Server): Side => (server === real ? 'real' : server === floor ? 'floor' : server === raw ? 'raw' : 'other');
     for (const workload of list) {
       for (const server of servers) {
         await drive(server, workload, 1); // warm-up
@@ -537,7 +549,7 @@ async function main() {
     }
     for (let round = 0; round < rounds; round++) {
       for (const workload of list) {
-        // Interleaved, and the order alternates, so drift in the machine's load hits both alike.
+        // Interleaved, and the order alternates, so drift in the machine's load hits all alike.
         const order = round % 2 === 0 ? servers : [...servers].reverse();
         for (const server of order) {
           const linesBefore = server.output?.().length ?? 0;
@@ -551,7 +563,7 @@ async function main() {
         }
       }
     }
-    const peak = { real: memoryMb(real.pid).peak, raw: memoryMb(raw.pid).peak };
+    const peak = { real: memoryMb(real.pid).peak, floor: memoryMb(floor.pid).peak, raw: memoryMb(raw.pid).peak };
     const loadEnd = loadavg();
 
     const f0 = (v: number) => v.toFixed(0);
@@ -559,9 +571,13 @@ async function main() {
     const f2 = (v: number) => v.toFixed(2);
     const rowsOut = list.map((w) => {
       const s = samples.get(w.name)!;
-      const m = (side: 'real' | 'raw', key: keyof Sample) => mean(s[side].map((x) => x[key]));
-      const ratios = s.real.map((x, i) => x.reqPerSec / s.raw[i]!.reqPerSec);
-      return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${f0(m('real', 'reqPerSec'))} | ${f0(m('raw', 'reqPerSec'))} | **${f2(m('real', 'reqPerSec') / m('raw', 'reqPerSec'))}** (${ratios.map(f2).join(', ')}) | ${f0(m('real', 'p50'))} / ${f0(m('raw', 'p50'))} | ${f0(m('real', 'p99'))} / ${f0(m('raw', 'p99'))} | ${f2(m('real', 'cpuPerRequest'))} / ${f2(m('raw', 'cpuPerRequest'))} (${f1(m('real', 'cpuPerRequest') / m('raw', 'cpuPerRequest'))}x) | ${f0(m('real', 'rss'))} / ${f0(m('raw', 'rss'))} | ${sum(s.real.map((x) => x.failed))} / ${sum(s.raw.map((x) => x.failed))} |`;
+      const m = (side: Side, key: keyof Sample) => mean(s[side].map((x) => x[key]));
+      /** Mean req/s of `a` over mean req/s of `b`, then the same per round. */
+      const ratio = (a: Side, b: Side) =>
+        `**${f2(m(a, 'reqPerSec') / m(b, 'reqPerSec'))}** (${s[a].map((x, i) => f2(x.reqPerSec / s[b][i]!.reqPerSec)).join(', ')})`;
+      const each = (key: keyof Sample, f: (v: number) => string) => (['real', 'floor', 'raw'] as const).map((side) => f(m(side, key))).join(' / ');
+      const failed = (['real', 'floor', 'raw'] as const).map((side) => sum(s[side].map((x) => x.failed))).join(' / ');
+      return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${each('reqPerSec', f0)} | ${ratio('real', 'raw')} | ${ratio('floor', 'raw')} | ${ratio('real', 'floor')} | ${each('p50', f0)} | ${each('p99', f0)} | ${each('cpuPerRequest', f2)} | ${each('rss', f0)} | ${failed} |`;
     });
     // The other checkout beside this one: its ratios to the same raw server in the same rounds.
     const beside = otherReal
@@ -588,12 +604,14 @@ async function main() {
       '',
       `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, load average ${f1(loadStart[0]!)} at the start, ${f1(loadEnd[0]!)} at the end; ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served).`,
       '',
-      '| workload | body bytes | secwire req/s | raw req/s | secwire / raw req/s (per round) | p50 ms secwire / raw | p99 ms secwire / raw | CPU ms per request secwire / raw | RSS MB secwire / raw | failed answers secwire / raw |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      'Each cell with three figures: secwire / floor / raw. Ratios are of req/s (per round in brackets).',
+      '',
+      '| workload | body bytes | req/s | secwire / raw | floor / raw | secwire / floor | p50 ms | p99 ms | CPU ms per request | RSS MB | failed answers |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rowsOut,
       '',
       ...beside,
-      `Idle RSS after start-up: secwire ${f0(idle.real)} MB, raw ${f0(idle.raw)} MB; peak RSS over the run: secwire ${f0(peak.real)} MB, raw ${f0(peak.raw)} MB.`,
+      `Idle RSS after start-up: secwire ${f0(idle.real)} MB, floor ${f0(idle.floor)} MB, raw ${f0(idle.raw)} MB; peak RSS over the run: secwire ${f0(peak.real)} MB, floor ${f0(peak.floor)} MB, raw ${f0(peak.raw)} MB.`,
       '',
       'Compressing a body, once per cache entry and encoding (brotli quality 5, gzip level 6, thread pool; median of 5):',
       '',

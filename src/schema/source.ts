@@ -1,5 +1,5 @@
 // Upstream sources (SOURCES / SOURCES_FILE): what each one's last sync did, for operators.
-import { maxRecordBytes } from '../sources/records.js';
+import { maxRecordBytes } from '../sources/record-size.js';
 import { sourceStatuses, type SourceStatus } from '../sources/status.js';
 import { builder, envelopeRef } from './builder.js';
 

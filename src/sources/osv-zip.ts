@@ -8,7 +8,8 @@ import { inflateRaw, inflateRawSync } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { SourceError } from './fetch.js';
 import { parseRecordBytes } from './record-parser.js';
-import { maxRecordBytes, type SourceRecordEntry } from './records.js';
+import { maxRecordBytes } from './record-size.js';
+import type { SourceRecordEntry } from './records.js';
 
 /**
  * Entries at least this large (compressed) are inflated on libuv's thread pool rather than on the

@@ -8,7 +8,7 @@ import { Piscina } from 'piscina';
 import type { ParsedEntry } from '../ingest/parse.js';
 import { adoptCanonicalSource } from '../ingest/row.js';
 import { parseRecordJson, type ParsedOffThread, type RecordTask } from './record-worker.js';
-import { checkRecordSize } from './records.js';
+import { checkRecordSize } from './record-size.js';
 
 /**
  * Records of at least this many bytes are parsed in the worker. Nearly all are a few KB and stay

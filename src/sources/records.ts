@@ -7,6 +7,7 @@ import { cannotBeServed, dormantRow, idsWithIssues, staleDormantKeys, storeDorma
 import { defaultClassifier, ingestParsed, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
 import { batchOf, type ParsedEntry } from '../ingest/parse.js';
 import { SourceError } from './fetch.js';
+import { checkRecordSize, maxRecordBytes, RecordTooLarge } from './record-size.js';
 
 export interface SyncCounts {
   received: number;
@@ -23,21 +24,6 @@ export interface SyncCounts {
 }
 
 export const emptyCounts = (): SyncCounts => ({ received: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, skipped: 0, tooLarge: 0, dormant: 0 });
-
-/**
- * The largest record a sync reads, as input hardening: real OSV records are far smaller. The
- * embedded database stores a record on the main thread, in a transaction every read waits for,
- * for longer the larger the record (issue 27; bench/README.md). A larger record is skipped unread,
- * counted (tooLarge) and logged on every sync that meets it, so it is never silently missing.
- */
-export const maxRecordBytes = 1024 * 1024;
-
-export class RecordTooLarge extends Error {}
-
-/** Throws RecordTooLarge for a record over maxRecordBytes: the one place that decides it. */
-export function checkRecordSize(bytes: number): void {
-  if (bytes > maxRecordBytes) throw new RecordTooLarge(`record is ${bytes} bytes, over the limit of ${maxRecordBytes}`);
-}
 
 /** One record as a source lists it; `read` (which also parses it) is only called when the fingerprint changed. */
 export interface SourceRecordEntry {

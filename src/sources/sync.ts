@@ -17,7 +17,8 @@ import { withSourceLease } from './lease.js';
 import { listOsvDir } from './osv-dir.js';
 import { changedSince, indexEntries, newestIn, readIndex } from './osv-index.js';
 import { openOsvZip } from './osv-zip.js';
-import { emptyCounts, maxRecordBytes, syncRecords, type SourceRecordEntry, type SyncCounts } from './records.js';
+import { maxRecordBytes } from './record-size.js';
+import { emptyCounts, syncRecords, type SourceRecordEntry, type SyncCounts } from './records.js';
 import { readEpss, readKev } from './signals.js';
 
 export interface SyncDeps extends IngestDeps {

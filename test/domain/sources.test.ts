@@ -13,7 +13,7 @@ import { ingest } from '../../src/ingest/ingest.js';
 import type { SourceDefinition } from '../../src/sources/definition.js';
 import { retryMinutes } from '../../src/sources/schedule.js';
 import { parsedOffThread } from '../../src/sources/record-parser.js';
-import { maxRecordBytes } from '../../src/sources/records.js';
+import { maxRecordBytes } from '../../src/sources/record-size.js';
 import { syncSource, type SyncOptions } from '../../src/sources/sync.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { testDatabaseUrl } from '../helpers/database.js';
