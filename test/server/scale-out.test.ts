@@ -173,6 +173,7 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))
       if (dir) await rm(dir, { recursive: true, force: true });
     });
 
+    // The longer parts wait for conditions; their time limits only keep a busy CI machine from failing them.
     it('marks every instance up with the documented `option httpchk GET /ready`', async () => {
       const servers = await balancer.waitForServers((s) => s.every((x) => x.status === 'UP' && x.check === 'L7OK'));
       expect(servers.map((s) => s.name)).toEqual(['app1', 'app2', 'app3']);
@@ -202,7 +203,7 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))
       expect(after.map((s, i) => s.total > before[i]!.total)).toEqual([true, true, true]);
     });
 
-    it('delivers every write once to every subscription and webhook, whichever instance took it', async () => {
+    it('delivers every write once to every subscription and webhook, whichever instance took it', { timeout: 60_000 }, async () => {
       // A subscription on each instance, and one through the balancer; each collects its messages.
       const bases = [...instances.map((s) => s.base), balancer.base];
       const subscriptions = await Promise.all(
@@ -266,7 +267,7 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))
 
     let fanOut: { batches: string[][]; killed: number } | undefined;
 
-    it('serves clients from the others when an instance is killed in the middle of a webhook fan-out', async () => {
+    it('serves clients from the others when an instance is killed in the middle of a webhook fan-out', { timeout: 60_000 }, async () => {
       for (let i = 0; i < webhookCount; i++) receiver.on(`/hook/${i}`, () => ({ status: 204, delayMs: 50 }));
       const load = startLoad(balancer.base);
       const before = receiver.requests.length;
@@ -294,7 +295,7 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))
       await balancer.waitForServers((s) => s.every((x) => x.status === 'UP'));
     });
 
-    it('restarts every instance in turn, under load, without failing a request', async () => {
+    it('restarts every instance in turn, under load, without failing a request', { timeout: 90_000 }, async () => {
       const load = startLoad(balancer.base, { firstClient: 4000 });
       for (let i = 0; i < 3; i++) {
         // As docs/operations.md says: out of the balancer, its requests finished, SIGTERM, back in.
