@@ -12,17 +12,20 @@ import { defaultJudge } from '../src/ingest/classifier/relevance.js';
 import { outOfScopeSample } from '../src/ingest/classifier/training.js';
 import { printCorpus } from './corpus.js';
 import { itemLines } from './items.js';
+import { ruleLines } from './rules.js';
 import { severityFloor, severityLines } from './severity.js';
 import { metricRow, metricsHeader, missRows, pct } from './markdown.js';
 
 const usage = `usage: npm run eval [-- --write]
+       npm run eval -- --rules
        npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]
 
   (no options)  grouped cross-validation of the relevance decision, printed as Markdown
   --write       also write the figures into eval/README.md (between its eval markers)
   --osv         judge the OSV records of a directory or zip instead (eval/corpus.ts)
   --labels      a CSV of id,relevant labels for --osv
-  --unserved    with --osv, list the records the classifier would not serve`;
+  --unserved    with --osv, list the records the classifier would not serve
+  --rules       what each family of text-item rules earns on the development folds`;
 const { values: args } = (() => {
   try {
     return parseArgs({
@@ -31,6 +34,7 @@ const { values: args } = (() => {
         labels: { type: 'string' },
         unserved: { type: 'boolean', default: false },
         write: { type: 'boolean', default: false },
+        rules: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -44,6 +48,7 @@ if (args.help) {
   process.exit(0);
 }
 if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
+else if (args.rules) console.log(ruleLines().join('\n'));
 else await writeFolds();
 
 async function writeFolds() {

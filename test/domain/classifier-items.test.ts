@@ -22,10 +22,11 @@ const judge = (title: string, summary?: string) => {
 };
 
 describe('labelled items', () => {
-  it('are real, sourced, a third in scope, with hard negatives of the out-of-scope groups, and none reserved', () => {
+  it('are real, sourced, a quarter in scope, with hard negatives of the out-of-scope groups, and none reserved', () => {
     const all = itemExamples().map((e) => e.labelled);
-    expect(all.length).toBeGreaterThanOrEqual(1500);
-    expect(all.filter((l) => l.relevant).length * 3).toBeGreaterThanOrEqual(all.length);
+    expect(all.length).toBeGreaterThanOrEqual(3000);
+    // Read press labels put fewer press items in scope than the rubric's sample did (issue 38).
+    expect(all.filter((l) => l.relevant).length * 4).toBeGreaterThanOrEqual(all.length);
     const groups = new Set(all.filter((l) => !l.relevant).map((l) => l.group));
     for (const g of outOfScopeGroups.filter((g) => g !== 'ai-brand-lure')) expect(groups, g).toContain(g);
     for (const l of all) {

@@ -1,24 +1,28 @@
 // Relevance of text items: news, research, regulation and incidents (native items with no package),
-// which have no package, repository or CWE to go on. Two kinds of evidence must both be present,
-// that the item is about AI/ML systems (evidence.ts) and that it is about their security, privacy
-// or safety (concernTerms): neither alone serves an item. Among items with both, a text model
-// trained on data/labelled-items (words and word pairs, model.ts) tells an attack on an AI system
-// from AI used as a defence, an AI brand used as a lure or an LLM paper on caching; a stacker
-// fitted on out-of-fold scores, folds grouped by source, calibrates the probability.
-// The concern must be about the AI system, so words with a second sense in abstracts ("exploit",
-// "safety", a bare "attack") count only in the title or beside a specific one, AI named only in the
-// body weighs half, and AI as the defender's tool or a lure's bait counts against.
+// which have no package, repository or CWE to go on (classifier 3.0.0, issue 38). A logistic text
+// model over the title's and the summary's words and pairs, title character 4-grams and an AI-system
+// gazetteer (item-features.ts), trained on data/labelled-items, is stacked with four families of
+// hand-written evidence: that the item is about an AI/ML system (evidence.ts), that it is about a
+// security, privacy or safety concern (concernTerms), that AI is only the defender's tool, a lure's
+// bait or business news (toolOrBait), and both sides at once. The stacker (item-stacker.ts) is
+// fitted on out-of-fold scores, folds grouped by source, so its probability is calibrated; each
+// family stays only while it earns its place on the development folds (npm run eval -- --rules,
+// eval/README.md). The concern must be about the AI system, so words with a second sense in
+// abstracts ("exploit", "safety", a bare "attack") count only in the title or beside a specific
+// one, and AI named only in the body weighs half.
 // docs/curation.md is the policy; eval/README.md has the figures.
 import { readFileSync } from 'node:fs';
 import type { Item, SourceHints } from '../item.js';
 import { parseEntry } from '../parse.js';
 import type { Catalogue } from './catalogue.js';
 import { collectEvidence, type Evidence } from './evidence.js';
-import { features, scoreModel, scoreText, trainLogistic, type TextModel, type TextScore } from './model.js';
+import { itemFeatures } from './item-features.js';
+import { fitItemStacker, type ItemStacker, stackedItemLogit } from './item-stacker.js';
+import { scoreModel, trainLogistic, type TextModel, type TextScore } from './model.js';
 import { aiTerms, concernTerms, evidenceWeights, itemAiTerms, toolOrBait } from './tables.js';
 import { plainText } from './text.js';
 import { inTestSplit } from './item-split.js';
-import { fitStacker, sigmoid, stackedLogit, type Stacker } from './training.js';
+import { sigmoid } from './training.js';
 
 /**
  * The items this judge decides: native items that name no package and are not declared
@@ -79,21 +83,6 @@ export function foldOf(source: string, arxivSources: string[]): number {
   for (const c of source) h = (h * 31 + c.charCodeAt(0)) >>> 0;
   return arxivSources.length + (h % (foldCount - arxivSources.length));
 }
-
-/** Function words carry the length and register of a text (an abstract, a headline), not its subject. */
-const functionWords = new Set('to of in on an at by as or is it be we our us if so no do up its than then into over under about between through'.split(' '));
-const itemFeatures = (item: Item) =>
-  features(item).filter(
-    (f) =>
-      !(f.startsWith('w:') && (f.length <= 4 || functionWords.has(f.slice(2)))) &&
-      !(
-        f.startsWith('b:') &&
-        f
-          .slice(2)
-          .split(' ')
-          .some((w) => functionWords.has(w))
-      ),
-  );
 
 let examples: ItemExample[] | undefined;
 export function itemExamples(): ItemExample[] {
@@ -196,78 +185,104 @@ function twoSided(item: Item, catalogue: Catalogue, vendors: string[]): TwoSided
 
 const sum = (es: Evidence[]) => es.reduce((s, e) => s + e.weight, 0);
 
+/**
+ * The rules' evidence the stacker weighs beside the text model, each its own input (item-stacker.ts):
+ * that the item is about an AI system, that it is about a security, privacy or safety concern,
+ * and that AI is only the defender's tool, a lure's bait or business news. `rules` leaves families
+ * out, for the measurement of what each earns on held-out sources (eval/README.md).
+ */
+export type RuleFamily = 'ai' | 'concern' | 'toolOrBait' | 'both';
+export const ruleFamilies: readonly RuleFamily[] = ['ai', 'concern', 'toolOrBait', 'both'];
+
 export interface ItemScore {
   modelLogit: number;
   modelTop: string[];
   ai: Evidence[];
   concern: Evidence[];
-  /** The weaker side's evidence: what the stacker weighs, zero when either side is missing. */
-  both: number;
+  /** The stacker's inputs: the model's log-odds, then each rule family's evidence in log-odds. */
+  x: number[];
 }
 
-function scored(text: TextScore, sides: TwoSided): ItemScore {
-  // AI as the defender's tool or the lure's bait is out of scope whatever else the item says.
-  const toolOrBait = sides.concern.some((e) => e.kind === 'tool-or-bait');
-  // One weak word at half weight (a domain word only in the body, or "adversarial attacks" alone) is no evidence of AI.
-  const ai = sum(sides.ai);
+function scored(text: TextScore, sides: TwoSided, rules: readonly RuleFamily[] = ruleFamilies): ItemScore {
+  const bait = sides.concern.filter((e) => e.kind === 'tool-or-bait');
+  const concern = sides.concern.filter((e) => e.kind !== 'tool-or-bait');
+  // Both sides at once: the weaker side's evidence, an AND the sums alone cannot express, and
+  // whether both are there at all (with no bait), which changes how far the text model is trusted.
+  // A family left out (the rules measurement) is gone from the joint input too.
+  const aiSum = rules.includes('ai') ? sum(sides.ai) : Number.POSITIVE_INFINITY;
+  const concernSum = rules.includes('concern') ? sum(concern) : Number.POSITIVE_INFINITY;
+  const baited = rules.includes('toolOrBait') && bait.length > 0;
+  const joint = Math.min(aiSum, concernSum);
+  const both = !baited && aiSum > evidenceWeights.domainFirst / 2 && Number.isFinite(joint) ? Math.max(0, joint) : 0;
+  const gate = rules.includes('both') ? (both > 0 ? 1 : 0) : 1;
   return {
     modelLogit: text.logit,
     modelTop: text.top,
     ...sides,
-    both: toolOrBait || ai <= evidenceWeights.domainFirst / 2 ? 0 : Math.max(0, Math.min(ai, sum(sides.concern))),
+    x: [
+      text.logit * gate,
+      text.logit * (1 - gate),
+      rules.includes('ai') ? aiSum : 0,
+      rules.includes('concern') ? concernSum : 0,
+      rules.includes('toolOrBait') ? sum(bait) : 0,
+      rules.includes('both') ? both : 0,
+      rules.includes('both') ? gate : 0,
+    ],
   };
 }
 
 export interface TrainedItems {
   model: TextModel;
-  stacker: Stacker;
-  /** The share of relevant items among labelled items that lack one side: their calibrated probability. */
-  oneSided: number;
+  stacker: ItemStacker;
 }
 
-const asPoint = (s: ItemScore, relevant: boolean) => ({ modelLogit: s.modelLogit, evidenceSum: s.both, relevant });
+const scoreOf = (model: TextModel, e: ItemExample, catalogue: Catalogue, rules?: readonly RuleFamily[]) =>
+  scored(scoreModel(model, e.features), twoSided(e.item, catalogue, []), rules);
 
 /**
  * Every labelled item scored by a model that never saw its source. `folds` below foldCount merges
- * source folds (fold % folds): the service calibrates on three, at a third of the evaluation's cost.
+ * source folds (fold % folds): the service calibrates on fewer, at a fraction of the evaluation's cost.
  */
-export function outOfFoldItems(all: ItemExample[] = itemExamples(), catalogue: Catalogue, folds = foldCount): { e: ItemExample; s: ItemScore }[] {
+export function outOfFoldItems(
+  all: ItemExample[] = itemExamples(),
+  catalogue: Catalogue,
+  folds = foldCount,
+  rules?: readonly RuleFamily[],
+): { e: ItemExample; s: ItemScore }[] {
   const out: { e: ItemExample; s: ItemScore }[] = [];
   for (let fold = 0; fold < folds; fold++) {
     const held = all.filter((e) => e.fold % folds === fold);
     if (held.length === 0) continue;
     const model = trainLogistic(all.filter((e) => e.fold % folds !== fold).map((e) => ({ features: e.features, relevant: e.labelled.relevant })));
-    for (const e of held) out.push({ e, s: scored(scoreModel(model, e.features), twoSided(e.item, catalogue, [])) });
+    for (const e of held) out.push({ e, s: scoreOf(model, e, catalogue, rules) });
   }
   return out;
 }
 
-const oneSidedRate = (points: { s: ItemScore; relevant: boolean }[]) => {
-  const out = points.filter((p) => p.s.both <= 0);
-  return (out.filter((p) => p.relevant).length + 1) / (out.length + 2);
-};
-
 /** Folds the service's stacker is calibrated on (the evaluation uses all foldCount). */
-const serviceFolds = 2;
+const serviceFolds = 3;
 
-export function trainItems(catalogue: Catalogue, all: ItemExample[] = itemExamples(), folds = serviceFolds): TrainedItems {
-  const oof = outOfFoldItems(all, catalogue, folds).map(({ e, s }) => ({ s, relevant: e.labelled.relevant }));
+const stackerOf = (points: { s: ItemScore; relevant: boolean }[]) => fitItemStacker(points.map((p) => ({ x: p.s.x, relevant: p.relevant })));
+
+export function trainItems(catalogue: Catalogue, all: ItemExample[] = itemExamples(), folds = serviceFolds, rules?: readonly RuleFamily[]): TrainedItems {
+  const oof = outOfFoldItems(all, catalogue, folds, rules).map(({ e, s }) => ({ s, relevant: e.labelled.relevant }));
   return {
     model: trainLogistic(all.map((e) => ({ features: e.features, relevant: e.labelled.relevant }))),
-    stacker: fitStacker(oof.filter((p) => p.s.both > 0).map((p) => asPoint(p.s, p.relevant))),
-    oneSided: oneSidedRate(oof),
+    stacker: stackerOf(oof),
   };
 }
 
 /** Each fold's probabilities from a stacker fitted on the other folds' out-of-fold scores only. */
-export function crossValidatedItems(catalogue: Catalogue, all: ItemExample[] = itemExamples()): { e: ItemExample; s: ItemScore; p: number }[] {
-  const oof = outOfFoldItems(all, catalogue);
+export function crossValidatedItems(
+  catalogue: Catalogue,
+  all: ItemExample[] = itemExamples(),
+  rules?: readonly RuleFamily[],
+): { e: ItemExample; s: ItemScore; p: number }[] {
+  const oof = outOfFoldItems(all, catalogue, foldCount, rules);
   const results: { e: ItemExample; s: ItemScore; p: number }[] = [];
   for (let fold = 0; fold < foldCount; fold++) {
-    const rest = oof.filter((o) => o.e.fold !== fold).map((o) => ({ s: o.s, relevant: o.e.labelled.relevant }));
-    const stacker = fitStacker(rest.filter((p) => p.s.both > 0).map((p) => asPoint(p.s, p.relevant)));
-    const oneSided = oneSidedRate(rest);
-    for (const o of oof.filter((x) => x.e.fold === fold)) results.push({ ...o, p: probabilityOf({ stacker, oneSided }, o.s) });
+    const stacker = stackerOf(oof.filter((o) => o.e.fold !== fold).map((o) => ({ s: o.s, relevant: o.e.labelled.relevant })));
+    for (const o of oof.filter((x) => x.e.fold === fold)) results.push({ ...o, p: probabilityOf({ stacker }, o.s) });
   }
   return results;
 }
@@ -276,19 +291,23 @@ export function crossValidatedItems(catalogue: Catalogue, all: ItemExample[] = i
  * The frozen test split (item-split.ts) scored as the service would score items it never saw:
  * model and stacker trained on the other items only, the stacker on their out-of-fold scores.
  */
-export function frozenSplitItems(catalogue: Catalogue, all: ItemExample[] = itemExamples()): { e: ItemExample; s: ItemScore; p: number }[] {
+export function frozenSplitItems(
+  catalogue: Catalogue,
+  all: ItemExample[] = itemExamples(),
+  rules?: readonly RuleFamily[],
+): { e: ItemExample; s: ItemScore; p: number }[] {
   const train = all.filter((e) => !inTestSplit(e.labelled));
-  const trained = trainItems(catalogue, train, foldCount);
+  const trained = trainItems(catalogue, train, foldCount, rules);
   return all
     .filter((e) => inTestSplit(e.labelled))
     .map((e) => {
-      const s = scored(scoreModel(trained.model, e.features), twoSided(e.item, catalogue, []));
+      const s = scoreOf(trained.model, e, catalogue, rules);
       return { e, s, p: probabilityOf(trained, s) };
     });
 }
 
-function probabilityOf(t: Pick<TrainedItems, 'stacker' | 'oneSided'>, s: ItemScore): number {
-  return s.both > 0 ? sigmoid(stackedLogit(t.stacker, { modelLogit: s.modelLogit, evidenceSum: s.both })) : t.oneSided;
+function probabilityOf(t: Pick<TrainedItems, 'stacker'>, s: ItemScore): number {
+  return sigmoid(stackedItemLogit(t.stacker, s.x));
 }
 
 export interface ItemDecision {
@@ -299,13 +318,15 @@ export interface ItemDecision {
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** The reasons as provenance shows them, strongest first; a missing side says so. */
+/** The reasons as provenance shows them, strongest first, each in the stacker's log-odds; a missing side says so. */
 export function itemReasons(t: Pick<TrainedItems, 'stacker'>, s: ItemScore): Evidence[] {
-  const { stacker } = t;
+  // The two sides' joint input (x[5]) has no evidence of its own: it weighs the concern evidence.
+  const [, modelBoth = 0, modelOne = 0, ai = 0, concern = 0, bait = 0, both = 0] = t.stacker.weights;
+  const model = s.x[1] === 0 ? modelBoth : modelOne;
   const reasons: Evidence[] = [
-    ...s.ai.map((e) => ({ ...e, weight: round(e.weight * stacker.b2) })),
-    ...s.concern.map((e) => ({ ...e, weight: round(e.weight * stacker.b2) })),
-    { kind: 'model' as const, detail: s.modelTop.join(' '), weight: round(stacker.b1 * s.modelLogit) },
+    ...s.ai.map((e) => ({ ...e, weight: round(e.weight * ai) })),
+    ...s.concern.map((e) => ({ ...e, weight: round(e.weight * (e.kind === 'tool-or-bait' ? bait : concern + (s.x[5] ? both : 0))) })),
+    { kind: 'model' as const, detail: s.modelTop.join(' '), weight: round(model * s.modelLogit) },
   ];
   if (sum(s.ai) <= evidenceWeights.domainFirst / 2) reasons.push({ kind: 'missing', detail: 'nothing says the item is about an AI/ML system', weight: 0 });
   if (!s.concern.some((e) => e.kind !== 'tool-or-bait'))
@@ -314,10 +335,11 @@ export function itemReasons(t: Pick<TrainedItems, 'stacker'>, s: ItemScore): Evi
 }
 
 export function decideItem(t: TrainedItems, item: Item, catalogue: Catalogue, vendors: string[]): ItemDecision {
-  const s = scored(scoreText(t.model, item), twoSided(item, catalogue, vendors));
+  const s = scored(scoreModel(t.model, itemFeatures(item)), twoSided(item, catalogue, vendors));
+  const [b0 = 0, modelBoth = 0, modelOne = 0, , , , , gate = 0] = t.stacker.weights;
   return {
     probability: probabilityOf(t, s),
-    modelScore: sigmoid(t.stacker.b0 + t.stacker.b1 * s.modelLogit),
+    modelScore: sigmoid(b0 + (s.x[6] ? gate + modelBoth * s.modelLogit : modelOne * s.modelLogit)),
     reasons: itemReasons(t, s),
   };
 }

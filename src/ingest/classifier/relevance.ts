@@ -12,7 +12,7 @@ import { scoreText } from './model.js';
 import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
 
 /** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
-const rulesVersion = '2.11.0';
+const rulesVersion = '3.0.0';
 
 export interface Provenance {
   /** classifierPromptVersion of the classifier that decided. */
