@@ -1,6 +1,6 @@
 // What the OpenAPI document says beyond SOFA's routes: an example for every operation, and the
 // plain routes (CSV, OSV zips, Atom feeds, TAXII) with their real media types. Examples are checked
-// against their schemas by Spectral in test/edge/openapi-tools.test.ts.
+// against their schemas by Redocly's linter in test/edge/openapi-tools.test.ts.
 import { CYCLONEDX_MEDIA_TYPE, SPDX_MEDIA_TYPE } from '../sbom/parse.js';
 import { TAXII_MEDIA_TYPE } from '../taxii/route.js';
 

@@ -24,12 +24,24 @@ export function plainText(markdown: string): string {
   return text;
 }
 
+// HTML's entities for the characters Markdown text escapes; remove-markdown leaves them as written.
+const entities: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&#39;': "'", '&nbsp;': ' ' };
+
 function convertMarkdown(markdown: string): string {
   const withoutBlocks = markdown
     .replace(/```[\s\S]*?(```|$)/g, ' ')
+    // A heading answered by a bare "No" (GitHub's form: "### Workarounds", its italic prompt, "No")
+    // says nothing once the heading is gone.
+    .replace(/^\s{0,3}#{1,6}\s.*\n(?:\s*_[^_\n]+_\s*\n)?\s*(?:no|none|n\/a)\.?\s*$/gim, ' ')
     .replace(/^\s{0,3}#{1,6}\s.*$/gm, ' ')
-    .replace(/^\s*(Summary|Impact|Details|Description|Patches|Workarounds|References|PoC|Proof of Concept)\s*:?\s*$/gim, ' ');
-  return removeMarkdown(withoutBlocks, { gfm: true, useImgAltText: false }).replace(/\s+/g, ' ').trim();
+    .replace(/^\s*(Summary|Impact|Details|Description|Patches|Workarounds|References|PoC|Proof of Concept)\s*:?\s*$/gim, ' ')
+    // A line of nothing but links or badges ("[localhost](http://localhost:8888)" above the first
+    // heading) is no sentence: flattened, its link text would open the summary.
+    .replace(/^\s*(?:!?\[[^\]\n]*\]\([^)\s]*\)\s*)+$/gm, ' ');
+  return removeMarkdown(withoutBlocks, { gfm: true, useImgAltText: false })
+    .replace(/&(?:lt|gt|amp|quot|#39|nbsp);/g, (entity) => entities[entity]!)
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 // Sentences by ICU's rules (Intl.Segmenter): a full stop inside a number, a version, a file or
