@@ -13,6 +13,8 @@ import { contentHashOf } from './row.js';
 export interface DormantRow {
   key: string;
   recordId: string;
+  /** The keys an issue of this record would be filed under (not stored). */
+  knownBy?: string[];
   modified: string | null;
   contentHash: string;
 }
@@ -26,15 +28,19 @@ export function cannotBeServed(item: Item): boolean {
 export const dormantRow = (key: string, item: Item): DormantRow => ({
   key,
   recordId: item.sourceId,
+  knownBy: [item.sourceId, ...item.cveIds, ...item.otherIds],
   modified: item.source.modified,
   contentHash: contentHashOf(item),
 });
 
-/** Of these record ids, those an issue is already known by (they are ingested, not set aside). */
+/**
+ * Of these ids (each set-aside record's id and aliases), those an issue is filed under: its natural
+ * key is the record's CVE, else its GHSA id, else its own id (row.ts). A probe of the unique index
+ * per id, whatever the size of the table.
+ */
 export async function idsWithIssues(prisma: PrismaClient, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await prisma.$queryRaw<{ id: string }[]>`
-    SELECT DISTINCT x.id FROM "Issue", unnest("identifiers") AS x(id) WHERE "identifiers" && ${ids}::text[] AND x.id = ANY(${ids}::text[])`;
+  const rows = await prisma.$queryRaw<{ id: string }[]>`SELECT "naturalKey" AS id FROM "Issue" WHERE "naturalKey" = ANY(${ids}::text[])`;
   return new Set(rows.map((r) => r.id));
 }
 
@@ -45,7 +51,7 @@ export async function idsWithIssues(prisma: PrismaClient, ids: string[]): Promis
 export async function storeDormant(prisma: PrismaClient, source: string, judgedBy: string, dormant: DormantRow[], ingestedKeys: string[]): Promise<void> {
   if (ingestedKeys.length) await prisma.$executeRaw`DELETE FROM "DormantRecord" WHERE "source" = ${source} AND "key" = ANY(${ingestedKeys}::text[])`;
   if (dormant.length === 0) return;
-  const unique = [...new Map(dormant.map((d) => [d.key, d])).values()];
+  const unique = [...new Map(dormant.map(({ knownBy: _, ...d }) => [d.key, d])).values()];
   await prisma.$executeRaw`
     INSERT INTO "DormantRecord" ("source", "key", "recordId", "modified", "contentHash", "judgedBy")
     SELECT ${source}, x."key", x."recordId", x."modified", x."contentHash", ${judgedBy}

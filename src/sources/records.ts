@@ -192,10 +192,10 @@ export async function syncRecords(
     const setAside = chunk.filter((b) => b.dormant);
     const withIssues = await idsWithIssues(
       deps.prisma,
-      setAside.map((b) => b.dormant!.recordId),
+      setAside.flatMap((b) => b.dormant!.knownBy ?? []),
     );
     for (const b of setAside) {
-      if (withIssues.has(b.dormant!.recordId)) b.dormant = undefined;
+      if (b.dormant!.knownBy?.some((id) => withIssues.has(id))) b.dormant = undefined;
       else b.parsed = undefined;
     }
     const readable = chunk.filter((b) => b.parsed !== undefined);
