@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/keys/api-keys.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { makeIssue } from '../helpers/issues.js';
-import { bearer, registerWebhookRest, webhookKey } from '../helpers/webhooks.js';
+import { bearer, webhookKey } from '../helpers/webhooks.js';
 
 let t: TestApp;
 const cap = 50;
