@@ -1,6 +1,7 @@
 // GET /api/v1/stacks/{token}.atom: the issues affecting a watched stack now (the scan's answer for
-// its components, kept per stack and data version: stacks/findings.ts), newest first, for people who read feeds instead of running receivers. The token
-// is looked up by its hash; a revoked token, a deleted webhook or a revoked owner key is a 404.
+// its components, kept per stack and data version: stacks/findings.ts), newest first, for people
+// who read feeds instead of running receivers. The token is looked up by its hash; a revoked token,
+// a deleted webhook or a revoked owner key is a 404.
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { columnsSql } from '../db/driver-read.js';
