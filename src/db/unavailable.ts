@@ -5,8 +5,12 @@
 import { GraphQLError } from 'graphql';
 import { appError } from '../errors.js';
 
-/** Prisma's codes for an unreachable server, a closed connection, pool and socket time-outs. */
-const prismaCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+/**
+ * Prisma's codes for an unreachable server, a closed connection, pool and socket time-outs, and a
+ * transaction that could not start in time (P2028: every pooled connection busy) or outlived its
+ * time: the database is too busy to answer now, which a client should retry like an outage.
+ */
+const prismaCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2037']);
 /** Driver adapter error kinds with the same meaning. */
 const adapterKinds = new Set([
   'DatabaseNotReachable',

@@ -4,8 +4,8 @@
 import { parsePage } from '../issues/filters.js';
 import { issuePath, stackFeedPath } from '../api-paths.js';
 import { vexDocument } from '../sbom/vex.js';
-import { scanStack } from '../scan/scan.js';
-import { issueFeedToken, revokeFeedToken, stackOf, storedComponents } from '../stacks/watched.js';
+import { stackFindings } from '../stacks/findings.js';
+import { issueFeedToken, revokeFeedToken, storedComponents } from '../stacks/watched.js';
 import { badRequest } from '../errors.js';
 import { requireOwnedWebhook } from '../webhooks/manage.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
@@ -52,7 +52,7 @@ builder.queryField('webhookFindings', (t) =>
     resolve: async (_root, args, ctx) => {
       const { limit, offset } = parsePage(args);
       const { components } = await stackOfWebhook(ctx.prisma, String(args.webhookId), ctx.webhookOwner);
-      const result = await scanStack(ctx.db.read, stackOf(components));
+      const result = await stackFindings(ctx.db, components);
       return { data: result.data.slice(offset, offset + limit), meta: { total: once(async () => result.meta.total), limit, offset } };
     },
   }),
@@ -65,7 +65,7 @@ builder.queryField('webhookFindingsVex', (t) =>
     args: { webhookId: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx) => {
       const { components } = await stackOfWebhook(ctx.prisma, String(args.webhookId), ctx.webhookOwner);
-      const result = await scanStack(ctx.db.read, stackOf(components));
+      const result = await stackFindings(ctx.db, components);
       // Yoga puts the request in every context; the issue links are absolute, as the scan's VEX writes them.
       const request = (ctx as { request?: Request }).request;
       const origin = request ? new URL(request.url).origin : '';

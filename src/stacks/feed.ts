@@ -1,6 +1,7 @@
 // GET /api/v1/stacks/{token}.atom: the issues affecting a watched stack now (the scan's answer for
-// its components), newest first, for people who read feeds instead of running receivers. The token
-// is looked up by its hash; a revoked token, a deleted webhook or a revoked owner key is a 404.
+// its components, kept per stack and data version: stacks/findings.ts), newest first, for people
+// who read feeds instead of running receivers. The token is looked up by its hash; a revoked token,
+// a deleted webhook or a revoked owner key is a 404.
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { columnsSql } from '../db/driver-read.js';
@@ -10,8 +11,8 @@ import { Prisma } from '../generated/prisma/client.js';
 import { issueOrderSql, parsePage } from '../issues/filters.js';
 import { sha256Hex } from '../keys/bearer.js';
 import { queryParam, rejectUnknownParameters } from '../params.js';
-import { scanStack } from '../scan/scan.js';
-import { feedTokenShape, ownerKeyActive, stackOf, storedComponents } from './watched.js';
+import { stackFindings } from './findings.js';
+import { feedTokenShape, ownerKeyActive, storedComponents } from './watched.js';
 
 const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 
@@ -29,7 +30,7 @@ export function stackFeed({ config, db }: { config: Pick<Config, 'webhookApiKey'
         })
       : null;
     if (!stack || !(await ownerKeyActive(config, db.prisma, stack.webhook.ownerKeyHash))) throw notFound('Feed not found');
-    const ids = (await scanStack(db.read, stackOf(storedComponents(stack.components)))).data.map((m) => m.id);
+    const ids = (await stackFindings(db, storedComponents(stack.components))).data.map((m) => m.id);
     const issues = ids.length
       ? await db.read<AtomIssue>(Prisma.sql`SELECT ${atomColumns} FROM "Issue" WHERE id = ANY(${ids}::uuid[]) ORDER BY ${issueOrderSql} LIMIT ${limit}`)
       : [];

@@ -6,6 +6,8 @@ import { badRequest, notFound } from '../errors.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { isUuid } from '../params.js';
 import type { Database } from '../db/client.js';
+import { withinDeadline } from '../db/deadline.js';
+import { RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
 import { currentFindings, parseWatchedStack, saveStack, type ParsedStack, type WatchedStackInput } from '../stacks/watched.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
@@ -25,6 +27,39 @@ function eventKinds(events: readonly WebhookEventKind[] | null | undefined): Web
   if (events == null) return undefined;
   if (events.length === 0) throw badRequest(`events must name at least one of: ${webhookEventKinds.join(', ')}`);
   return webhookEventKinds.filter((kind) => events.includes(kind));
+}
+
+/** How long a change to a key's stacks waits for the key's earlier ones before it answers 503. */
+const maxTurnWaitMs = 10_000;
+/** Per owner key, the end of the last change queued: one key's stack writes run one at a time here. */
+const turns = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `work` once the owner's earlier registrations and stack changes in this process are done, or
+ * answers 503 after maxTurnWaitMs. Queued here, they do not each hold a pooled connection in a
+ * transaction waiting on the key's lock (the lock still orders them across instances).
+ */
+async function inOwnerTurn<T>(ownerKeyHash: string, work: () => Promise<T>): Promise<T> {
+  const previous = turns.get(ownerKeyHash) ?? Promise.resolve();
+  let done!: () => void;
+  const tail = Promise.all([previous, new Promise<void>((resolve) => (done = resolve))]);
+  turns.set(ownerKeyHash, tail);
+  try {
+    const started = await withinDeadline(
+      previous.then(() => true),
+      maxTurnWaitMs,
+    );
+    if (!started) throw serviceUnavailable(`Too many changes to this key's webhooks at once; try again in ${RETRY_AFTER_SECONDS} seconds`);
+    return await work();
+  } finally {
+    done();
+    if (turns.get(ownerKeyHash) === tail) turns.delete(ownerKeyHash);
+  }
+}
+
+/** Takes the owner's lock for the rest of the transaction: its registrations and stack writes, on every instance. */
+async function lockOwner(tx: Prisma.TransactionClient, ownerKeyHash: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(${ownerKeyHash}, 0))) AS locked`;
 }
 
 /** What these rules need of the running service. */
@@ -66,8 +101,9 @@ async function checkedUrl(ctx: Deps, raw: string): Promise<string> {
 
 /**
  * Registers a webhook (a checked URL, known filters) unless the owner already has WEBHOOKS_PER_KEY
- * webhooks (a 400 naming the limit). Registrations of one key are serialised by a transaction
- * lock, so two at once cannot both take the last place. `query` selects what is answered.
+ * webhooks (a 400 naming the limit). Registrations of one key are serialised (inOwnerTurn, then a
+ * transaction lock), so two at once cannot both take the last place; the stack is read and matched
+ * before, outside any transaction. `query` selects what is answered.
  */
 export async function registerWebhook<Q extends object>(
   ctx: Deps,
@@ -82,16 +118,18 @@ export async function registerWebhook<Q extends object>(
   const events = eventKinds(input.events);
   const data: Prisma.WebhookCreateInput = { url, filters, ...(events ? { events } : {}), ownerKeyHash, secret: newSecret() };
   const cap = ctx.config.webhooksPerKey;
-  return ctx.prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(${ownerKeyHash}, 0))) AS locked`;
-    if ((await tx.webhook.count({ where: { ownerKeyHash } })) >= cap) {
-      throw badRequest(`A key may have at most ${cap} webhooks; delete one before registering another`);
-    }
-    if (!stack) return tx.webhook.create({ ...query, data });
-    const { id } = await tx.webhook.create({ data, select: { id: true } });
-    await saveStack(tx, id, stack.parsed, stack.known);
-    return tx.webhook.findUniqueOrThrow({ ...query, where: { id } });
-  });
+  return inOwnerTurn(ownerKeyHash, () =>
+    ctx.prisma.$transaction(async (tx) => {
+      await lockOwner(tx, ownerKeyHash);
+      if ((await tx.webhook.count({ where: { ownerKeyHash } })) >= cap) {
+        throw badRequest(`A key may have at most ${cap} webhooks; delete one before registering another`);
+      }
+      if (!stack) return tx.webhook.create({ ...query, data });
+      const { id } = await tx.webhook.create({ data, select: { id: true } });
+      await saveStack(tx, id, stack.parsed, stack.known);
+      return tx.webhook.findUniqueOrThrow({ ...query, where: { id } });
+    }),
+  );
 }
 
 /** Changes one of the owner's webhooks: a new url (checked like a registration), new filters, events, or the state. */
@@ -135,9 +173,13 @@ export async function updateWebhook<Q extends object>(
   const stack = input.stack === null ? undefined : await checkedStack(ctx, input.stack);
   // Like new filters, a new stack applies to what is published from now on.
   Object.assign(data, { subscribedAt: now });
-  return ctx.prisma.$transaction(async (tx) => {
-    if (stack) await saveStack(tx, current.id, stack.parsed, stack.known);
-    else await tx.watchedStack.deleteMany({ where: { webhookId: current.id } });
-    return tx.webhook.update({ ...query, where: { id: current.id }, data });
-  });
+  return inOwnerTurn(ownerKeyHash, () =>
+    ctx.prisma.$transaction(async (tx) => {
+      // Two stack writes of one webhook at once would each delete the rows the other inserts.
+      await lockOwner(tx, ownerKeyHash);
+      if (stack) await saveStack(tx, current.id, stack.parsed, stack.known);
+      else await tx.watchedStack.deleteMany({ where: { webhookId: current.id } });
+      return tx.webhook.update({ ...query, where: { id: current.id }, data });
+    }),
+  );
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startWebhookApp, type Deliveries } from '../helpers/deliveries.js';
 import type { ReceivedRequest } from '../helpers/https-receiver.js';
+import { makeIssue } from '../helpers/issues.js';
 import { adminHeaders, loadAdvisories, loadAdvisory } from '../helpers/samples.js';
 import { bearer, publishIssues, registerWebhookRest } from '../helpers/webhooks.js';
 
@@ -278,6 +279,26 @@ describe('a watched stack', () => {
     const [delivery] = bodies('/models')(await deliveries.receiver.waitFor((r) => bodies('/models')(r).length >= 1));
     expect(delivery!.issues.map((i) => i.id).sort()).toEqual([byVendor, byPackage].sort());
     expect(delivery!.issues.map((i) => i.id)).not.toContain(vendorOnly);
+  });
+
+  it('answers a repeated read of findings, VEX and feed from what it kept at the data version, and anew once it moves', async () => {
+    const created = await registerWebhookRest(t, { url: deliveries.receiver.url('/kept'), stack: { packages: ['pkg:generic/acme/kept-tool@1.0.0'] } });
+    expect(created.status).toBe(201);
+    const hook = created.body.data.id as string;
+    const feed = await t.fetch(`/api/v1/webhooks/${hook}/feed`, { method: 'POST', headers: bearer() });
+    const { path } = ((await feed.json()) as { data: { path: string } }).data;
+    const answers = async () => ({
+      findings: (await get(`/api/v1/webhooks/${hook}/findings`)).body.meta.total,
+      vex: (await get(`/api/v1/webhooks/${hook}/findings/vex`)).body.vulnerabilities.length,
+      feed: parseFeed(await (await t.fetch(path)).text()).items.length,
+    });
+    expect(await answers()).toEqual({ findings: 0, vex: 0, feed: 0 });
+    // An issue written past every path that moves the data version: what was kept still answers.
+    await t.db.prisma.issue.create({ data: makeIssue({ title: 'Kept tool runs arbitrary code', packageNames: ['acme/kept-tool'] }) });
+    expect(await answers()).toEqual({ findings: 0, vex: 0, feed: 0 });
+    // The version moves (as every change to served data moves it): the answers are the scan's again.
+    await t.db.prisma.$executeRaw`UPDATE "DataVersion" SET version = version + 1 WHERE id = 1`;
+    expect(await answers()).toEqual({ findings: 1, vex: 1, feed: 1 });
   });
 
   it('stops watching on "stack": null, over REST alone or with another field and over GraphQL alike', async () => {
