@@ -11,7 +11,7 @@ import { inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
 import { isUuid } from '../params.js';
 import type { DriverRead } from '../db/driver-read.js';
-import { Prisma } from '../generated/prisma/client.js';
+import { readIssuesBySeen } from '../issues/reads.js';
 import { issueOwnObjects, referenceObjects, SERVICE_EPOCH, stixColumns, type StixIssue, type StixObject } from '../stix/bundle.js';
 import type { Collection } from './collections.js';
 
@@ -74,12 +74,13 @@ export async function collectionObjects(read: DriverRead, collection: Collection
 
   let cursor = after && 'id' in after ? after : undefined;
   while (!full()) {
-    const addedAfter = query.addedAfter ? Prisma.sql` AND "firstSeenAt" > ${query.addedAfter}` : Prisma.empty;
-    const since = cursor ? Prisma.sql` AND ("firstSeenAt", id) >= (${new Date(cursor.t)}, ${cursor.id}::uuid)` : Prisma.empty;
-    const issues = await read<StixIssue & { firstSeenAt: Date }>(
-      Prisma.sql`SELECT ${stixColumns}, "firstSeenAt" FROM "Issue" WHERE ${collection.where} AND "firstSeenAt" <= ${query.settledBefore}${addedAfter}${since}
-                 ORDER BY "firstSeenAt", id LIMIT ${ISSUES_PER_QUERY}`,
-    );
+    const issues = await readIssuesBySeen<StixIssue>(read, stixColumns, {
+      where: collection.where,
+      settledBefore: query.settledBefore,
+      addedAfter: query.addedAfter,
+      from: cursor,
+      limit: ISSUES_PER_QUERY,
+    });
     for (const issue of issues) {
       const t = issue.firstSeenAt.toISOString();
       // The cursor's own issue continues after its last listed object.
