@@ -12,7 +12,7 @@
 // that isDatabaseUnavailable reads.
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { inPoolTransaction } from './pool-transaction.js';
 
 /**
@@ -83,3 +83,9 @@ function driverRead<C>(
     })) as T[];
   };
 }
+
+/** The same kind of read through Prisma's raw query, for work off the request path (a digest, a registry look-up). */
+export const prismaRead =
+  (prisma: Pick<PrismaClient, '$queryRaw'>): DriverRead =>
+  <T>(query: Prisma.Sql) =>
+    prisma.$queryRaw<T[]>(query);

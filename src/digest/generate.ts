@@ -1,34 +1,13 @@
 // Generates (or regenerates) the digest of one UTC day from the served issues published that day.
 import { utcDay } from '../dates.js';
-import { bumpDataVersionCte } from '../db/data-version.js';
-import { columnsSql } from '../db/driver-read.js';
-import { Prisma, type Digest, type PrismaClient } from '../generated/prisma/client.js';
-import { readFreshness, type Freshness } from '../issues/freshness.js';
-import { servedIssueSql } from '../issues/served.js';
+import { columnsSql, prismaRead } from '../db/driver-read.js';
+import type { Digest, PrismaClient } from '../generated/prisma/client.js';
+import type { Freshness } from '../issues/freshness.js';
+import { readDigestIssues, readFreshness } from '../issues/reads.js';
 import { digestIssueSelect, renderDigest, type DigestContext, type DigestIssue } from './render.js';
+import { daysWithDigests, saveDigest } from './store.js';
 
 const digestIssueColumns = columnsSql(Object.keys(digestIssueSelect));
-
-/** The digests served (the latest, the list, the Atom feed): days that covered at least one issue. */
-export const nonEmptyDigestSql = Prisma.sql`"issueCount" > 0`;
-
-/** A page of the served digests, newest day first. */
-export const digestPageSql = (columns: Prisma.Sql, limit: number, offset = 0) =>
-  Prisma.sql`SELECT ${columns} FROM "Digest" WHERE ${nonEmptyDigestSql} ORDER BY date DESC LIMIT ${limit} OFFSET ${offset}`;
-
-/**
- * Insert or replace by date in one statement, so instances generating the same day never collide;
- * the same statement moves the data version.
- */
-async function saveDigest(prisma: PrismaClient, date: string, content: string, issueCount: number): Promise<Digest> {
-  const rows = await prisma.$queryRaw<Digest[]>`
-    WITH bump AS (${Prisma.raw(bumpDataVersionCte)})
-    INSERT INTO "Digest" (id, date, content, "issueCount", "generatedAt")
-    VALUES (gen_random_uuid(), ${date}, ${content}, ${issueCount}, now())
-    ON CONFLICT (date) DO UPDATE SET content = EXCLUDED.content, "issueCount" = EXCLUDED."issueCount", "generatedAt" = EXCLUDED."generatedAt"
-    RETURNING id::text AS id, date, content, "issueCount", "generatedAt"`;
-  return rows[0]!;
-}
 
 const DAY_MS = 24 * 3600_000;
 const dayStart = (date: string) => new Date(`${date}T00:00:00.000Z`);
@@ -52,20 +31,18 @@ function contextOf(date: string, served: DigestIssue[], freshness: Freshness): D
   return { exploitedNow, previousWeek, freshness };
 }
 
-const readWith =
-  (prisma: PrismaClient) =>
-  <T>(query: Prisma.Sql) =>
-    prisma.$queryRaw<T[]>(query);
-
 export async function generateDigest(prisma: PrismaClient, date: string): Promise<Digest> {
   const start = dayStart(date);
   const end = new Date(start.getTime() + DAY_MS);
+  const read = prismaRead(prisma);
   const [around, freshness] = await Promise.all([
-    prisma.$queryRaw<DigestIssue[]>`
-      SELECT ${digestIssueColumns} FROM "Issue" WHERE ${servedIssueSql}
-        AND (("publishedAt" >= ${new Date(start.getTime() - 7 * DAY_MS)} AND "publishedAt" < ${end})
-          OR "kevDateAdded" BETWEEN ${dayOffset(date, -6)} AND ${date})`,
-    readFreshness(readWith(prisma)),
+    readDigestIssues<DigestIssue>(read, digestIssueColumns, {
+      publishedFrom: new Date(start.getTime() - 7 * DAY_MS),
+      to: end,
+      kevFrom: dayOffset(date, -6),
+      kevTo: date,
+    }),
+    readFreshness(read),
   ]);
   const issues = around.filter((i) => i.publishedAt >= start && i.publishedAt < end);
   return saveDigest(prisma, date, renderDigest(date, issues, contextOf(date, around, freshness)), issues.length);
@@ -78,17 +55,15 @@ export async function generateDigest(prisma: PrismaClient, date: string): Promis
  */
 export async function refreshDigests(prisma: PrismaClient, days: string[]): Promise<string[]> {
   if (days.length === 0) return [];
-  const existing = await prisma.digest.findMany({ where: { date: { in: days } }, select: { date: true }, orderBy: { date: 'asc' } });
-  for (const { date } of existing) await generateDigest(prisma, date);
-  return existing.map((d) => d.date);
+  const existing = await daysWithDigests(prisma, days);
+  for (const date of existing) await generateDigest(prisma, date);
+  return existing;
 }
 
 /** Digests for every day that has served issues (the sample data's days at seed time). */
 export async function generateDigestsForAllDays(prisma: PrismaClient): Promise<number> {
-  const [issues, freshness] = await Promise.all([
-    prisma.$queryRaw<DigestIssue[]>`SELECT ${digestIssueColumns} FROM "Issue" WHERE ${servedIssueSql}`,
-    readFreshness(readWith(prisma)),
-  ]);
+  const read = prismaRead(prisma);
+  const [issues, freshness] = await Promise.all([readDigestIssues<DigestIssue>(read, digestIssueColumns), readFreshness(read)]);
   const byDay = new Map<string, DigestIssue[]>();
   for (const issue of issues) {
     const day = utcDay(issue.publishedAt);

@@ -5,6 +5,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
 import { yesterdayUtc } from '../dates.js';
 import { generateDigest } from './generate.js';
+import { hasDigest } from './store.js';
 
 /** Minutes past UTC midnight, so late-arriving items of the day just ended are included. */
 const delayAfterMidnightMs = 5 * 60_000;
@@ -21,7 +22,7 @@ export function startDigestSchedule(prisma: PrismaClient, log: Logger): { stop()
 
   const run = async (onlyIfMissing: boolean) => {
     const date = yesterdayUtc();
-    if (onlyIfMissing && (await prisma.digest.count({ where: { date } })) > 0) return;
+    if (onlyIfMissing && (await hasDigest(prisma, date))) return;
     const digest = await generateDigest(prisma, date);
     log.info('digest generated', { date, issueCount: digest.issueCount });
   };

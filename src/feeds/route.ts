@@ -3,11 +3,12 @@
 // parameters get the list route's 400 envelopes.
 import type { Services } from '../context.js';
 import { queryParam, rejectUnknownParameters } from '../params.js';
-import { digestPageSql } from '../digest/generate.js';
+import { readDigestPage } from '../digest/store.js';
 import type { PathPattern, PlainCall } from '../http/route-matcher.js';
 import { columnsSql } from '../db/driver-read.js';
-import { Prisma, type Digest } from '../generated/prisma/client.js';
-import { filterDescriptions, issueFilterSql, issueOrderSql, parseIssueFilters, parsePage, queryFilters } from '../issues/filters.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { filterDescriptions, parseIssueFilters, parsePage, queryFilters } from '../issues/filters.js';
+import { readLatestIssues } from '../issues/reads.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';
 import { stackFeedToken } from '../api-paths.js';
@@ -43,9 +44,9 @@ function atomAnswer(feed: Feed, log: Services['log']) {
 export function issuesAtomFeed({ db, log }: Pick<Services, 'db' | 'log'>) {
   return atomAnswer(async (query, urls) => {
     rejectUnknownParameters(query, [...Object.keys(filterDescriptions), 'limit']);
-    const where = issueFilterSql(parseIssueFilters(queryFilters(query)));
+    const filters = parseIssueFilters(queryFilters(query));
     const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
-    const issues = await db.read<AtomIssue>(Prisma.sql`SELECT ${atomColumns} FROM "Issue" WHERE ${where} ORDER BY ${issueOrderSql} LIMIT ${limit}`);
+    const issues = await readLatestIssues<AtomIssue>(db.read, atomColumns, filters, limit);
     return issuesAtom(issues, urls);
   }, log);
 }
@@ -54,7 +55,7 @@ export function digestsAtomFeed({ db, log }: Pick<Services, 'db' | 'log'>) {
   return atomAnswer(async (query, urls) => {
     rejectUnknownParameters(query, ['limit']);
     const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
-    return digestsAtom(await db.read<Digest>(digestPageSql(Prisma.sql`*`, limit)), urls);
+    return digestsAtom(await readDigestPage(db.read, Prisma.sql`*`, limit), urls);
   }, log);
 }
 

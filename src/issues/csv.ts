@@ -9,7 +9,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { DriverRead } from '../db/driver-read.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Provenance } from '../ingest/classifier/relevance.js';
-import { issuePages } from './keyset.js';
+import { issuePages } from './reads.js';
 import { formatCvssScore } from './served.js';
 
 /** Columns read out of Issue.classification (GraphQL Issue.classification). */

@@ -8,7 +8,7 @@ import type { Services } from '../context.js';
 import type { DriverRead } from '../db/driver-read.js';
 import type { ExportBuilds } from '../http/export-builds.js';
 import { pattern, type PlainCall } from '../http/route-matcher.js';
-import { issuePages } from '../issues/keyset.js';
+import { issuePages } from '../issues/reads.js';
 import { servedIssueSql } from '../issues/served.js';
 import { errorResponse } from '../http/envelope.js';
 import { restBasePath } from '../rest/routes.js';

@@ -8,12 +8,13 @@
 // judges again the issues of the packages whose answer changed, through reclassify, so a newly
 // served one is published once.
 import pLimit from 'p-limit';
-import { Prisma } from '../generated/prisma/client.js';
+import { prismaRead } from '../db/driver-read.js';
 import { defaultCatalogue, findPackage, inRegistryList } from '../ingest/classifier/catalogue.js';
 import { packageKey } from '../ingest/classifier/packages.js';
 import { reclassify, type ReclassifyResult } from '../ingest/reclassify.js';
+import { issueIdsWithPackages, readUnservedPackageRefs } from '../issues/reads.js';
 import type { IngestDeps } from '../ingest/ingest.js';
-import { storedProfiles } from './profiles.js';
+import { staleProfiles, storedProfiles, storeProfiles } from './profiles.js';
 import { aiVocabulary, fetchSummary, LookupFailed, lookupEcosystems, type LookupEcosystem, type RegistryUrls, type Summary } from './summaries.js';
 
 const refreshAfterMs = 30 * 24 * 3600 * 1000;
@@ -56,11 +57,7 @@ interface Answer {
  * every profile over a month old (its package may be served because of it).
  */
 async function packagesToAsk(deps: IngestDeps, now: Date, issueIds?: string[]): Promise<{ ecosystem: LookupEcosystem; name: string }[]> {
-  const only = issueIds ? Prisma.sql`AND "id" = ANY(${issueIds}::uuid[])` : Prisma.empty;
-  const refs = await deps.prisma.$queryRaw<{ ecosystem: string; name: string }[]>`
-    SELECT DISTINCT lower(split_part(ref, ':', 1)) AS ecosystem, substr(ref, strpos(ref, ':') + 1) AS name
-    FROM "Issue", unnest("affectedPackageRefs") AS ref
-    WHERE NOT "relevant" AND NOT "withdrawn" AND lower(split_part(ref, ':', 1)) = ANY(${[...lookupEcosystems]}::text[]) ${only}`;
+  const refs = await readUnservedPackageRefs(prismaRead(deps.prisma), [...lookupEcosystems], issueIds);
   const catalogue = defaultCatalogue();
   const unknown = new Map<string, { ecosystem: LookupEcosystem; name: string }>();
   for (const { ecosystem, name } of refs) {
@@ -68,10 +65,7 @@ async function packagesToAsk(deps: IngestDeps, now: Date, issueIds?: string[]): 
     unknown.set(`${ecosystem}:${packageKey(ecosystem, name)}`, { ecosystem: ecosystem as LookupEcosystem, name: packageKey(ecosystem, name) });
   }
   for (const p of await storedProfiles(deps.prisma, [...unknown.values()])) unknown.delete(`${p.ecosystem}:${p.name}`);
-  const stale = await deps.prisma.packageProfile.findMany({
-    where: { checkedAt: { lte: new Date(now.getTime() - refreshAfterMs) } },
-    select: { ecosystem: true, name: true },
-  });
+  const stale = await staleProfiles(deps.prisma, new Date(now.getTime() - refreshAfterMs));
   const ask = [...unknown.values(), ...stale.map((p) => ({ ecosystem: p.ecosystem as LookupEcosystem, name: p.name }))];
   return ask.sort((a, b) => a.ecosystem.localeCompare(b.ecosystem) || a.name.localeCompare(b.name));
 }
@@ -110,8 +104,8 @@ export async function lookUpRegistries(deps: IngestDeps, urls: RegistryUrls, opt
     for (const a of answers) result[a.status] += 1;
     result.changed += changed.length;
     if (changed.length > 0) {
-      const issues = await deps.prisma.issue.findMany({ where: { packageNames: { hasSome: changed } }, select: { id: true } });
-      result.reclassified = addUp(result.reclassified, await reclassify(deps, { ids: issues.map((i) => i.id), relay: options.relay }));
+      const ids = await issueIdsWithPackages(prismaRead(deps.prisma), changed);
+      result.reclassified = addUp(result.reclassified, await reclassify(deps, { ids, relay: options.relay }));
     }
     options.onProgress?.(result.asked, toAsk.length);
   }
@@ -142,11 +136,6 @@ async function storeAnswers(deps: IngestDeps, answers: Answer[], now: Date): Pro
   if (stored.length === 0) return [];
   const before = await storedProfiles(deps.prisma, stored);
   const wasAi = new Map(before.map((p) => [`${p.ecosystem}:${p.name}`, p.aiSummary]));
-  await deps.prisma.$executeRaw`
-    INSERT INTO "PackageProfile" AS p ("ecosystem", "name", "status", "summary", "aiSummary", "checkedAt")
-    SELECT x."ecosystem", x."name", x."status", x."summary", x."aiSummary", ${now}
-      FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS x("ecosystem" text, "name" text, "status" text, "summary" text, "aiSummary" boolean)
-    ON CONFLICT ("ecosystem", "name") DO UPDATE SET
-      "status" = excluded."status", "summary" = excluded."summary", "aiSummary" = excluded."aiSummary", "checkedAt" = excluded."checkedAt"`;
+  await storeProfiles(deps.prisma, stored, now);
   return stored.filter((a) => (wasAi.get(`${a.ecosystem}:${a.name}`) ?? false) !== a.aiSummary).map((a) => a.name);
 }

@@ -4,9 +4,10 @@
 // concerns are plugins of their own that run before it (app.ts lists them): the route match with
 // its 404 and 405 (route-plugin.ts), the response cache, the documents, the bearer check, the one
 // reading of the body and the argument checks. What this plugin adds to Yoga's:
-// - the body was read and checked already: SOFA gets the request without it, and the body's
-//   arguments join the variables SOFA took from the path and query (where it looks first) at execute;
-// - a URL's fragment is left off (SOFA would read it as part of the last query value);
+// - the body was read and checked already: SOFA gets a request of its own without it (and without
+//   the URL's fragment, which SOFA would read as part of the last query value), so the Yoga request
+//   keeps its shape, and the body's arguments join the variables SOFA took from the path and query
+//   (where it looks first) at execute;
 // - the answer is kept on the edge context, for the list's paging links;
 // - a failure is the API's envelope (failure.ts).
 import type { ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
@@ -31,7 +32,6 @@ export interface RestSofaOptions {
 
 const customScalars = { DateTime: { type: 'string', format: 'date-time' }, JSON: {} };
 
-const hasBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH';
 
 /**
  * SOFA's variables, with the body's arguments where the path and query string gave none. A null
@@ -49,6 +49,9 @@ export function restSofa({ schema, routes, log }: RestSofaOptions) {
   let getEnveloped: (initial: Record<string, unknown>) => Enveloped;
   // The Yoga pipeline and REST call of each operation SOFA runs, by its context value.
   const runs = new WeakMap<object, { enveloped: Enveloped; rest: RestCall }>();
+  // Yoga's server context of each request handed to SOFA: SOFA's router gets a context of its own,
+  // which it copies per call (a copy of Yoga's, with its node request and response, costs more).
+  const serverContexts = new WeakMap<object, Record<string, unknown>>();
 
   const router = useSofa({
     basePath: restBasePath,
@@ -56,7 +59,7 @@ export function restSofa({ schema, routes, log }: RestSofaOptions) {
     routes,
     customScalars,
     async context(sofaContext) {
-      const enveloped = getEnveloped(sofaContext);
+      const enveloped = getEnveloped({ ...serverContexts.get(sofaContext.request), request: sofaContext.request });
       const contextValue = (await enveloped.contextFactory()) as object;
       runs.set(contextValue, { enveloped, rest: edgeOf(sofaContext.request).rest! });
       return contextValue;
@@ -83,11 +86,9 @@ export function restSofa({ schema, routes, log }: RestSofaOptions) {
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
       const rest = edgeOf(request).rest;
       if (!rest || !(rest.key in routes)) return;
-      const sent =
-        hasBody(request.method) || url.hash
-          ? replacingRequest(request, new fetchAPI.Request(request.url.split('#')[0]!, { method: request.method, headers: request.headers }))
-          : request;
-      return Promise.resolve(router.handleRequest(sent, serverContext)).then((response) => endResponse(response ?? noRoute(request.method, url.pathname)));
+      const sent = replacingRequest(request, new fetchAPI.Request(request.url.split('#')[0]!, { method: request.method, headers: request.headers }));
+      serverContexts.set(sent, serverContext);
+      return Promise.resolve(router.handleRequest(sent, {})).then((response) => endResponse(response ?? noRoute(request.method, url.pathname)));
     },
   };
   return { plugin, routeSchema, openAPIDocument: router.openAPIDocument };

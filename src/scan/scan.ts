@@ -3,10 +3,9 @@
 // reads them with the filters and the order; versions are then checked in memory against each
 // candidate's OSV ranges.
 import type { DriverRead } from '../db/driver-read.js';
-import { Prisma } from '../generated/prisma/client.js';
 import type { Severity } from '../generated/prisma/enums.js';
 import { severities } from '../issues/severities.js';
-import { servedIssueSql } from '../issues/served.js';
+import { readScanCandidates, type CandidateRow } from '../issues/reads.js';
 import { affectedEntries, type AffectedVersions } from './affected-versions.js';
 import { describesPackage, type PackageQuery, type Stack } from './stack.js';
 import { VersionSet, versionsNotRuledOut } from './version-set.js';
@@ -34,16 +33,7 @@ export interface ScanFilters {
   since?: Date;
 }
 
-/** An issue as matching reads it. */
-export interface CandidateRow {
-  id: string;
-  title: string;
-  severity: Severity;
-  cveId: string | null;
-  packageNames: string[];
-  vendorKeys: string[];
-  affected: unknown;
-}
+export type { CandidateRow } from '../issues/reads.js';
 
 /**
  * Entries naming the same package (the same name, and the same purl ecosystem or none): an issue's
@@ -178,38 +168,17 @@ export async function scanStack(read: DriverRead, stack: Stack, filters: ScanFil
   const { byKey, vendorsByKey, productsByKey, needsRanges } = index;
   const vendorProbes = [...new Set([...vendorsByKey.keys(), ...productsByKey.keys()])];
 
-  const conditions: Prisma.Sql[] = [servedIssueSql];
-  // The enum's declaration order is critical..info, so "at least medium" is severity <= 'medium'.
-  if (filters.severityMin) conditions.push(Prisma.sql`severity <= ${filters.severityMin}::"Severity"`);
-  if (filters.since) conditions.push(Prisma.sql`"publishedAt" > ${filters.since}`);
-  // Candidates: one GIN index probe per key (containment of a one-element array), then the rows by
-  // primary key. Not `"packageNames" && $keys`: with a 1,000-key array PostgreSQL's estimate often
-  // favours a sequential scan, where every row is compared with every key (measured 6 to 10 s on
-  // 100k rows), and even on the index a many-key GIN scan checks every key for every hit. The
-  // planner prices each probe at hundreds of rows, which pushes a large stack past jit_above_cost;
-  // compiling would cost more than running (measured 3x slower), so JIT is off for this statement.
-  // It runs in a few hundred milliseconds at the documented limits; past scanStatementTimeout
-  // something is wrong, and PostgreSQL cancels it rather than hold a connection others need.
-  // Both settings are local to the statement's transaction, in one statement before it. A small
-  // stack needs neither (the planner prices 10 keys at under half of jit_above_cost, and they take
-  // milliseconds): it goes as one statement, under the pool's own time limit, without the three
-  // round trips of that transaction (a tenth of a 10-package scan's CPU, bench/README.md). Sent past
-  // Prisma's client (db/driver-read.ts): a scan reads thousands of rows, and the client's result
-  // mapping cost more CPU than the statement.
+  // Candidates by one index probe per key, in one statement (issues/reads.ts readScanCandidates);
+  // a large stack's statement runs with JIT off and a time limit of its own.
   const keyCount = byKey.size + vendorProbes.length;
-  const rows = await read<CandidateRow>(
-    Prisma.sql`
-      SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys",
-             ${needsRanges ? Prisma.sql`source->'affected'` : Prisma.sql`NULL::jsonb`} AS affected
-      FROM "Issue"
-      WHERE id = ANY(ARRAY(
-          SELECT i.id FROM unnest(${[...byKey.keys()]}::text[]) AS k(name) JOIN "Issue" i ON i."packageNames" @> ARRAY[k.name]
-          UNION ALL
-          SELECT i.id FROM unnest(${vendorProbes}::text[]) AS k(name) JOIN "Issue" i ON i."vendorKeys" @> ARRAY[k.name]))
-        AND ${Prisma.join(conditions, ' AND ')}
-      ORDER BY "Issue".severity, "Issue"."publishedAt" DESC, "Issue".id DESC`,
-    keyCount > smallStackKeys ? { jit: 'off', statement_timeout: String(scanStatementTimeoutMs) } : undefined,
-  );
+  const rows = await readScanCandidates(read, {
+    packageKeys: [...byKey.keys()],
+    vendorKeys: vendorProbes,
+    needsRanges,
+    severityMin: filters.severityMin,
+    since: filters.since,
+    settings: keyCount > smallStackKeys ? { jit: 'off', statement_timeout: String(scanStatementTimeoutMs) } : undefined,
+  });
 
   const data = matchCandidates(index, rows);
   const bySeverity = emptyCounts();

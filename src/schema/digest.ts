@@ -1,9 +1,9 @@
 // The daily digests: the latest, and past ones by page or by day.
 import { calendarDate } from '../dates.js';
-import { digestPageSql, nonEmptyDigestSql } from '../digest/generate.js';
+import { countServedDigests, readDigestOf, readDigestPage } from '../digest/store.js';
 import { notFound } from '../errors.js';
 import { pageDescriptions, parsePage } from '../issues/filters.js';
-import { Prisma, type Digest } from '../generated/prisma/client.js';
+import type { Digest } from '../generated/prisma/client.js';
 import { builder, envelopeRef } from './builder.js';
 import { digestColumns } from './columns.js';
 import { once, PageMetaRef } from './issue.js';
@@ -29,9 +29,8 @@ builder.queryField('latestDigest', (t) =>
     type: DigestEnvelopeRef,
     nullable: true, // a missing digest spoils only this field of a larger query
     description: 'The newest digest that covers at least one issue (an empty newest day is skipped); NOT_FOUND (404) when there is none.',
-    // A hot one-row read: sent past Prisma's client (db/driver-read.ts).
     resolve: async (_root, _args, context, info) => {
-      const [digest] = await context.db.read<Digest>(digestPageSql(digestColumns(info, ['data']), 1));
+      const [digest] = await readDigestPage(context.db.read, digestColumns(info, ['data']), 1);
       if (!digest) throw notFound('No digest yet');
       return { data: digest };
     },
@@ -54,10 +53,9 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, context, info) => {
       const { limit, offset } = parsePage(args);
-      const count = Prisma.sql`SELECT count(*)::int AS total FROM "Digest" WHERE ${nonEmptyDigestSql}`;
       return {
-        data: once(() => context.db.read<Digest>(digestPageSql(digestColumns(info, ['data']), limit, offset))),
-        meta: { total: once(async () => (await context.db.read<{ total: number }>(count))[0]!.total), limit, offset },
+        data: once(() => readDigestPage(context.db.read, digestColumns(info, ['data']), limit, offset)),
+        meta: { total: once(() => countServedDigests(context.db.read)), limit, offset },
       };
     },
   }),
@@ -68,7 +66,7 @@ builder.queryFields((t) => ({
     description: 'The digest of one UTC day (YYYY-MM-DD); NOT_FOUND (404) when none was generated for it.',
     args: { date: t.arg.string({ required: true, description: 'The day, YYYY-MM-DD (UTC).' }) },
     resolve: async (_root, { date }, context, info) => {
-      const [digest] = await context.db.read<Digest>(Prisma.sql`SELECT ${digestColumns(info, ['data'])} FROM "Digest" WHERE date = ${calendarDate(date)}`);
+      const digest = await readDigestOf(context.db.read, digestColumns(info, ['data']), calendarDate(date));
       if (!digest) throw notFound(`No digest for ${date}`);
       return { data: digest };
     },

@@ -1,8 +1,7 @@
 // Statistics over the served issues.
-import { Prisma } from '../generated/prisma/client.js';
 import { issueFilterSql } from '../issues/filters.js';
-import { readFreshness, type Freshness, type SourceFreshness } from '../issues/freshness.js';
-import { servedIssueSql } from '../issues/served.js';
+import type { Freshness, SourceFreshness } from '../issues/freshness.js';
+import { readFreshness, readStatsCounts } from '../issues/reads.js';
 import { builder, envelopeRef } from './builder.js';
 
 interface Stats extends Freshness {
@@ -51,19 +50,10 @@ builder.queryField('stats', (t) =>
     // The total is the count of every served issue, kept per data version by the count cache
     // (db/count-cache.ts: it is the dearest of the four, an index-only scan of every served row);
     // the unfiltered list's total is the same entry.
-    // The rest is one statement sent past Prisma's client (db/driver-read.ts): the windows are
-    // index range scans on the served publishedAt index (FILTER clauses over one count compared
-    // every served row's date, and reached a quarter of the raw server's req/s, bench/README.md).
+    // The windows and the digest count are one statement (issues/reads.ts readStatsCounts).
     resolve: async (_root, _args, { countIssues, db }) => {
-      const [totalIssues, [row], freshness] = await Promise.all([
-        countIssues(issueFilterSql({})),
-        db.read<Omit<Stats, 'totalIssues'>>(Prisma.sql`
-          SELECT (SELECT count(*)::int FROM "Issue" WHERE ${servedIssueSql} AND "publishedAt" > now() - interval '24 hours') AS "last24h",
-                 (SELECT count(*)::int FROM "Issue" WHERE ${servedIssueSql} AND "publishedAt" > now() - interval '7 days') AS "last7d",
-                 (SELECT count(*)::int FROM "Digest") AS "totalDigests"`),
-        readFreshness((query) => db.read(query)),
-      ]);
-      return { data: { totalIssues, ...row!, ...freshness } };
+      const [totalIssues, counts, freshness] = await Promise.all([countIssues(issueFilterSql({})), readStatsCounts(db.read), readFreshness(db.read)]);
+      return { data: { totalIssues, ...counts, ...freshness } };
     },
   }),
 );

@@ -3,7 +3,9 @@
 // new embedded data directory started from the cluster `npm install` seeded the same way
 // (scripts/pglite-template.ts, src/db/pglite-template.ts).
 import { fileURLToPath } from 'node:url';
+import { prismaRead } from '../db/driver-read.js';
 import { generateDigestsForAllDays } from '../digest/generate.js';
+import { hasIssues } from '../issues/reads.js';
 import type { IngestDeps, IngestOptions, IngestResult } from '../ingest/ingest.js';
 import type { SeededTemplate } from '../db/pglite-template.js';
 import type { Logger } from '../log.js';
@@ -30,7 +32,7 @@ export async function sampleDataDate(): Promise<string> {
 
 /** Seeds only an empty database; returns what it did, or null when there was data already. */
 export async function seedSampleData(deps: IngestDeps, { relay }: Pick<IngestOptions, 'relay'> = {}): Promise<(IngestResult & { digests: number }) | null> {
-  if ((await deps.prisma.issue.count()) > 0) return null;
+  if (await hasIssues(prismaRead(deps.prisma))) return null;
   // Loaded here: a server that does not seed never needs the pipeline.
   const { ingest } = await import('../ingest/ingest.js');
   const result = await ingest(deps, await readSampleRecords(), { relay });

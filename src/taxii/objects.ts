@@ -13,7 +13,7 @@ import { inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
 import { isUuid } from '../params.js';
 import type { DriverRead } from '../db/driver-read.js';
-import { Prisma } from '../generated/prisma/client.js';
+import { readIssuesBySeen } from '../issues/reads.js';
 import { issueOwnObjects, referenceObjects, SERVICE_EPOCH, stixColumns, type StixIssue, type StixObject } from '../stix/bundle.js';
 import type { Collection } from './collections.js';
 
@@ -107,12 +107,13 @@ export async function collectionObjects(read: DriverRead, collection: Collection
       : undefined;
   const named = earlier ? await patternsNamed(read, collection, query.settledBefore, earlier) : new Set<string>();
   while (!full()) {
-    const addedAfter = query.addedAfter ? Prisma.sql` AND "firstSeenAt" > ${query.addedAfter}` : Prisma.empty;
-    const since = cursor ? Prisma.sql` AND ("firstSeenAt", id) >= (${new Date(cursor.t)}, ${cursor.id}::uuid)` : Prisma.empty;
-    const issues = await read<StixIssue & { firstSeenAt: Date }>(
-      Prisma.sql`SELECT ${stixColumns}, "firstSeenAt" FROM "Issue" WHERE ${collection.where} AND "firstSeenAt" <= ${query.settledBefore}${addedAfter}${since}
-                 ORDER BY "firstSeenAt", id LIMIT ${ISSUES_PER_QUERY}`,
-    );
+    const issues = await readIssuesBySeen<StixIssue>(read, stixColumns, {
+      where: collection.where,
+      settledBefore: query.settledBefore,
+      addedAfter: query.addedAfter,
+      from: cursor,
+      limit: ISSUES_PER_QUERY,
+    });
     for (const issue of issues) {
       const t = issue.firstSeenAt.toISOString();
       // The cursor's own issue continues after its last listed object.
