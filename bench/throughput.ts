@@ -419,7 +419,6 @@ interface Sample {
   p50: number;
   p99: number;
   cpuPerRequest: number;
-  rss: number;
 }
 
 async function drive(server: Server, workload: Workload, duration: number): Promise<Sample> {
@@ -439,7 +438,6 @@ async function drive(server: Server, workload: Workload, duration: number): Prom
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuPerRequest: cpu / result.requests.total,
-    rss: memoryMb(server.pid).rss,
   };
 }
 
@@ -577,7 +575,7 @@ async function main() {
         `**${f2(m(a, 'reqPerSec') / m(b, 'reqPerSec'))}** (${s[a].map((x, i) => f2(x.reqPerSec / s[b][i]!.reqPerSec)).join(', ')})`;
       const each = (key: keyof Sample, f: (v: number) => string) => (['real', 'floor', 'raw'] as const).map((side) => f(m(side, key))).join(' / ');
       const failed = (['real', 'floor', 'raw'] as const).map((side) => sum(s[side].map((x) => x.failed))).join(' / ');
-      return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${each('reqPerSec', f0)} | ${ratio('real', 'raw')} | ${ratio('floor', 'raw')} | ${ratio('real', 'floor')} | ${each('p50', f0)} | ${each('p99', f0)} | ${each('cpuPerRequest', f2)} | ${each('rss', f0)} | ${failed} |`;
+      return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${each('reqPerSec', f0)} | ${ratio('real', 'raw')} | ${ratio('floor', 'raw')} | ${ratio('real', 'floor')} | ${each('p50', f0)} | ${each('p99', f0)} | ${each('cpuPerRequest', f2)} | ${failed} |`;
     });
     // The other checkout beside this one: its ratios to the same raw server in the same rounds.
     const beside = otherReal
@@ -606,8 +604,8 @@ async function main() {
       '',
       'Each cell with three figures: secwire / floor / raw. Ratios are of req/s (per round in brackets).',
       '',
-      '| workload | body bytes | req/s | secwire / raw | floor / raw | secwire / floor | p50 ms | p99 ms | CPU ms per request | RSS MB | failed answers |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| workload | body bytes | req/s | secwire / raw | floor / raw | secwire / floor | p50 ms | p99 ms | CPU ms per request | failed answers |',
+      '|---|---|---|---|---|---|---|---|---|---|',
       ...rowsOut,
       '',
       ...beside,
