@@ -1,15 +1,19 @@
 // The first sync of the default source set, as a newcomer's `npm start` runs it:
-//   npm run bench -- first-sync [--pypi 17000] [--npm 60000] [--go 5000] [--maven 6000] [--crates 2000]
+//   npm run bench -- first-sync [--pypi N] [--npm N] [--go N] [--maven N] [--crates N] [--scale 1]
 //                               [--epss-rows 250000] [--ai-share 0.05] [--db pglite|postgres]
 // Every upstream of data/sources/default-sources.json is served by a local HTTPS server at its own
-// path, from local copies of realistic size: one OSV export zip per ecosystem (bench/osv-export.ts:
-// real advisories cloned under new ids, `--ai-share` of them AI/ML), the bundled KEV catalog, an
+// path, from local copies of the upstreams' real size (data/sources/README.md, "Volumes"): one OSV
+// export zip per ecosystem (bench/osv-export.ts: the ecosystem's share of malicious-package reports
+// in their real shape, the rest real advisories cloned under new ids, `--ai-share` of those AI/ML;
+// `--scale` multiplies every count, for a short run), the bundled KEV catalog, an
 // EPSS CSV in FIRST's layout (gzip, behind a redirect as FIRST serves it; the sample's CVEs, the
 // exports' CVEs and made-up ones up to `--epss-rows`), the real arXiv listing and news capture of
 // test/fixtures/sources for the feeds. The server starts as `npm start` runs it (bin/secwire) on a fresh
 // database with the sample seed off, so the first served issue is one the sources brought.
 // Measured: time to listening, to the first served issue, to every source synced; records
-// received per second over the whole first sync; the server's peak RSS (bench/peak-rss.mjs).
+// received per second over the whole first sync; the server's peak RSS (bench/peak-rss.mjs), its
+// RSS 60 s after the sync, the database's size on disk; then a second start on the same database
+// with nothing changed upstream, to every source synced again.
 // Results replace the "First sync" section of bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,23 +31,29 @@ import { scratchPostgres } from './scratch-databases.js';
 
 const { values } = parseArgs({
   options: {
-    pypi: { type: 'string', default: '17000' },
-    npm: { type: 'string', default: '60000' },
-    go: { type: 'string', default: '5000' },
-    maven: { type: 'string', default: '6000' },
-    crates: { type: 'string', default: '2000' },
+    pypi: { type: 'string' },
+    npm: { type: 'string' },
+    go: { type: 'string' },
+    maven: { type: 'string' },
+    crates: { type: 'string' },
+    scale: { type: 'string', default: '1' },
     'epss-rows': { type: 'string', default: '250000' },
     'ai-share': { type: 'string', default: '0.05' },
     db: { type: 'string', default: 'pglite' },
   },
 });
-const exportSizes: Record<string, number> = {
-  'osv-pypi': Number(values.pypi),
-  'osv-npm': Number(values.npm),
-  'osv-go': Number(values.go),
-  'osv-maven': Number(values.maven),
-  'osv-crates': Number(values.crates),
+/** The upstream exports as counted (data/sources/README.md, "Volumes"): records, and the share that are MAL-* reports. */
+const upstream: Record<string, { records: number; malShare: number; ecosystem: string; flag: string | undefined }> = {
+  'osv-pypi': { records: 25_000, malShare: 0.7, ecosystem: 'PyPI', flag: values.pypi },
+  'osv-npm': { records: 200_000, malShare: 0.97, ecosystem: 'npm', flag: values.npm },
+  'osv-go': { records: 6_000, malShare: 0, ecosystem: 'Go', flag: values.go },
+  'osv-maven': { records: 6_000, malShare: 0.01, ecosystem: 'Maven', flag: values.maven },
+  'osv-crates': { records: 2_500, malShare: 0.05, ecosystem: 'crates.io', flag: values.crates },
 };
+const scale = Number(values.scale);
+const exportSizes: Record<string, number> = Object.fromEntries(
+  Object.entries(upstream).map(([name, u]) => [name, u.flag !== undefined ? Number(u.flag) : Math.round(u.records * scale)]),
+);
 const epssRows = Number(values['epss-rows']);
 const aiShare = Number(values['ai-share']);
 const root = new URL('../', import.meta.url);
@@ -76,11 +86,14 @@ try {
     if (source.kind === 'osv-zip') {
       const records = exportSizes[source.name] ?? 0;
       const zip = join(dir, `${source.name}.zip`);
-      await buildOsvZip(zip, { records, aiShare, firstId });
+      const { malShare, ecosystem } = upstream[source.name]!;
+      await buildOsvZip(zip, { records, aiShare, firstId, malShare, ecosystem });
       for (let i = 0; i < records; i++) exportCves.push(`CVE-2099-${String(100000 + firstId + i)}`);
       firstId += records;
       files.set(path, await readFile(zip));
-      sizes.push(`${source.name} ${records.toLocaleString('en')} records (${((await stat(zip)).size / 2 ** 20).toFixed(0)} MB)`);
+      sizes.push(
+        `${source.name} ${records.toLocaleString('en')} records, ${Math.round(upstream[source.name]!.malShare * 100)}% MAL (${((await stat(zip)).size / 2 ** 20).toFixed(0)} MB)`,
+      );
     } else if (source.kind === 'kev') {
       const kev = readFileSync(new URL('../data/kev/known_exploited_vulnerabilities.json', import.meta.url));
       files.set(path, kev);
@@ -110,24 +123,31 @@ try {
   await writeFile(join(dir, 'ca.pem'), files.ca);
   execFileSync(process.execPath, [new URL('scripts/build.mjs', root).pathname], { stdio: 'inherit' });
 
-  // ---- the start
+  // ---- the start, as `npm start` runs it: bin/secwire with its malloc and V8 settings
+  const start = () =>
+    startServerProcess(
+      {
+        DATA_DIR: join(dir, 'db'),
+        ...(pg ? { DATABASE_URL: pg.url! } : {}),
+        SEED_SAMPLE_DATA: 'false',
+        LOG_LEVEL: 'info',
+        SOURCES: '',
+        SOURCES_FILE: join(dir, 'sources.json'),
+        SOURCES_ALLOW_PRIVATE: 'true',
+        NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+        NODE_OPTIONS: `--import=${new URL('peak-rss.mjs', import.meta.url).href}`,
+      },
+      [],
+      new URL('bin/secwire', root).pathname,
+    );
+  /** Until the first pass's one line; throws with the failures when a source failed. */
+  const firstPass = async (server: Awaited<ReturnType<typeof start>>) => {
+    const at = await server.waitForLog((l) => l.msg?.startsWith("sources' first sync done") ?? false);
+    const line = server.lines()[at] as { failed: { source: string; error: string }[] };
+    if (line.failed.length) throw new Error(`sources failed: ${JSON.stringify(line.failed)}`);
+  };
   const started = performance.now();
-  const server = await startServerProcess(
-    {
-      DATA_DIR: join(dir, 'db'),
-      ...(pg ? { DATABASE_URL: pg.url! } : {}),
-      SEED_SAMPLE_DATA: 'false',
-      LOG_LEVEL: 'info',
-      SOURCES: '',
-      SOURCES_FILE: join(dir, 'sources.json'),
-      SOURCES_ALLOW_PRIVATE: 'true',
-      NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
-      NODE_OPTIONS: `--import=${new URL('peak-rss.mjs', import.meta.url).href}`,
-      // As `npm start` runs it: bin/secwire with its malloc and V8 settings.
-    },
-    [],
-    new URL('bin/secwire', root).pathname,
-  );
+  const server = await start();
   const listeningSeconds = (performance.now() - started) / 1000;
   let firstServedSeconds: number | undefined;
   const watchFirst = (async () => {
@@ -138,37 +158,48 @@ try {
       else await new Promise((r) => setTimeout(r, 250));
     }
   })();
-  const synced: { source: string; status: string; received: number; seconds: number; at: number }[] = [];
-  for (const source of defaults) {
-    const at = await server.waitForLog(
-      (l) => ['source synced', 'source sync failed'].includes(l.msg ?? '') && (l as { source?: string }).source === source.name,
-    );
-    const line = server.lines()[at] as { msg: string; status?: string; received?: number; seconds?: number; error?: string };
-    if (line.msg !== 'source synced') throw new Error(`${source.name} failed: ${line.error}\n${JSON.stringify(server.lines().slice(-20), null, 1)}`);
-    synced.push({
-      source: source.name,
-      status: line.status!,
-      received: line.received ?? 0,
-      seconds: line.seconds ?? 0,
-      at: (performance.now() - started) / 1000,
-    });
-  }
+  await firstPass(server);
   const allSeconds = (performance.now() - started) / 1000;
+  const synced = defaults.map((source) => {
+    const line = server.lines().find((l) => l.msg === 'source synced' && (l as { source?: string }).source === source.name) as {
+      received?: number;
+      dormant?: number;
+      seconds?: number;
+    };
+    return { source: source.name, received: line.received ?? 0, dormant: line.dormant ?? 0, seconds: line.seconds ?? 0 };
+  });
   await watchFirst;
   const stats = (await (await fetch(`${server.base}/api/v1/stats`, { headers: { 'cache-control': 'no-cache' } })).json()) as { data: { totalIssues: number } };
+  // Settled: a minute after the sync, as an operator's monitor would see it.
+  await new Promise((r) => setTimeout(r, 60_000));
+  const rssAfter = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
   await server.stop();
   const peak = server
     .lines()
     .map((l) => /^peak-rss-mb (\d+)$/.exec(l.msg ?? '')?.[1])
     .filter(Boolean)
     .at(-1);
+  const diskMb = pg
+    ? undefined
+    : Number(
+        execFileSync('du', ['-sm', join(dir, 'db')])
+          .toString()
+          .split(/\s/)[0],
+      );
+
+  // ---- a second start on the same database, nothing changed upstream
+  const again = performance.now();
+  const second = await start();
+  await firstPass(second);
+  const secondSeconds = (performance.now() - again) / 1000;
+  await second.stop();
   const received = synced.reduce((sum, s) => sum + s.received, 0);
   const osv = synced.filter((s) => s.source in exportSizes);
   const osvReceived = osv.reduce((sum, s) => sum + s.received, 0);
-  const osvSeconds = Math.max(...osv.map((s) => s.at));
+  const dormant = synced.reduce((sum, s) => sum + s.dormant, 0);
 
   const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
-  const perSource = synced.map((s) => `| ${s.source} | ${s.received.toLocaleString('en')} | ${s.seconds.toFixed(1)} |`);
+  const perSource = synced.map((s) => `| ${s.source} | ${s.received.toLocaleString('en')} | ${s.dormant.toLocaleString('en')} | ${s.seconds.toFixed(1)} |`);
   const section = [
     '<!-- first-sync:begin -->',
     '## First sync of the default sources (`npm run bench -- first-sync`)',
@@ -183,15 +214,18 @@ try {
     `| **start to the first served issue** | **${firstServedSeconds!.toFixed(1)} s** |`,
     `| start to every source synced | ${allSeconds.toFixed(1)} s |`,
     `| records received (all sources) / **records/s** over that time | ${received.toLocaleString('en')} / **${Math.round(received / allSeconds).toLocaleString('en')}** |`,
-    `| OSV records / records/s to the last export synced | ${osvReceived.toLocaleString('en')} / ${Math.round(osvReceived / osvSeconds).toLocaleString('en')} |`,
+    `| OSV records / of them set aside (MAL-*, no AI/ML evidence: a DormantRecord row only) | ${osvReceived.toLocaleString('en')} / ${dormant.toLocaleString('en')} |`,
     `| issues served at the end | ${stats.data.totalIssues.toLocaleString('en')} |`,
     `| **server peak RSS** | **${peak ?? '?'} MB** |`,
+    `| **RSS 60 s after the sync** | **${rssAfter.toFixed(0)} MB** |`,
+    ...(diskMb !== undefined ? [`| **database on disk** | **${diskMb} MB** |`] : []),
+    `| **second start, nothing changed: to every source synced** | **${secondSeconds.toFixed(1)} s** |`,
     '<!-- first-sync:end -->',
   ].join('\n');
   await writeReadmeSection('first-sync', section);
   console.log(section);
-  // Each source's own time, for the terminal: the sources sync side by side, so these add up to more than the total.
-  console.log(['| source | records received | sync s (its own log line) |', '|---|---|---|', ...perSource].join('\n'));
+  // Each source's own time, for the terminal: two sources sync side by side, so these add up to more than the total.
+  console.log(['| source | records received | set aside | sync s (its own log line) |', '|---|---|---|---|', ...perSource].join('\n'));
 } finally {
   await files.close();
   await pg?.close();

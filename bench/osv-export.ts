@@ -15,6 +15,42 @@ export interface OsvExportOptions {
   aiShare: number;
   /** Added to every record number: exports built with different offsets share no id or CVE. */
   firstId?: number;
+  /**
+   * Of the records, this share are OpenSSF malicious-package reports (MAL-*) in their real shape:
+   * a short summary, one package, every version from `introduced: 0`. One in 200 names AI
+   * software, as the typosquats of AI packages do.
+   */
+  malShare?: number;
+  /** The reports' package ecosystem (npm, PyPI, ...). */
+  ecosystem?: string;
+}
+
+/** Record `i` is a malicious-package report when it falls in the first malShare of each thousand. */
+const isReport = (i: number, malShare = 0) => i % 1000 < Math.round(malShare * 1000);
+
+/** A MAL-* report as OpenSSF publishes it, its package made up (one in 200 named like AI software). */
+function malReport(n: number, ecosystem: string): { name: string; body: Buffer } {
+  const id = `MAL-2025-${n}`;
+  const name = n % 200 === 7 ? `openai-sdk-helper-${n}` : `pkg-${(n * 2654435761) % 4294967296}`;
+  const record = {
+    modified: '2025-11-12T08:00:00Z',
+    published: '2025-11-10T08:00:00Z',
+    schema_version: '1.5.0',
+    id,
+    summary: `Malicious code in ${name} (${ecosystem})`,
+    details:
+      '\n---\n_-= Per source details. Do not edit below this line.=-_\n\n## Source: amazon-inspector (abc123)\nThe package runs a script at install time that sends environment variables to a remote host.\n',
+    affected: [
+      {
+        package: { ecosystem, name },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }] }],
+        database_specific: { cwes: [{ cweId: 'CWE-506', name: 'Embedded Malicious Code' }] },
+      },
+    ],
+    credits: [{ name: 'Amazon Inspector', type: 'FINDER' }],
+    database_specific: { 'malicious-packages-origins': [{ source: 'amazon-inspector', sha256: 'e3b0c442', import_time: '2025-11-12T07:55:00Z' }] },
+  };
+  return { name: `${id}.json`, body: Buffer.from(JSON.stringify(record, null, 2)) };
 }
 
 /** A GHSA-shaped id from a number (in GHSA's own 20-letter alphabet): unique per record. */
@@ -69,7 +105,10 @@ export async function buildOsvZip(path: string, options: OsvExportOptions): Prom
   // Lazy entries: each record is made when the zip reaches it, so memory holds one at a time
   // (addBuffer would hold every record until the end).
   for (let i = 0; i < options.records; i++) {
-    zip.addReadStreamLazy(`${ghsaId((options.firstId ?? 0) + i)}.json`, (done) => done(null, Readable.from([fill(templates, i, options)])));
+    if (isReport(i, options.malShare)) {
+      const report = malReport((options.firstId ?? 0) + i, options.ecosystem ?? 'npm');
+      zip.addReadStreamLazy(report.name, (done) => done(null, Readable.from([report.body])));
+    } else zip.addReadStreamLazy(`${ghsaId((options.firstId ?? 0) + i)}.json`, (done) => done(null, Readable.from([fill(templates, i, options)])));
   }
   zip.end();
   await written;

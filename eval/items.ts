@@ -1,36 +1,59 @@
 // The text items' part of npm run eval, as Markdown (src/ingest/classifier/item-evaluate.ts).
-import type { ItemEvaluation, ItemRow } from '../src/ingest/classifier/item-evaluate.js';
-import { cell, pct } from './markdown.js';
+import type { ItemEvaluation, ItemSection } from '../src/ingest/classifier/item-evaluate.js';
+import { cell, metricRow, metricsHeader, pct } from './markdown.js';
 
-const rowLine = (r: ItemRow) =>
-  `| ${cell(r.name)} | ${r.metrics.n} | ${r.metrics.tp} | ${r.metrics.fp} | ${r.metrics.fn} | ${r.metrics.tn} | ${pct(r.metrics.recall)} | ${pct(r.metrics.precision)} | ${pct(r.metrics.brier)} | ${r.typed.of ? `${pct(r.typed.right / r.typed.of)} (${r.typed.right}/${r.typed.of})` : '-'} |`;
+const sectionLines = (title: string, s: ItemSection, misses: boolean) => [
+  `### ${title}`,
+  '',
+  `${s.overall.n} items (${s.publishers} press publishers). issueType right on ${s.typed.right} of ${s.typed.of} served in-scope items (${pct(s.typed.right / (s.typed.of || 1))}).`,
+  '',
+  ...metricsHeader,
+  metricRow(s.name, s.overall),
+  metricRow('press only', s.press),
+  '',
+  'By kind: recall over the in-scope items of the kind, precision over the served items the service typed as the kind, Brier over the items of the kind, issueType accuracy on its served in-scope items.',
+  '',
+  '| kind | items | in scope | found | typed as it | of them in scope | recall | precision | F1 | Brier | issueType |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
+  ...s.byKind.map(
+    (k) =>
+      `| ${k.kind} | ${k.items} | ${k.inScope} | ${k.found} | ${k.typed} | ${k.typedInScope} | ${pct(k.recall)} | ${pct(k.precision)} | ${pct(k.f1)} | ${pct(k.brier)} | ${k.found ? `${pct(k.typeRight / k.found)} (${k.typeRight}/${k.found})` : '-'} |`,
+  ),
+  '',
+  'By source:',
+  '',
+  ...metricsHeader,
+  ...s.bySource.map((r) => metricRow(cell(r.name), r.metrics)),
+  '',
+  'By group (docs/curation.md): how many were served.',
+  '',
+  '| group | items | served |',
+  '|---|---|---|',
+  ...s.groups.map((g) => `| ${g.group} | ${g.n} | ${g.served} |`),
+  '',
+  ...(misses
+    ? [
+        `Misclassified (${s.misses.length}), with the evidence, strongest first:`,
+        '',
+        '| source | title | group | label | p(relevant) | evidence |',
+        '|---|---|---|---|---|---|',
+        ...s.misses.map(
+          (m) =>
+            `| ${cell(m.source)} | [${cell(m.title.slice(0, 90))}](${m.link}) | ${m.group} | ${m.expected ? 'in scope' : 'out'} | ${pct(m.probability)} | ${cell(m.evidence)} |`,
+        ),
+        '',
+      ]
+    : []),
+];
 
 export function itemLines(e: ItemEvaluation): string[] {
-  const header = ['| items | n | TP | FP | FN | TN | recall | precision | Brier | issueType accuracy (served) |', '|---|---|---|---|---|---|---|---|---|---|'];
   return [
     '## Text items (news, research, regulation, incidents)',
     '',
-    `${e.items} labelled items from ${e.sources} sources (data/labelled-items); folds grouped by source, so no feed is on both sides of a fold. A fold's model and stacker never saw the held-out sources.`,
+    `${e.items} labelled items from ${e.sources} sources (data/labelled-items). The frozen test split (src/ingest/classifier/item-split.ts) comes first: nothing was tuned on it. The development folds cover the other items, grouped by source.`,
     '',
-    ...header,
-    rowLine(e.overall),
-    '',
-    'By kind:',
-    '',
-    ...header,
-    ...e.byKind.map(rowLine),
-    '',
-    'By source:',
-    '',
-    ...header,
-    ...e.bySource.map(rowLine),
-    '',
-    'By group (docs/curation.md): how many the folds served.',
-    '',
-    '| group | items | served |',
-    '|---|---|---|',
-    ...e.groups.map((g) => `| ${g.group} | ${g.n} | ${g.served} |`),
-    '',
+    ...sectionLines('Frozen test split', e.frozen, true),
+    ...sectionLines('Development folds', e.folds, false),
     'Per-field check of the service classifier on the labelled in-scope items:',
     '',
     '| field | right | of | accuracy | some disagreements (expected -> said) |',
@@ -43,15 +66,6 @@ export function itemLines(e: ItemEvaluation): string[] {
             .map((w) => `${w.link}: ${w.expected} -> ${w.said}`)
             .join('; ') || '-',
         )} |`,
-    ),
-    '',
-    `Misclassified (${e.misses.length}), with the evidence, strongest first:`,
-    '',
-    '| source | title | group | label | p(relevant) | evidence |',
-    '|---|---|---|---|---|---|',
-    ...e.misses.map(
-      (m) =>
-        `| ${cell(m.source)} | [${cell(m.title.slice(0, 90))}](${m.link}) | ${m.group} | ${m.expected ? 'in scope' : 'out'} | ${pct(m.probability)} | ${cell(m.evidence)} |`,
     ),
   ];
 }

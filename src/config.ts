@@ -1,6 +1,7 @@
 // The only module that reads the environment (besides prisma.config.ts). Everything else gets a
 // typed Config. parseConfig reports every problem at once, one line each, naming the variable.
 import { readFileSync } from 'node:fs';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { sourceList, type SourceDefinition } from './sources/definition.js';
 
@@ -15,6 +16,30 @@ const bool = (fallback: boolean) =>
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   );
+
+const isAddressOrRange = (entry: string) =>
+  ipaddr.IPv4.isValidFourPartDecimal(entry) || ipaddr.IPv4.isValidCIDRFourPartDecimal(entry) || ipaddr.IPv6.isValid(entry) || ipaddr.IPv6.isValidCIDR(entry);
+
+/** TRUST_PROXY: true or false as any boolean, or the proxies' addresses and CIDR ranges, comma-separated. */
+const trustProxy = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .default('false')
+    .transform((value, ctx): boolean | string[] => {
+      const word = value.trim().toLowerCase();
+      if (['true', '1', 'yes'].includes(word)) return true;
+      if (['false', '0', 'no'].includes(word)) return false;
+      const entries = word.split(',').map((entry) => entry.trim());
+      const wrong = entries.find((entry) => !isAddressOrRange(entry));
+      if (wrong === undefined) return entries;
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be true, false, or the proxies' addresses and ranges (10.0.0.10,10.0.1.0/24): ${JSON.stringify(wrong)} is none`,
+      });
+      return z.NEVER;
+    }),
+);
 
 /** Decimal digits only: Number() would also take "0x10", "1e3" or " ". */
 const wholeNumber = (fallback: number, message: string, max = Number.MAX_SAFE_INTEGER) =>
@@ -51,7 +76,7 @@ const environment = z.object({
   WEBHOOK_API_KEY: optionalString,
   ADMIN_API_KEY: optionalString,
   RATE_LIMIT_PER_MINUTE: wholeNumber(60, 'must be a whole number'),
-  TRUST_PROXY: bool(false),
+  TRUST_PROXY: trustProxy,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   WEBHOOKS_PER_KEY: wholeNumber(50, 'must be a whole number'),
   MIGRATE_ON_START: bool(true),

@@ -26,7 +26,7 @@ export interface Context extends Services {
   countIssues: IssueCounter;
   /** What Subscription.newIssues listens to: the pub/sub, or the webhook dispatcher's replay. */
   newIssues: NewIssuesSource;
-  /** Who is calling (worked out once per request; the REST gate passes on the one it checked). */
+  /** Who is calling (built once per request, on its edge context: http/edge.ts). */
   viewer: Viewer;
   requestId: string;
   /**

@@ -6,8 +6,9 @@
 
 <mirrors-dir> holds bare clones named owner+name/repo (see data/labelled-items/README.md for the
 repositories, their licences and the commits read). Deterministic: the same mirrors give the same
-file. Labels come from the written policy (docs/curation.md) applied by the rubric in labels.py,
-then the hand decisions in overrides.json; never from the service's classifier.
+file. arXiv labels come from the written policy (docs/curation.md) applied by the rubric in
+labels.py, then the hand decisions in overrides.json; press labels from reading (apply-readings.py,
+run after a rebuild); never from the service's classifier.
 """
 import hashlib, html, json, re, subprocess, sys
 from pathlib import Path
@@ -261,17 +262,19 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / 'items.json').write_text(json.dumps(chosen, indent=1, ensure_ascii=False) + '\n')
     pos = sum(1 for i in chosen if i['relevant'])
-    print(f'{len(chosen)} items, {pos} in scope', file=sys.stderr)
+    print(f'{len(chosen)} items, {pos} in scope; now run apply-readings.py: press labels come from reading', file=sys.stderr)
 
 
 def relabel():
     """Re-applies overrides.json and the rubric's fields to items.json as it stands, for a change of
     the rubric's fields or a new hand decision when the mirrors are not at hand: what a full rebuild
-    gives. Press items keep their other fields and get only attackType anew: the rubric read their
-    whole feed summary, the set keeps its first sentence."""
+    gives, for the arXiv items. Press items are left alone: their labels come from reading
+    (apply-readings.py), not from the rubric."""
     overrides = json.loads((Path(__file__).parent / 'overrides.json').read_text())
     items = json.loads((OUT / 'items.json').read_text())
     for i, it in enumerate(items):
+        if not it['source'].startswith('arxiv-'):
+            continue
         raw = {k: v for k, v in it.items() if k in ('source', 'origin', 'licence', 'link', 'title', 'summary', 'publishedAt')}
         if it['link'] in overrides:
             raw['kind'] = 'research' if it['source'].startswith('arxiv-') else 'news'

@@ -12,7 +12,8 @@ import type { DriverRead } from './driver-read.js';
 const COUNTS_KEPT = 5000;
 
 /** The number of issues a condition over "Issue" (unaliased) selects. */
-export type IssueCounter = (where: Prisma.Sql) => Promise<number>;
+/** `version`: the data version as read for the request (edge.ts dataVersionOf); read here when absent. */
+export type IssueCounter = (where: Prisma.Sql, version?: Promise<string>) => Promise<number>;
 
 /**
  * Counts on the driver read (driver-read.ts), outside any transaction, so a count that could see
@@ -20,9 +21,9 @@ export type IssueCounter = (where: Prisma.Sql) => Promise<number>;
  */
 export function issueCounter(read: DriverRead, versions: DataVersionReader): IssueCounter {
   const counts = new LRUCache<string, number>({ max: COUNTS_KEPT });
-  return async (where) => {
+  return async (where, version = versions.current()) => {
     // Read before counting: a count that starts after a change is never kept under an older version.
-    const key = `${await versions.current()} ${where.text} ${JSON.stringify(where.values)}`;
+    const key = `${await version} ${where.text} ${JSON.stringify(where.values)}`;
     const known = counts.get(key);
     if (known !== undefined) return known;
     const [row] = await read<{ count: number }>(Prisma.sql`SELECT count(*)::int AS count FROM "Issue" WHERE ${where}`);

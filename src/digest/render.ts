@@ -6,6 +6,7 @@
 import type { Prisma } from '../generated/prisma/client.js';
 import type { IssueType } from '../generated/prisma/enums.js';
 import type { Freshness } from '../issues/freshness.js';
+import { isKnownExploited } from '../ingest/classifier/exploitation.js';
 import { severities } from '../issues/severities.js';
 
 /** The issue columns a digest reads. */
@@ -66,7 +67,7 @@ function firstSentence(text: string | null): string | null {
   return sentence.trim().replace(/\s+/g, ' ');
 }
 
-const knownExploited = (issue: DigestIssue) => issue.exploitMaturity === 'active' || issue.kevDateAdded !== null;
+const knownExploited = (issue: DigestIssue) => isKnownExploited(issue.exploitMaturity);
 const reach = (issue: DigestIssue) => issue.affectedPackageRefs.length + issue.crossRefCount;
 
 /** Newest first; the link decides a tie, so a digest written twice reads the same. */
@@ -110,8 +111,7 @@ function facts(issue: DigestIssue): string {
   const parts: string[] = [issue.severity];
   if (issue.cvssScore !== null) parts.push(`CVSS ${Number(issue.cvssScore).toFixed(1)}`);
   if (issue.epssScore !== null) parts.push(`EPSS ${(issue.epssScore * 100).toFixed(1)}%`);
-  if (issue.kevDateAdded) parts.push(`known exploited (CISA KEV since ${issue.kevDateAdded})`);
-  else if (issue.exploitMaturity === 'active') parts.push('known exploited');
+  if (knownExploited(issue)) parts.push(issue.kevDateAdded ? `known exploited (CISA KEV since ${issue.kevDateAdded})` : 'known exploited');
   const packages = issue.affectedPackageRefs.length;
   if (packages) parts.push(`${packages} ${packages === 1 ? 'package' : 'packages'}`);
   return parts.join(' · ');

@@ -1,9 +1,9 @@
 // Who a request comes from, for the rate limit: its bearer key when it presents a real one, else
 // its network address. IPv6 addresses are grouped by /64, the block one subscriber usually holds.
-import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import type { KnownKeys } from '../keys/api-keys.js';
 import { bearerToken, sha256Hex } from '../keys/bearer.js';
+import { edgeOf, type NodeServerContext } from './edge.js';
 
 /**
  * The identity of callers that reach the app without a socket (in-process `yoga.fetch`, or an
@@ -12,9 +12,28 @@ import { bearerToken, sha256Hex } from '../keys/bearer.js';
  */
 export const IN_PROCESS_CLIENT = 'in-process';
 
-/** What node:http's adapter puts in Yoga's server context (absent for in-process calls). */
-export interface NodeServerContext {
-  req?: Pick<IncomingMessage, 'socket'>;
+/**
+ * TRUST_PROXY: read X-Forwarded-For on every connection (true), on none (false), or only on
+ * connections from these proxies (addresses and CIDR ranges), so that a client reaching an instance
+ * past the balancer cannot name its own address.
+ */
+export type TrustProxy = boolean | readonly string[];
+
+/** Whether X-Forwarded-For is read on a connection from `peer` (undefined: in-process, no socket). */
+export type ProxyTrust = (peer: string | undefined) => boolean;
+
+export function proxyTrust(trustProxy: TrustProxy): ProxyTrust {
+  if (typeof trustProxy === 'boolean') return () => trustProxy;
+  const ranges = trustProxy.map((entry) => (entry.includes('/') ? ipaddr.parseCIDR(entry) : ([ipaddr.parse(entry), Number.POSITIVE_INFINITY] as const)));
+  return (peer) => {
+    if (peer === undefined || !ipaddr.isValid(peer)) return false;
+    // An IPv4 peer on a dual-stack socket arrives IPv4-mapped.
+    const ip = ipaddr.process(peer);
+    return ranges.some(([range, bits]) => {
+      if (range.kind() !== ip.kind()) return false;
+      return Number.isFinite(bits) ? ip.match(range, bits) : ip.toNormalizedString() === range.toNormalizedString();
+    });
+  };
 }
 
 /** The address the rate limit is keyed on: IPv4 as is, IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
@@ -27,8 +46,9 @@ export function addressKey(address: string): string | undefined {
 }
 
 /**
- * The client's address: with TRUST_PROXY, the right-most X-Forwarded-For entry, the one our proxy
- * appended (entries to its left come from the client and can be forged), else the socket's peer.
+ * The client's address: on a connection from a trusted proxy, the right-most X-Forwarded-For
+ * entry, the one that proxy appended (entries to its left come from the client and can be
+ * forged), else the socket's peer.
  * Proxies write that entry as `ip`, `ip:port`, `[ipv6]:port` or `unknown`; when it is no address,
  * the socket's peer (the proxy itself) is used, never an entry further left. Undefined when
  * neither exists (in-process calls).
@@ -36,11 +56,12 @@ export function addressKey(address: string): string | undefined {
 export function clientAddress(
   request: { headers: Pick<Headers, 'get'> },
   serverContext: NodeServerContext | undefined,
-  trustProxy: boolean,
+  trusts: ProxyTrust,
 ): string | undefined {
-  const forwarded = trustProxy ? request.headers.get('x-forwarded-for') : null;
+  const peer = serverContext?.req?.socket?.remoteAddress;
+  const forwarded = trusts(peer) ? request.headers.get('x-forwarded-for') : null;
   const appended = forwarded === null ? undefined : forwardedAddress(forwarded.slice(forwarded.lastIndexOf(',') + 1));
-  return appended ?? serverContext?.req?.socket?.remoteAddress;
+  return appended ?? peer;
 }
 
 /** The address of one X-Forwarded-For entry, without port or brackets; undefined for anything else. */
@@ -55,11 +76,11 @@ export function forwardedAddress(entry: string): string | undefined {
 export async function clientIdentity(
   request: { headers: Pick<Headers, 'get'> },
   serverContext: NodeServerContext | undefined,
-  options: { trustProxy: boolean; keys: KnownKeys },
+  options: { trusts: ProxyTrust; keys: KnownKeys },
 ): Promise<string> {
   const token = bearerToken(request);
   if (token && (await options.keys.isKnown(token))) return `key:${sha256Hex(token)}`;
-  const address = clientAddress(request, serverContext, options.trustProxy);
+  const address = clientAddress(request, serverContext, options.trusts);
   const key = address === undefined ? undefined : addressKey(address);
   return key === undefined ? IN_PROCESS_CLIENT : `ip:${key}`;
 }
@@ -72,14 +93,11 @@ export type CallerOf = (request: { headers: Pick<Headers, 'get'> }, serverContex
  * rate limit at the door and again for a GraphQL operation's cost, the exports' per-client cap,
  * the subscription slots), since a bearer key's check may read the database.
  */
-export function callerResolver(options: { trustProxy: boolean; keys: KnownKeys }): CallerOf {
-  const resolved = new WeakMap<object, Promise<string>>();
+export function callerResolver({ trustProxy, keys }: { trustProxy: TrustProxy; keys: KnownKeys }): CallerOf {
+  const options = { trusts: proxyTrust(trustProxy), keys };
   return (request, serverContext) => {
-    let caller = resolved.get(request);
-    if (!caller) {
-      caller = clientIdentity(request, serverContext, options);
-      resolved.set(request, caller);
-    }
-    return caller;
+    const edge = edgeOf(request);
+    edge.caller ??= clientIdentity(request, serverContext, options);
+    return edge.caller;
   };
 }

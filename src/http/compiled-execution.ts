@@ -5,8 +5,8 @@
 //
 // A document is compiled on its second execution: compiling costs more than one interpreted run,
 // so one-off documents (and a client sending endless new ones) never pay for it. Compiled queries
-// live as long as their document (a WeakMap): as long as Yoga's bounded parse cache or the gate's
-// route table keeps it. Subscriptions stay with graphql-js. A document graphql-jit cannot compile
+// live as long as their document (a WeakMap): as long as Yoga's bounded parse cache or SOFA's
+// routes keep it. Subscriptions stay with graphql-js. A document graphql-jit cannot compile
 // runs interpreted, as before. Its results are given graphql-js's own shape (errors first, each a
 // graphql-js GraphQLError placed in the document), so clients see no difference; variables that
 // do not coerce run interpreted too, so their errors (and the 400) stay graphql-js's own.

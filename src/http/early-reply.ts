@@ -7,12 +7,13 @@
 //
 // Only a hit is answered here; everything else goes to Yoga untouched, and nothing has been counted
 // against the client by then: other methods (but a HEAD hit), a request with a body, a client over
-// its limit (Yoga refuses it, with its own 429), a failure on the way. Only the REST gate stores
-// entries, for GET routes that need no bearer key (src/rest/gate.ts), so a key the cache holds
+// its limit (Yoga refuses it, with its own 429), a failure on the way. Only the REST cache plugin stores
+// entries, for GET routes that need no bearer key (src/rest/cache-plugin.ts), so a key the cache holds
 // never names a route that needs one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getCORSHeadersByRequestAndOptions, type CORSOptions } from '@whatwg-node/server';
-import type { NodeServerContext } from './client-identity.js';
+import { earlyDataVersion, type NodeServerContext } from './edge.js';
+import type { DataVersionReader } from '../db/data-version.js';
 import { isRateLimited, type RateLimiter } from './rate-limit.js';
 import { asHeaders, finish } from './finish.js';
 import { requestIdOf } from './request-id.js';
@@ -23,6 +24,7 @@ export type EarlyReply = (req: IncomingMessage, res: ServerResponse) => Promise<
 
 export interface EarlyReplyOptions {
   responseCache: ResponseCache;
+  versions: DataVersionReader;
   rateLimiter: RateLimiter | undefined;
   cors: CORSOptions;
 }
@@ -40,7 +42,7 @@ function headerReader(req: IncomingMessage): HeaderReader {
 const hasBody = (req: IncomingMessage) =>
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
 
-export function earlyReply({ responseCache, rateLimiter, cors }: EarlyReplyOptions): EarlyReply {
+export function earlyReply({ responseCache, versions, rateLimiter, cors }: EarlyReplyOptions): EarlyReply {
   return async (req, res) => {
     const { method } = req;
     if ((method !== 'GET' && method !== 'HEAD') || hasBody(req) || !responseCache.enabled) return false;
@@ -49,7 +51,8 @@ export function earlyReply({ responseCache, rateLimiter, cors }: EarlyReplyOptio
     const url = new URL(`http://${req.headers.host}${req.url}`);
     const request = { url: url.href, method, headers };
     try {
-      const key = await responseCache.keyOf(headers, url);
+      // A miss goes on to Yoga, which takes this read of the data version over (edge.ts).
+      const key = await responseCache.keyOf(headers, url, () => earlyDataVersion(req, () => versions.current()));
       const reply = key && (await responseCache.reply(key, headers));
       if (!reply) return false;
       const limited = rateLimiter && isRateLimited(url.pathname) ? await rateLimiter.check(request, { req } satisfies NodeServerContext) : undefined;

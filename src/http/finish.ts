@@ -52,7 +52,7 @@ const cachedRoutes = new WeakSet<object>();
 /** The limiter's headers for this request (http/rate-limit.ts). */
 export const noteRateLimit = (serverContext: object, headers: Record<string, string>) => rateLimits.set(serverContext, headers);
 
-/** This request's route is a cached one (rest/gate.ts), whether or not its answer is kept. */
+/** This request's route is a cached one (rest/cache-plugin.ts), whether or not its answer is kept. */
 export const noteCachedRoute = (serverContext: object) => cachedRoutes.add(serverContext);
 
 export interface FinishOptions {

@@ -6,7 +6,7 @@
 // be held by a stream nobody reads, past any idle timer. So a HEAD's subscription is ended as soon
 // as it is made, its body is dropped unread, and the connection closes after the headers.
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { replacingRequest } from './request-id.js';
+import { replacingRequest } from './edge.js';
 
 const isEventStream = (response: Response) => /^text\/event-stream/i.test(response.headers.get('content-type') ?? '');
 

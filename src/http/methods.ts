@@ -1,5 +1,5 @@
 // A wrong method on a known path is a 405 with Allow (RFC 9110 section 15.5.6), on every path the
-// app serves: the REST routes (src/rest/gate.ts) and the plain routes (src/server/plain-routes.ts).
+// app serves: the REST routes (src/rest/route-match.ts) and the plain routes (src/server/plain-routes.ts).
 // Every GET path answers HEAD too (src/http/head.ts), so Allow names it.
 import { errorResponse } from './envelope.js';
 

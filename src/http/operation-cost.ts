@@ -21,7 +21,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { NodeServerContext } from './client-identity.js';
+import type { NodeServerContext } from './edge.js';
 import { noteRateLimit } from './finish.js';
 import type { RateLimiter } from './rate-limit.js';
 

@@ -4,6 +4,7 @@
 // envelope instead: a stack trace tells an attacker what runs here, whatever the request line or
 // headers.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIPv6 } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorEnvelope } from './envelope.js';
 
@@ -17,14 +18,35 @@ function validHost(host: string): boolean {
   return URL.canParse(`http://${host}/`);
 }
 
+/** The probes' paths, answered to any well-formed request, with or without Host (health checks send none). */
+const probePaths = new Set(['/health', '/ready']);
+
+/** The server's own address as a Host value: the socket's local address and port, IPv6 in brackets. */
+function ownHost({ socket }: IncomingMessage): string {
+  // A link-local address's zone (`fe80::1%eth0`) has no place in a URL's host.
+  const address = socket.localAddress?.split('%', 1)[0];
+  if (!address) return 'localhost';
+  return `${isIPv6(address) ? `[${address}]` : address}:${socket.localPort}`;
+}
+
 /**
  * Why the request cannot be served, or undefined. An absolute-form target (RFC 9112 section
  * 3.2.2) is served like its path: `req.url` is rewritten to origin form.
+ *
+ * HTTP/1.0 does not require Host, and HAProxy's `option httpchk`, older monitoring agents and
+ * hand-written probes send none: such a request, and any request for a probe path, is served as
+ * if it had named the server's own address, written into `req.headers.host` so that everything
+ * that needs a host (links, the cache key, CORS) reads the same one. An HTTP/1.1 request for
+ * anything else without Host is refused (RFC 9112 section 3.2), and a malformed Host always is.
  */
 export function requestTargetProblem(req: IncomingMessage): string | undefined {
-  const hosts = req.headersDistinct.host ?? [];
-  if (hosts.length !== 1 || !validHost(hosts[0]!)) return 'The Host header must be one host name or address, with an optional port';
   const target = req.url ?? '';
+  let hosts = req.headersDistinct.host ?? [];
+  if (hosts.length === 0 && (req.httpVersion === '1.0' || probePaths.has(target.split('?', 1)[0]!))) {
+    req.headers.host = ownHost(req);
+    hosts = [req.headers.host];
+  }
+  if (hosts.length !== 1 || !validHost(hosts[0]!)) return 'The Host header must be one host name or address, with an optional port';
   if (absoluteForm.test(target)) {
     if (!URL.canParse(target)) return 'The request target must be a path';
     const url = new URL(target);

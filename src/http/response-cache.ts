@@ -106,7 +106,7 @@ export class ResponseCache {
   /** Compressions under way, by the entry they are for (gone with it). */
   private readonly compressing = new WeakMap<Entry, Partial<Record<Encoding, Promise<Buffer>>>>();
 
-  /** `pathPrefix`: where the entries live (the REST gate's routes); no other path waits for a key. */
+  /** `pathPrefix`: where the entries live (the REST routes); no other path waits for a key. */
   constructor(
     maxBytes: number,
     private readonly versions: DataVersionReader,
@@ -124,13 +124,14 @@ export class ResponseCache {
   /**
    * The key of a request at the current data version, or undefined when it is not to be cached
    * (the cache is off, the path is not a cached one, the client asked for a fresh answer with
-   * Cache-Control: no-cache, or the data version did not come within VERSION_READ_TIMEOUT_MS). The
+   * Cache-Control: no-cache, or the data version did not come within VERSION_READ_TIMEOUT_MS;
+   * `readVersion`: the request's own read, edge.ts dataVersionOf). The
    * URL is taken as sent: the paging links repeat its parameters in their order.
    */
-  async keyOf(headers: HeaderReader, url: Pick<URL, 'pathname' | 'search'>): Promise<string | undefined> {
+  async keyOf(headers: HeaderReader, url: Pick<URL, 'pathname' | 'search'>, readVersion = () => this.versions.current()): Promise<string | undefined> {
     if (!this.enabled || !url.pathname.startsWith(this.pathPrefix) || /\bno-cache\b/i.test(headers.get('cache-control') ?? '')) return undefined;
     const version = await withinDeadline(
-      this.versions.current().catch(() => undefined),
+      readVersion().catch(() => undefined),
       VERSION_READ_TIMEOUT_MS,
     );
     return version === undefined ? undefined : `${version} ${url.pathname}${url.search}`;

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import { badRequest } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { secretsEqual, sha256Hex } from './bearer.js';
+import { sameKey, sha256Hex } from './bearer.js';
 import { isUuid, text } from '../params.js';
 
 /** Scope an issued key needs to register and manage webhooks. */
@@ -43,13 +43,18 @@ export async function revokeKey(prisma: PrismaClient, id: string): Promise<boole
   return count > 0;
 }
 
-/** Whether an active issued key has this hash and scope; marks it used (one statement). */
-export async function useActiveKey(prisma: PrismaClient, keyHash: string, scope: string): Promise<boolean> {
-  const { count } = await prisma.apiKey.updateMany({
-    where: { keyHash, revoked: false, scopes: { has: scope } },
-    data: { lastUsedAt: new Date() },
-  });
-  return count > 0;
+/**
+ * The one test of an issued key: one exists with this hash, it is not revoked, and it carries the
+ * scope when one is named. `markUsed` records the use in the same statement.
+ */
+export async function isActiveKey(
+  prisma: Pick<PrismaClient, 'apiKey'>,
+  keyHash: string,
+  { scope, markUsed = false }: { scope?: string; markUsed?: boolean } = {},
+): Promise<boolean> {
+  const where = { keyHash, revoked: false, ...(scope ? { scopes: { has: scope } } : {}) };
+  if (markUsed) return (await prisma.apiKey.updateMany({ where, data: { lastUsedAt: new Date() } })).count > 0;
+  return (await prisma.apiKey.count({ where })) > 0;
 }
 
 /**
@@ -66,9 +71,7 @@ export class KnownKeys {
   ) {}
 
   async isKnown(token: string): Promise<boolean> {
-    for (const configured of [this.config.webhookApiKey, this.config.adminApiKey]) {
-      if (configured && secretsEqual(token, configured)) return true;
-    }
+    if (sameKey(token, this.config.webhookApiKey) || sameKey(token, this.config.adminApiKey)) return true;
     // Made-up tokens of any other shape cost no lookup and no cache entry (they would evict real keys).
     if (!issuedKeyShape.test(token)) return false;
     const keyHash = sha256Hex(token);
@@ -76,8 +79,7 @@ export class KnownKeys {
     if (cached !== undefined) return cached;
     let known: boolean;
     try {
-      const row = await this.prisma.apiKey.findUnique({ where: { keyHash }, select: { revoked: true } });
-      known = row !== null && !row.revoked;
+      known = await isActiveKey(this.prisma, keyHash);
     } catch {
       return false; // the database is away: limit by address for now, and ask again next time
     }

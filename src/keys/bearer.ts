@@ -11,7 +11,11 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-/** Constant-time equality of two secrets (compares their digests, so lengths leak nothing). */
-export function secretsEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+/**
+ * The one comparison of a presented key with a known one (a configured key, or a key's hash with
+ * a stored hash): constant time, on digests so lengths leak nothing; false when either is absent.
+ */
+export function sameKey(presented: string | undefined, known: string | undefined): boolean {
+  if (!presented || !known) return false;
+  return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(known).digest());
 }

@@ -5,8 +5,8 @@
 import type { Config } from '../config.js';
 import { unauthenticated } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { issuedKeyShape, useActiveKey, webhookScope } from './api-keys.js';
-import { bearerToken, secretsEqual, sha256Hex } from './bearer.js';
+import { isActiveKey, issuedKeyShape, webhookScope } from './api-keys.js';
+import { bearerToken, sameKey, sha256Hex } from './bearer.js';
 
 export interface Viewer {
   isAdmin: boolean;
@@ -35,12 +35,12 @@ export function viewerOf(
   let owner: Promise<string | undefined> | undefined;
   const findOwner = async () => {
     const keyHash = sha256Hex(token);
-    if (webhookApiKey && secretsEqual(token, webhookApiKey)) return keyHash;
-    if (issuedKeyShape.test(token) && (await useActiveKey(deps.prisma, keyHash, webhookScope))) return keyHash;
+    if (sameKey(token, webhookApiKey)) return keyHash;
+    if (issuedKeyShape.test(token) && (await isActiveKey(deps.prisma, keyHash, { scope: webhookScope, markUsed: true }))) return keyHash;
     return undefined;
   };
   return {
-    isAdmin: !!adminApiKey && secretsEqual(token, adminApiKey),
+    isAdmin: sameKey(token, adminApiKey),
     webhookOwner: () => (owner ??= findOwner()),
   };
 }

@@ -3,7 +3,7 @@
 // issue, so a client following links is not shifted by issues added meanwhile; prev steps back
 // by offset. Added after the licence link, never in place of it (http/finish.ts).
 import { encodeCursor } from '../issues/cursor.js';
-import type { RestAnswered } from '../rest/gate.js';
+import { edgeOf } from '../http/edge.js';
 import { restBasePath } from '../rest/routes.js';
 
 export interface ListBody {
@@ -48,9 +48,9 @@ export function pagingLinks(url: URL, answer: ListBody): string[] {
 }
 
 /** The paging links of a route's answer to this request at `url` (finish() adds them after the licence link). */
-export function answerPagingLinks(url: URL, request: Request, response: Response, serverContext: object): string[] {
+export function answerPagingLinks(url: URL, request: Request, response: Response): string[] {
   if (!lists[url.pathname] || request.method !== 'GET' || response.status !== 200) return [];
-  // The gate's answer as it was built (a cached answer carries its links already).
-  const answer = (serverContext as RestAnswered).restAnswer as ListBody | undefined;
+  // The route's answer as execution built it (a cached answer carries its links already).
+  const answer = edgeOf(request).rest?.answer as ListBody | undefined;
   return answer ? pagingLinks(url, answer) : [];
 }

@@ -16,9 +16,15 @@ import {
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
+  type GraphQLSchema,
 } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { badRequest } from '../errors.js';
+import { edgeOf } from '../http/edge.js';
+import type { Logger } from '../log.js';
 import { boolean, integer, number, oneOf, rejectUnknownParameters, single } from '../params.js';
+import { restFailure } from './failure.js';
+import type { RestRoute } from './routes.js';
 
 function checkValue(name: string, type: GraphQLInputType, value: unknown, fromBody: boolean): void {
   // A list inside an input object (a webhook's stack.packages): an array of checked items.
@@ -106,4 +112,28 @@ export function checkRestArguments(
     }
     checkArgument(arg, value, !fromQuery[0]);
   }
+}
+
+/** The argument checks as a REST plugin: the route's field, its path parameters, query string and body's arguments. */
+export function useRestArguments(options: { routeSchema: GraphQLSchema; routes: Record<string, RestRoute>; log: Logger }): Plugin {
+  const { routeSchema, routes, log } = options;
+  const fields = new Map<string, GraphQLField<unknown, unknown>>();
+  for (const key of Object.keys(routes)) {
+    const [typeName, fieldName] = key.split('.') as [string, string];
+    const root = typeName === 'Mutation' ? routeSchema.getMutationType() : routeSchema.getQueryType();
+    const field = root?.getFields()[fieldName];
+    if (field) fields.set(key, field);
+  }
+  return {
+    onRequest({ request, url, endResponse }) {
+      const rest = edgeOf(request).rest;
+      const field = rest && fields.get(rest.key);
+      if (!rest || !field) return;
+      try {
+        checkRestArguments(field, { params: rest.params, query: url.searchParams, body: rest.bodyArguments ?? {} });
+      } catch (err) {
+        endResponse(restFailure(log, [err]));
+      }
+    },
+  };
 }

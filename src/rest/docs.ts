@@ -1,6 +1,11 @@
 // GET /api/v1/docs: a human-readable page rendered on the server from the OpenAPI document, so it
-// always matches the routes, needs no script or CDN, and works offline.
+// always matches the routes, needs no CDN, and works offline. It is built once for every caller,
+// so its examples name a fixed origin, which one line of script replaces with the origin the page
+// was served from (without script they keep the default local one).
 type Json = Record<string, any>;
+
+/** The origin the examples are written with: a default local start's. */
+const EXAMPLE_ORIGIN = 'http://localhost:3000';
 
 const escape = (value: unknown) =>
   String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -89,7 +94,7 @@ function curlExample(op: Json, method: string, template: string): string {
   if (query.length) url += `?${query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(String(p.example))}`).join('&')}`;
   const body = op.requestBody?.content?.['application/json']?.example;
   return [
-    `curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} 'http://localhost:3000${url}'`,
+    `curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} '${EXAMPLE_ORIGIN}${url}'`,
     ...(op.security ? ["-H 'Authorization: Bearer <key>'"] : []),
     ...(body ? ["-H 'Content-Type: application/json'", `-d '${JSON.stringify(body)}'`] : []),
   ].join(' \\\n  ');
@@ -123,6 +128,7 @@ table{border-collapse:collapse;width:100%;font-size:.92rem}th,td{border:1px soli
 th{background:#fafafa}.method{background:#0b6e4f;color:#fff;border-radius:3px;padding:0 .4rem;font-size:.85rem}
 .operation{margin-bottom:2rem}header nav a{margin-right:1rem}.anchor{color:#888;text-decoration:none;font-size:.85em}
 .contents ol{padding-left:1.25rem}.contents li{margin:.1rem 0}
+pre{white-space:pre-wrap;background:#f3f3f3;padding:.5rem;border-radius:3px}code,td,th{overflow-wrap:anywhere}
 </style></head>
 <body>
 <header><h1>${escape(doc.info.title)}</h1><p>Version ${escape(doc.info.version)} · Data licence <a href="${escape(doc.info.license?.url)}">${escape(doc.info.license?.name)}</a></p>
@@ -136,5 +142,7 @@ ${operations.map((o) => o.html).join('\n')}
 <p>Every response that is not a success has the body <code>{"error": {"message": string, "status": integer}}</code>, where <code>status</code> equals the HTTP status: 400 for invalid parameters (the message names the parameter), 404 for unknown routes and resources, 429 above the rate limit (the <code>Retry-After</code> header says when to retry), 500 for server errors (quote the <code>X-Request-Id</code> response header when reporting one).</p>
 <h2 id="schemas">Schemas ${selfLink('schemas')}</h2>
 ${schemas.join('\n')}
-</main></body></html>`;
+</main>
+<script>for (const code of document.querySelectorAll('pre code')) code.textContent = code.textContent.replaceAll(${JSON.stringify(EXAMPLE_ORIGIN)}, location.origin);</script>
+</body></html>`;
 }

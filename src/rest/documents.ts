@@ -1,7 +1,9 @@
 // The OpenAPI document and the docs page, built at their first request from the description of the
-// routes that sofa-api's router (gate.ts) made: an idle server that was never asked for either
+// routes that sofa-api's router (sofa.ts) made: an idle server that was never asked for either
 // holds neither document.
 import type { GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { edgeOf } from '../http/edge.js';
 import type { Json } from './openapi.js';
 import type { RestRoute } from './routes.js';
 
@@ -35,4 +37,23 @@ export function restDocuments({ schema, routes, basePath, version, graphqlEndpoi
       built = undefined; // the next request tries again
       throw err;
     }));
+}
+
+/** The paths of the documents under the base path (route-plugin.ts matches them before the routes). */
+export const documentPages = ['/openapi.json', '/docs'];
+
+/** Answers the document a request matched (after the response cache, which may hold it). */
+export function useRestDocuments(options: RestDocumentsOptions): Plugin {
+  const documents = restDocuments(options);
+  const pages: Record<string, () => Promise<Response>> = {
+    '/openapi.json': async () => Response.json((await documents()).openapi),
+    '/docs': async () => new Response((await documents()).docs, { headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+  };
+  return {
+    onRequest({ request, endResponse }) {
+      const rest = edgeOf(request).rest;
+      const page = rest && pages[rest.key];
+      if (page) return page().then(endResponse);
+    },
+  };
 }

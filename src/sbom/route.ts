@@ -1,15 +1,15 @@
 // POST /api/v1/scan with an SBOM: a CycloneDX or SPDX JSON document as the body (by Content-Type)
 // or under an `sbom` key, scanned component by component (purl with version) exactly as the same
 // purls sent as `packages` would be. With `Accept: application/vnd.cyclonedx+json` any scan
-// answers as a CycloneDX VEX document. Everything else goes on to the REST route: the REST gate
-// hands this the body it parsed, before reading it as the route's arguments.
+// answers as a CycloneDX VEX document. Everything else goes on to the REST route: the REST body
+// plugin (rest/body-plugin.ts) hands this the body it parsed, before reading it as the route's arguments.
 import type { Services } from '../context.js';
 import { badRequest } from '../errors.js';
 import { oneOf, isAbsent } from '../params.js';
 import { parseIssueFilters } from '../issues/filters.js';
 import { severities } from '../issues/severities.js';
 import { caughtFailure, errorResponse } from '../http/envelope.js';
-import type { BodyHandler } from '../rest/gate.js';
+import type { BodyHandler } from '../rest/body-plugin.js';
 import { restBasePath } from '../rest/routes.js';
 import { scanStack } from '../scan/scan.js';
 import { parseStack } from '../scan/stack.js';

@@ -37,7 +37,7 @@ function columnsFor(columns: ReadonlySet<string>, info: GraphQLResolveInfo, path
 function columnList(columnNames: Record<string, string>) {
   const columns: ReadonlySet<string> = new Set(Object.values(columnNames));
   // Keyed by the operation's AST node: a parsed document is reused for every request that sends it
-  // (Yoga's parse cache; the REST gate's fixed operations), so each operation is walked once.
+  // (Yoga's parse cache; SOFA's fixed operations), so each operation is walked once.
   const cache = new WeakMap<FieldNode, Map<string, Prisma.Sql>>();
   return (info: GraphQLResolveInfo, path: readonly string[]): Prisma.Sql => {
     const key = info.fieldNodes[0]!;

@@ -12,5 +12,6 @@ import './osv.js';
 import './webhook.js';
 import './stack.js';
 import './new-issues.js';
+import { withStorableText } from './storable-text.js';
 
-export const schema = builder.toSchema({ sortSchema: false });
+export const schema = withStorableText(builder.toSchema({ sortSchema: false }));

@@ -8,7 +8,7 @@ import type { Provenance } from '../ingest/classifier/relevance.js';
 import { formatCvssScore } from '../issues/served.js';
 import { builder } from './builder.js';
 
-/** Field extension: the field is GraphQL's only, never part of a REST body (rest/gate.ts). */
+/** Field extension: the field is GraphQL's only, never part of a REST body (rest/rest-schema.ts). */
 export const graphqlOnly = { graphqlOnly: true };
 
 const ClassificationReason = builder.objectRef<Evidence>('ClassificationReason').implement({

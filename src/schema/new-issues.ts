@@ -67,11 +67,16 @@ async function matchEvent(ctx: Context, filters: IssueFilters, event: NewIssuesE
 /**
  * The stream of one client's subscription: it holds one of the client's slots until it ends, and
  * ends by itself after `idleMs` without a message (a client that still wants it subscribes again).
+ * It also ends, completed, once the server starts stopping: its client reconnects at once, through
+ * the load balancer to another instance, rather than being cut when the drain's time runs out.
  */
-function bounded<T>(source: AsyncIterable<T>, release: () => void, idleMs: number): AsyncIterable<T> {
+function bounded<T>(source: AsyncIterable<T>, release: () => void, idleMs: number, stopping?: AbortSignal): AsyncIterable<T> {
   const stream = new Repeater<T>(async (push, stop) => {
     const iterator = source[Symbol.asyncIterator]();
     const idle = setTimeout(stop, idleMs);
+    const end = () => stop();
+    if (stopping?.aborted) end();
+    else stopping?.addEventListener('abort', end, { once: true });
     const stopped = stop.then(() => ({ done: true as const, value: undefined }));
     try {
       for (;;) {
@@ -82,6 +87,7 @@ function bounded<T>(source: AsyncIterable<T>, release: () => void, idleMs: numbe
       }
     } finally {
       clearTimeout(idle);
+      stopping?.removeEventListener('abort', end);
       release();
       stop();
       await iterator.return?.();
@@ -111,7 +117,7 @@ builder.subscriptionField('newIssues', (t) =>
         map((event: NewIssuesEvent) => matchEvent(ctx, filters, event)),
         filter((batch): batch is MatchedBatch => batch !== null),
       );
-      return release ? bounded(batches, release, ctx.config.subscriptionIdleMs) : batches;
+      return release ? bounded(batches, release, ctx.config.subscriptionIdleMs, ctx.stopping) : batches;
     },
     resolve: (batch) => batch,
   }),

@@ -30,7 +30,8 @@ const StatsRef = builder.objectRef<Stats>('Stats').implement({
     lastNewDataAt: t.expose('lastNewDataAt', {
       type: 'DateTime',
       nullable: true,
-      description: 'When the feed last received new data: the latest creation, update or enrichment of a served issue.',
+      description:
+        'When the feed last received new data from a source: the end of the latest sync that created or updated an issue; null while no source has delivered (the feed is the bundled sample and what was ingested by hand).',
     }),
     newDataSources: t.field({
       type: [SourceFreshnessRef],

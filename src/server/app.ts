@@ -2,16 +2,17 @@
 // listening: main.ts and the tests do that.
 import { GraphQLError } from 'graphql';
 import packageJson from '../../package.json' with { type: 'json' };
-import { createYoga, maskError } from 'graphql-yoga';
+import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { CORSOptions } from '@whatwg-node/server';
 import type { Context, Services } from '../context.js';
 import { issueCounter } from '../db/count-cache.js';
 import { DataVersionReader } from '../db/data-version.js';
 import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import { bodyLimits, useBodyLimit } from '../http/body-limit.js';
-import { callerResolver, type NodeServerContext } from '../http/client-identity.js';
+import { callerResolver } from '../http/client-identity.js';
+import { dataVersionOf, edgeOf, type HeadersOf, type NodeServerContext } from '../http/edge.js';
 import { KnownKeys } from '../keys/api-keys.js';
-import { viewerOf, type Viewer } from '../keys/viewer.js';
+import { viewerOf } from '../keys/viewer.js';
 import { useCompiledExecution } from '../http/compiled-execution.js';
 import { useGraphQLLimits } from '../http/graphql-limits.js';
 import { useGraphQLParamErrors } from '../http/graphql-params.js';
@@ -23,14 +24,21 @@ import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit-st
 import { createRateLimiter, useRateLimit } from '../http/rate-limit.js';
 import { useOperationCost } from '../http/operation-cost.js';
 import { requestCost, rootFieldCost } from '../rest/request-costs.js';
-import { earlyReply } from '../http/early-reply.js';
+import { earlyReply, type EarlyReply } from '../http/early-reply.js';
 import { ExportBuilds } from '../http/export-builds.js';
 import { SubscriptionSlots } from '../http/subscription-slots.js';
 import { requestIdOf, useRequestId } from '../http/request-id.js';
 import { logUnexpected } from '../http/envelope.js';
 import { ResponseCache } from '../http/response-cache.js';
 import { answerPagingLinks } from '../paging/links.js';
-import { useErrorEnvelope, useRestGate } from '../rest/gate.js';
+import { useErrorEnvelope } from '../http/error-envelope.js';
+import { useRestArguments } from '../rest/arguments.js';
+import { useRestBearer } from '../rest/bearer-plugin.js';
+import { useRestBody } from '../rest/body-plugin.js';
+import { useRestCache } from '../rest/cache-plugin.js';
+import { useRestDocuments } from '../rest/documents.js';
+import { useRestRoutes } from '../rest/route-plugin.js';
+import { restSofa } from '../rest/sofa.js';
 import { adminBodyLimits, restBasePath, restRoutes } from '../rest/routes.js';
 import { sbomScan } from '../sbom/route.js';
 import { schema } from '../schema/index.js';
@@ -78,6 +86,8 @@ export function createApp(services: AppServices) {
   const countIssues = issueCounter(db.read, versions);
   const subscriptionSlots = new SubscriptionSlots({ perClient: config.subscriptionsPerClient, total: config.subscriptionsTotal });
   const callerOf = callerResolver({ trustProxy: config.trustProxy, keys });
+  // The caller's viewer, built once per request on its edge context.
+  const viewerFor = (request: HeadersOf) => (edgeOf(request).viewer ??= viewerOf({ config, prisma: db.prisma }, request));
   const exports = new ExportBuilds(versions, (request, serverContext) => callerOf(request, serverContext as NodeServerContext), log);
   const plain = plainRoutes(services, exports, graphqlEndpoint);
   const rateLimiter = createRateLimiter({
@@ -88,18 +98,19 @@ export function createApp(services: AppServices) {
     costOf: (method, url) => plain.cost(method, url) ?? requestCost(method, url),
   });
 
-  const restGate = useRestGate({
-    schema,
-    routes: restRoutes,
-    log,
-    version: packageJson.version,
-    graphqlEndpoint,
-    viewerOf: (request) => viewerOf({ config, prisma: db.prisma }, request),
-    bodyHandlers: { 'Query.scan': sbomScan(services) },
-    responseCache,
-  });
+  const sofa = restSofa({ schema, routes: restRoutes, log });
+  // REST under /api/v1: SOFA, with each of its concerns a plugin of its own, in the order they run.
+  const rest = [
+    useRestRoutes(restRoutes),
+    useRestCache(responseCache, versions),
+    useRestDocuments({ schema, routes: restRoutes, basePath: restBasePath, version: packageJson.version, graphqlEndpoint, sofaDocument: sofa.openAPIDocument }),
+    useRestBearer({ routes: restRoutes, viewerOf: viewerFor, log }),
+    useRestBody({ routes: restRoutes, bodyHandlers: { 'Query.scan': sbomScan(services) }, log }),
+    useRestArguments({ routeSchema: sofa.routeSchema, routes: restRoutes, log }),
+    sofa.plugin,
+  ];
 
-  const yoga = createYoga<{ requestId?: string; viewer?: Viewer }, Context>({
+  const yoga = createYoga<NodeServerContext, Context>({
     schema,
     graphqlEndpoint,
     // Yoga's health check answers any URL that ends with its endpoint, with any method; the plain
@@ -140,7 +151,7 @@ export function createApp(services: AppServices) {
       useRequestId(),
       useHead(),
       useGraphiQLPage({ graphqlEndpoint, title: 'secwire GraphiQL', defaultQuery: exampleQuery }),
-      useBodyLimit({ config, graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes) }),
+      useBodyLimit({ graphqlEndpoint, adminLimits: adminBodyLimits(restRoutes), isAdmin: (request) => viewerFor(request).isAdmin }),
       // Health, readiness, the exports, Atom and TAXII (server/plain-routes.ts).
       plain.plugin(),
       useGraphQLLimits(),
@@ -148,16 +159,16 @@ export function createApp(services: AppServices) {
       useOperationCost(rateLimiter, graphqlEndpoint, rootFieldCost),
       useGraphQLParamErrors(),
       useCompiledExecution(log),
-      // Before the REST gate's onResponse, which keeps an answer in the cache with its links.
+      // Before the response cache's onResponse, which keeps an answer with its links.
       useFinish({
-        links: (request, response, serverContext) => {
+        links: (request, response) => {
           const url = new URL(request.url);
           const path = url.pathname;
           if (path !== '/api' && !path.startsWith('/api/') && path !== graphqlEndpoint) return [];
-          return [licenseLink, ...answerPagingLinks(url, request, response, serverContext)];
+          return [licenseLink, ...answerPagingLinks(url, request, response)];
         },
       }),
-      restGate,
+      ...rest,
       exports.plugin(),
       // Last: whatever else failed without the envelope gets it.
       useErrorEnvelope(),
@@ -166,15 +177,21 @@ export function createApp(services: AppServices) {
     context: (initial): Context => ({
       ...services,
       prisma: db.prisma,
-      countIssues,
+      countIssues: (where) =>
+        countIssues(
+          where,
+          dataVersionOf(initial.request, initial, () => versions.current()),
+        ),
       newIssues: services.pubsub,
-      viewer: initial.viewer ?? viewerOf({ config, prisma: db.prisma }, initial.request),
+      viewer: viewerFor(initial.request),
       requestId: requestIdOf(initial.request),
-      takeSubscriptionSlot: async () => subscriptionSlots.take(await callerOf(initial.request, initial as unknown as NodeServerContext)),
+      takeSubscriptionSlot: async () => subscriptionSlots.take(await callerOf(initial.request, initial)),
     }),
   });
   // A node:http server answers cache hits before Yoga (createHttpServer).
-  return Object.assign(yoga, { earlyReply: earlyReply({ responseCache, rateLimiter, cors }) });
+  const app: App = Object.assign(yoga, { earlyReply: earlyReply({ responseCache, versions, rateLimiter, cors }) });
+  return app;
 }
 
-export type App = ReturnType<typeof createApp>;
+/** The Yoga app, and the cache hits it answers before Yoga over a socket (http/early-reply.ts). */
+export type App = YogaServerInstance<NodeServerContext, Context> & { readonly earlyReply: EarlyReply };

@@ -15,6 +15,7 @@ import { issueKey, listKeys, revokeKey } from '../keys/api-keys.js';
 import { createLogger } from '../log.js';
 import { createIssuePubSub } from '../pubsub.js';
 import { syncSource, type SyncDeps } from '../sources/sync.js';
+import { ingestSummary, plural, servedReport } from './cli-report.js';
 
 type Command = (args: string[], config: Config) => Promise<void>;
 
@@ -44,9 +45,14 @@ async function withPipeline(config: Config, run: (pipeline: SyncDeps) => Promise
 
 /**
  * The registry lookups (REGISTRY_LOOKUP) after an ingest or sync, or on their own: about the
- * packages of these issues, or of every unserved one.
+ * packages of these issues, or of every unserved one. After an ingest or sync, a lookup that asked
+ * nothing says nothing.
  */
-async function lookUp(config: Config, pipeline: SyncDeps, issueIds?: string[]): Promise<void> {
+async function lookUp(
+  config: Config,
+  pipeline: SyncDeps,
+  { issueIds, quietWhenIdle = true }: { issueIds?: string[]; quietWhenIdle?: boolean } = {},
+): Promise<void> {
   if (!config.registryLookup) return;
   const { lookUpRegistries } = await import('../registry/lookup.js');
   const bar = progressBar('registry lookups [{bar}] {percentage}% | {value}/{total} packages');
@@ -57,13 +63,15 @@ async function lookUp(config: Config, pipeline: SyncDeps, issueIds?: string[]): 
     relay: false,
     onProgress: (done, total) => (bar.setTotal(total), bar.update(done)),
   }).finally(() => bar.stop());
+  if (r.asked === 0 && quietWhenIdle) return;
   console.log(
     `registry lookups: asked ${r.asked} (found ${r.found}, missing ${r.missing}, failed ${r.failed}), summaries changed ${r.changed}, ` +
       `newly served ${r.reclassified?.newlyServed ?? 0}, no longer served ${r.reclassified?.unserved ?? 0} in ${((performance.now() - started) / 1000).toFixed(2)} s`,
   );
 }
 
-const commands: Record<string, { help: string; run: Command }> = {
+/** Every command, by the name the operator types; README.md and docs/ are checked against it. */
+export const commands: Record<string, { help: string; run: Command }> = {
   migrate: {
     help: 'apply pending migrations to the configured database',
     run: async (_args, config) => {
@@ -88,14 +96,12 @@ const commands: Record<string, { help: string; run: Command }> = {
         const result = await ingest(pipeline, input.records, { chunkSize: 200, relay: false, onProgress: (done) => bar.update(done) }).finally(() =>
           bar.stop(),
         );
-        const seconds = (performance.now() - started) / 1000;
-        console.log(
-          `received ${result.received}, created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}, ` +
-            `rejected ${result.rejected.length} in ${seconds.toFixed(2)} s (${Math.round(result.received / seconds)} records/s) on ${pipeline.db.kind}`,
-        );
+        console.log(ingestSummary(result, (performance.now() - started) / 1000, pipeline.db.kind));
         for (const r of result.rejected) console.log(`  rejected ${input.origins[r.index]}: ${r.message}`);
         incomplete ||= result.rejected.length > 0;
-        await lookUp(config, pipeline, result.ids);
+        await lookUp(config, pipeline, { issueIds: result.ids });
+        // After the lookups, which can make an issue served.
+        for (const line of await servedReport(pipeline.prisma, result.ids)) console.log(line);
       });
       // Exit status 2: the load went through, but some records or files were not ingested.
       if (incomplete) process.exit(2);
@@ -108,6 +114,7 @@ const commands: Record<string, { help: string; run: Command }> = {
       if (config.sources.length === 0) throw new Error('no sources configured: set SOURCES or SOURCES_FILE');
       if (sources.length === 0) throw new Error(`no source named ${args[0]}; configured: ${config.sources.map((s) => s.name).join(', ')}`);
       let failed = false;
+      let stored = false;
       await withPipeline(config, async (pipeline) => {
         for (const source of sources) {
           const bar = progressBar(`${source.name} [{bar}] {percentage}% | {value}/{total}`);
@@ -115,16 +122,20 @@ const commands: Record<string, { help: string; run: Command }> = {
           const outcome = await syncSource(pipeline, source, {
             allowPrivate: config.sourcesAllowPrivate,
             relay: false,
+            // The outcome line below reports a failure: the log says nothing more of it.
+            repeatedFailure: () => true,
             onProgress: (done, total) => (bar.setTotal(total), bar.update(done)),
           }).finally(() => bar.stop());
           const c = outcome.counts;
+          stored ||= c.created + c.updated > 0;
           const detail =
             outcome.error ??
             `received ${c.received}, created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, rejected ${c.rejected}, skipped ${c.skipped}${c.tooLarge ? `, over the size limit ${c.tooLarge}` : ''}`;
           console.log(`${source.name} (${source.kind}): ${outcome.status} in ${outcome.seconds.toFixed(2)} s: ${detail}`);
           failed ||= outcome.status === 'failed';
         }
-        await lookUp(config, pipeline);
+        // Lookups are for what a sync stored: a sync that stored nothing (offline, say) asks nothing.
+        if (stored) await lookUp(config, pipeline);
       });
       if (failed) process.exit(2);
     },
@@ -155,18 +166,18 @@ const commands: Record<string, { help: string; run: Command }> = {
     help: 'lookup: ask PyPI and npm what the packages of unserved issues are, where no list knows them (REGISTRY_LOOKUP)',
     run: async (_args, config) => {
       if (!config.registryLookup) throw new Error('registry lookups are off (REGISTRY_LOOKUP=false)');
-      await withPipeline(config, (pipeline) => lookUp(config, pipeline));
+      await withPipeline(config, (pipeline) => lookUp(config, pipeline, { quietWhenIdle: false }));
     },
   },
   digest: {
     help: "digest [YYYY-MM-DD]: (re)generate a UTC day's digest (default yesterday) and print it",
     run: async (args, config) => {
       const date = args[0] ?? yesterdayUtc();
-      if (!isCalendarDate(date)) throw new Error('usage: npm run cli -- digest [YYYY-MM-DD]');
+      if (!isCalendarDate(date)) throw new Error(`${date} is not a date: give a calendar day as YYYY-MM-DD (usage: npm run cli -- digest [YYYY-MM-DD])`);
       await withDatabase(openConfiguredDatabase(config, createLogger('warn')), async (db) => {
         const digest = await generateDigest(db.prisma, date);
         process.stdout.write(digest.content);
-        console.error(`digest ${digest.date}: ${digest.issueCount} issues`);
+        console.error(`digest ${digest.date}: ${plural(digest.issueCount, 'issue')}`);
       });
     },
   },
@@ -221,12 +232,14 @@ const commands: Record<string, { help: string; run: Command }> = {
   },
 };
 
-async function main() {
+/** Runs the command that `argv` (the words after `npm run cli --`) names, and ends the process. */
+export async function main(argv: string[]): Promise<never> {
   // Options belong to each command, so everything after the command name is handed over as is.
-  const [name, ...rest] = process.argv.slice(2);
+  const [name, ...rest] = argv;
   const command = name ? commands[name] : undefined;
   if (!command) {
     const asked = name === undefined || name === '--help' || name === '-h' || name === 'help';
+    if (!asked) console.error(`secwire: unknown command ${name}\n`);
     (asked ? console.log : console.error)('usage: npm run cli -- <command>\n');
     for (const [n, c] of Object.entries(commands)) (asked ? console.log : console.error)(`  ${n.padEnd(10)} ${c.help}`);
     process.exit(asked ? 0 : 1);
@@ -242,5 +255,3 @@ async function main() {
   // for about ten seconds after the work and the database are closed.
   process.exit(0);
 }
-
-await main();

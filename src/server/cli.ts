@@ -3,4 +3,5 @@
 import { prepareRuntime } from './runtime.js';
 
 prepareRuntime();
-await import('./cli-commands.js');
+const { main } = await import('./cli-commands.js');
+await main(process.argv.slice(2));

@@ -11,7 +11,8 @@ import { startRelay } from '../ingest/relay.js';
 import { startIdleCollection, type Collect } from '../idle-collection.js';
 import { createLogger } from '../log.js';
 import { createIssuePubSub } from '../pubsub.js';
-import { logTemplateSeed, seedSampleData } from './seed.js';
+import { logTemplateSeed, sampleDataDate, seedSampleData } from './seed.js';
+import { logFeedAtStart } from '../sources/summary.js';
 import { startRegistryLookups } from '../registry/runner.js';
 import { createWebhookDispatcher } from '../schema/issue-stream.js';
 import { createDeliveryWorker } from '../webhooks/worker.js';
@@ -81,7 +82,7 @@ log.info('secwire listening', { url: `http://${config.host === '0.0.0.0' ? 'loca
 log.info('bearer keys', {
   webhooks: config.webhookApiKey
     ? 'WEBHOOK_API_KEY from the environment, or keys issued with `npm run cli -- keys create` or POST /api/v1/admin/keys'
-    : 'no WEBHOOK_API_KEY set: issue a key with POST /api/v1/admin/keys (bearer ADMIN_API_KEY) or `npm run cli -- keys create` (server stopped)',
+    : `no WEBHOOK_API_KEY set: issue a key with POST /api/v1/admin/keys (bearer ADMIN_API_KEY) or \`npm run cli -- keys create\`${db.kind === 'pglite' ? ' (server stopped: the embedded database serves one process)' : ''}`,
   admin: config.adminApiKey ? 'ADMIN_API_KEY from the environment' : 'no ADMIN_API_KEY set: /api/v1/admin/* answers 401',
 });
 
@@ -99,22 +100,12 @@ const relay = startRelay(db.prisma, pubsub, log);
 onReconnect(() => relay.wake());
 const digests = startDigestSchedule(db.prisma, log);
 // Start-up never waits for a source: the first syncs run in the background, and until they bring
-// something the feed is what the database holds (the bundled sample on a first start).
-if (config.sources.length) {
-  log.info('sources configured', {
-    from: config.sourcesFrom === 'default' ? 'the default list (data/sources/default-sources.json; SOURCES=[] turns it off)' : config.sourcesFrom,
-    sources: config.sources.map((s) => s.name),
-  });
-} else {
-  log.info(
-    config.seedSampleData
-      ? 'no sources configured: the feed is the bundled sample data (and what is ingested by hand)'
-      : 'no sources configured: the feed is what is ingested by hand',
-    {
-      sources: [],
-    },
-  );
-}
+// something the feed is what the database holds (the bundled sample on a first start), said so.
+await logFeedAtStart(db.prisma, log, {
+  sources: config.sources,
+  from: config.sourcesFrom === 'default' ? 'the default list (data/sources/default-sources.json; SOURCES=[] turns it off)' : config.sourcesFrom,
+  ...(config.seedSampleData ? { sampleDate: await sampleDataDate() } : {}),
+}).catch((err) => log.error('start-up summary not written', { err }));
 // The sync (its readers, and the ingest pipeline with the classifier) is loaded only when there is something to sync.
 const sources = config.sources.length
   ? (await import('../sources/schedule.js')).startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, {

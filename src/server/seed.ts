@@ -19,6 +19,15 @@ export async function readSampleRecords(): Promise<unknown[]> {
   return records;
 }
 
+/** The date of the newest record in the bundled sample (YYYY-MM-DD): how old the sample's news is. */
+export async function sampleDataDate(): Promise<string> {
+  const dates = (await readSampleRecords()).map((r) => {
+    const record = r as { modified?: unknown; publishedAt?: unknown };
+    return String(record.modified ?? record.publishedAt ?? '');
+  });
+  return (dates.sort().at(-1) ?? '').slice(0, 10);
+}
+
 /** Seeds only an empty database; returns what it did, or null when there was data already. */
 export async function seedSampleData(deps: IngestDeps, { relay }: Pick<IngestOptions, 'relay'> = {}): Promise<(IngestResult & { digests: number }) | null> {
   if ((await deps.prisma.issue.count()) > 0) return null;

@@ -3,7 +3,8 @@
 // ingest's own pipeline in chunks, and remember each chunk's fingerprints once it is stored. A sync
 // cut short resumes where it stopped: what was stored is skipped next time.
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { ingestParsed, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
+import { cannotBeServed, dormantRow, idsWithIssues, staleDormantKeys, storeDormant, type DormantRow } from '../ingest/dormant.js';
+import { defaultClassifier, ingestParsed, type IngestDeps, type IngestResult } from '../ingest/ingest.js';
 import { batchOf, type ParsedEntry } from '../ingest/parse.js';
 import { SourceError } from './fetch.js';
 import { checkRecordSize, maxRecordBytes, RecordTooLarge } from './record-size.js';
@@ -18,9 +19,11 @@ export interface SyncCounts {
   skipped: number;
   /** Records skipped without reading: over maxRecordBytes. */
   tooLarge: number;
+  /** Records that can never be served, kept as a DormantRecord row only (src/ingest/dormant.ts). */
+  dormant: number;
 }
 
-export const emptyCounts = (): SyncCounts => ({ received: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, skipped: 0, tooLarge: 0 });
+export const emptyCounts = (): SyncCounts => ({ received: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, skipped: 0, tooLarge: 0, dormant: 0 });
 
 /** One record as a source lists it; `read` (which also parses it) is only called when the fingerprint changed. */
 export interface SourceRecordEntry {
@@ -133,13 +136,16 @@ export async function syncRecords(
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   let batchBytes = 0;
   const known = await knownFingerprints(deps.prisma, source);
+  // Set aside by another classifier version: read again and judged anew (only these entries).
+  const judgedBy = defaultClassifier().promptVersion;
+  for (const key of await staleDormantKeys(deps.prisma, source, judgedBy)) known.delete(key);
   const counts = emptyCounts();
   const problems: string[] = [];
   const tooLarge: string[] = [];
   // Each record is parsed as it is read: the raw JSON is garbage at once rather than held, with
   // its parsed copy, until its chunk is full (two copies of each record lived long enough to be
   // moved to the old generation: a collector's cost of its own). Undefined: unreadable.
-  let batch: { key: string; fingerprint: string; parsed: ParsedEntry | undefined }[] = [];
+  let batch: { key: string; fingerprint: string; parsed: ParsedEntry | undefined; dormant?: DormantRow }[] = [];
   let done = 0;
   const handled = () => done + counts.skipped + counts.tooLarge;
   // The chunk being stored while the next one is classified and the one after it is read: the
@@ -155,8 +161,18 @@ export async function syncRecords(
     counts.created += result.created;
     counts.updated += result.updated;
     counts.unchanged += result.unchanged;
-    counts.rejected += result.rejected.length + (chunk.length - readable.length);
+    const dormant = chunk.flatMap((b) => (b.dormant ? [b.dormant] : []));
+    counts.dormant += dormant.length;
+    counts.rejected += result.rejected.length + (chunk.length - readable.length - dormant.length);
     for (const r of result.rejected) problems.push(`${readable[r.index]!.key}: ${r.message}`);
+    // Before the fingerprints: a sync cut short in between reads these records again.
+    await storeDormant(
+      deps.prisma,
+      source,
+      judgedBy,
+      dormant,
+      readable.map((b) => b.key),
+    );
     await rememberFingerprints(
       deps.prisma,
       source,
@@ -172,6 +188,16 @@ export async function syncRecords(
     const chunk = batch;
     batch = [];
     batchBytes = 0;
+    // A report set aside that already has an issue is ingested after all, so its issue follows it.
+    const setAside = chunk.filter((b) => b.dormant);
+    const withIssues = await idsWithIssues(
+      deps.prisma,
+      setAside.map((b) => b.dormant!.recordId),
+    );
+    for (const b of setAside) {
+      if (withIssues.has(b.dormant!.recordId)) b.dormant = undefined;
+      else b.parsed = undefined;
+    }
     const readable = chunk.filter((b) => b.parsed !== undefined);
     const parsed = batchOf(readable.map((b) => b.parsed!));
     // The keys stay until the chunk is stored (problems, fingerprints); the parsed records are the
@@ -226,7 +252,8 @@ export async function syncRecords(
       }
       const bytes = entry.bytes ?? 0;
       if (batch.length > 0 && batchBytes + bytes > chunkBytes) await flushUnlessAborted();
-      batch.push({ key: entry.key, fingerprint: entry.fingerprint, parsed });
+      const dormant = parsed && 'item' in parsed && cannotBeServed(parsed.item) ? dormantRow(entry.key, parsed.item) : undefined;
+      batch.push({ key: entry.key, fingerprint: entry.fingerprint, parsed, ...(dormant ? { dormant } : {}) });
       batchBytes += bytes;
       if (batch.length >= chunkSize) await flushUnlessAborted();
     }

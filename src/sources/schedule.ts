@@ -2,9 +2,18 @@
 // source still syncing when its timer fires is not started twice; stop() interrupts syncs between
 // chunks (what was stored stays, the next start resumes) and waits for them. A source that fails
 // is tried again sooner, after 1, 2, 4, ... minutes (never later than its interval), and says so
-// once: an unreachable upstream is one error line, however long it stays away.
+// once: an unreachable upstream is one error line, however long it stays away. At most
+// syncsAtOnce sources sync at a time, the others wait their turn: a first sync of every default
+// source at once would hold every export's working set (and database connections) together.
+import pLimit from 'p-limit';
 import type { SourceDefinition } from './definition.js';
-import { syncSource, type SyncDeps } from './sync.js';
+import { leaseSeconds } from './lease.js';
+import { logFirstPass } from './summary.js';
+import { emptyCounts } from './records.js';
+import { syncSource, type SyncDeps, type SyncOutcome } from './sync.js';
+
+/** Sources syncing at once in one server. */
+export const syncsAtOnce = 2;
 
 /** Minutes before the next try after `failures` failures in a row. */
 export function retryMinutes(failures: number, intervalMinutes: number): number {
@@ -28,16 +37,36 @@ export function startSourceSchedule(
     timers.set(source.name, timer);
   };
   const failures = new Map<string, { count: number; message: string }>();
+  const turn = pLimit(syncsAtOnce);
+  const sync = (source: SourceDefinition, repeatedFailure: (message: string) => boolean) =>
+    turn(async () =>
+      // Stopped while waiting for its turn: it is not started.
+      stopping.signal.aborted
+        ? undefined
+        : syncSource(deps, source, { allowPrivate: options.allowPrivate, relay: true, signal: stopping.signal, repeatedFailure }),
+    );
+  // Each source's first outcome, until every source has one: then the one line on the first pass.
+  const firstPass = new Map<string, SyncOutcome>();
+  const first = (outcome: SyncOutcome) => {
+    if (firstPass.size === sources.length || firstPass.has(outcome.source)) return;
+    firstPass.set(outcome.source, outcome);
+    if (firstPass.size === sources.length)
+      logFirstPass(
+        deps.log,
+        [...sources].map((s) => firstPass.get(s.name)!),
+      );
+  };
   const tick = (source: SourceDefinition) => {
     if (running.has(source.name) || stopping.signal.aborted) return;
     const last = failures.get(source.name);
-    const run = syncSource(deps, source, {
-      allowPrivate: options.allowPrivate,
-      relay: true,
-      signal: stopping.signal,
-      repeatedFailure: (message) => last?.message === message,
-    })
+    // A failure in the first pass is told by the first pass's line, not a line of its own.
+    const inFirstPass = !firstPass.has(source.name);
+    const run = sync(source, (message) => inFirstPass || last?.message === message)
       .then((outcome) => {
+        if (!outcome) return;
+        first(outcome);
+        // Another instance holds it (or held it and died): try again once its lease could have run out.
+        if (outcome.status === 'busy') return later(source, Math.min(source.intervalMinutes, Math.ceil(leaseSeconds / 60) + 1));
         if (outcome.status === 'failed') {
           const count = (last?.count ?? 0) + 1;
           failures.set(source.name, { count, message: outcome.error ?? '' });
@@ -50,6 +79,7 @@ export function startSourceSchedule(
       })
       .catch((err) => {
         deps.log.error('source sync failed unexpectedly', { source: source.name, err });
+        first({ source: source.name, status: 'failed', error: 'unexpected error', counts: emptyCounts(), seconds: 0 });
         later(source, source.intervalMinutes);
       })
       .finally(() => running.delete(source.name));

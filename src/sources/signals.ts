@@ -5,7 +5,7 @@
 //         "#model_version:...,score_date:YYYY-MM-DDT00:00:00+0000", then cve,epss,percentile.
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { parse } from 'csv-parse/sync';
+import { parse } from 'csv-parse';
 import { z } from 'zod';
 import type { EnrichmentRow } from './enrichment.js';
 import { SourceError } from './fetch.js';
@@ -46,7 +46,17 @@ export async function readKev(path: string): Promise<{ rows: EnrichmentRow[]; en
 
 const epssHeader = /^#model_version:[^,]*,score_date:(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:?\d{2}))\s*$/;
 
-export async function readEpss(path: string): Promise<EnrichmentRow[]> {
+/**
+ * A day's scores, held compactly (the ids, and the scores in one typed array): a real file has some
+ * 300,000 rows, which as one object each (or as the CSV parser's arrays) were a hundred MB and more
+ * of heap at the sync's peak. `slice` gives the rows of a range, as an array's slice would.
+ */
+export interface EpssScores {
+  length: number;
+  slice(start: number, end: number): EnrichmentRow[];
+}
+
+export async function readEpss(path: string): Promise<EpssScores> {
   let bytes = await readFile(path);
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
@@ -64,21 +74,39 @@ export async function readEpss(path: string): Promise<EnrichmentRow[]> {
   if (!scoreDate || Number.isNaN(scoreDate.getTime())) {
     throw new SourceError('bad EPSS file: line 1 must be #model_version:...,score_date:YYYY-MM-DDT00:00:00+0000');
   }
-  let records: string[][];
+  const epssCheckedAt = scoreDate.toISOString();
+  const cves: string[] = [];
+  let scores = new Float64Array(1 << 16);
+  // Row by row: each parsed row is garbage at once; the whole file is checked before anything is written.
+  const rows = parse(text.slice(firstBreak + 1), { skip_empty_lines: true, trim: true });
+  let line = 1;
   try {
-    records = parse(text.slice(firstBreak + 1), { skip_empty_lines: true, trim: true });
+    for await (const row of rows as AsyncIterable<string[]>) {
+      line += 1;
+      if (line === 2) {
+        if (row.join(',') !== 'cve,epss,percentile') throw new SourceError('bad EPSS file: line 2 must be the header cve,epss,percentile');
+        continue;
+      }
+      const [cve, epss] = row;
+      const score = Number(epss);
+      if (!cveId.safeParse(cve).success || epss === undefined || epss === '' || !(score >= 0 && score <= 1)) {
+        throw new SourceError(`bad EPSS file: line ${line}: expected a CVE id and a score from 0 to 1`);
+      }
+      if (cves.length === scores.length) {
+        const grown = new Float64Array(scores.length * 2);
+        grown.set(scores);
+        scores = grown;
+      }
+      scores[cves.length] = score;
+      cves.push(cve!);
+    }
   } catch (err) {
+    if (err instanceof SourceError) throw err;
     throw new SourceError(`bad EPSS file: ${(err as Error).message.split('\n')[0]}`);
   }
-  const [header, ...rows] = records;
-  if (header?.join(',') !== 'cve,epss,percentile') throw new SourceError('bad EPSS file: line 2 must be the header cve,epss,percentile');
-  const epssCheckedAt = scoreDate.toISOString();
-  return rows.map((row, i) => {
-    const [cve, epss] = row;
-    const score = Number(epss);
-    if (!cveId.safeParse(cve).success || epss === undefined || epss === '' || !(score >= 0 && score <= 1)) {
-      throw new SourceError(`bad EPSS file: line ${i + 3}: expected a CVE id and a score from 0 to 1`);
-    }
-    return { cveId: cve!, epssScore: score, epssCheckedAt };
-  });
+  if (line < 2) throw new SourceError('bad EPSS file: line 2 must be the header cve,epss,percentile');
+  return {
+    length: cves.length,
+    slice: (start, end) => cves.slice(start, end).map((cve, i) => ({ cveId: cve, epssScore: scores[start + i]!, epssCheckedAt })),
+  };
 }

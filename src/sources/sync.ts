@@ -1,16 +1,19 @@
-// One sync of one source: take the source's lock, fetch (or learn nothing changed), hand the
+// One sync of one source: take the source's lease (lease.ts), fetch (or learn nothing changed), hand the
 // records to the ingest pipeline or the signals to the enrichment store, and write the source's
 // state row. A failure is logged and written to the state row; it never reaches other sources.
 import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { IngestDeps } from '../ingest/ingest.js';
 import type { SourceHints } from '../ingest/item.js';
+import { staleDormantKeys } from '../ingest/dormant.js';
+import { defaultClassifier } from '../ingest/ingest.js';
 import { reclassify } from '../ingest/reclassify.js';
 import type { SourceDefinition } from './definition.js';
 import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
 import { readFeed } from './feed.js';
 import { uncoveredKevRecords } from './kev-issues.js';
 import { fetchSource, SourceError, type Validators } from './fetch.js';
+import { withSourceLease } from './lease.js';
 import { listOsvDir } from './osv-dir.js';
 import { changedSince, indexEntries, newestIn, readIndex } from './osv-index.js';
 import { openOsvZip } from './osv-zip.js';
@@ -58,35 +61,10 @@ interface Cursor {
   since?: string;
 }
 
-/** Sources being synced through each database handle; PostgreSQL's advisory lock covers the other instances. */
-const running = new WeakMap<Database, Set<string>>();
+/** The rows of a signal file: an array, or EPSS's compact scores (signals.ts). */
+type EnrichmentRows = Pick<EnrichmentRow[], 'length' | 'slice'>;
 
-/**
- * Runs `fn` while holding the source: at most one sync per source across every instance. On
- * PostgreSQL a transaction-scoped advisory lock is held by an otherwise idle transaction for the
- * sync's duration (the work itself runs on other connections); PGlite is one process.
- */
-async function withSourceLock<T>(db: Database, name: string, fn: () => Promise<T>): Promise<T | undefined> {
-  const mine = running.get(db) ?? new Set<string>();
-  running.set(db, mine);
-  if (mine.has(name)) return undefined;
-  mine.add(name);
-  try {
-    if (db.kind !== 'postgres') return await fn();
-    return await db.prisma.$transaction(
-      async (tx) => {
-        const [row] = await tx.$queryRaw<{ locked: boolean }[]>`
-          SELECT pg_try_advisory_xact_lock(hashtext('secwire-source'), hashtext(${name})) AS locked`;
-        return row?.locked ? fn() : undefined;
-      },
-      { maxWait: 30_000, timeout: 7 * 24 * 3600_000 },
-    );
-  } finally {
-    mine.delete(name);
-  }
-}
-
-async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRow[], options: SyncOptions): Promise<SyncCounts> {
+async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRows, options: SyncOptions): Promise<SyncCounts> {
   const counts = { ...emptyCounts(), received: rows.length };
   const chunk = 5000;
   for (let start = 0; start < rows.length; start += chunk) {
@@ -158,7 +136,7 @@ async function syncListing(deps: SyncDeps, source: SourceDefinition, listing: Li
 export async function syncSource(deps: SyncDeps, source: SourceDefinition, options: SyncOptions): Promise<SyncOutcome> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
-  const outcome = await withSourceLock(deps.db, source.name, async (): Promise<SyncOutcome> => {
+  const outcome = await withSourceLease(deps.db, deps.log, source.name, async (): Promise<SyncOutcome> => {
     const { prisma, log } = deps;
     const state = await prisma.sourceState.upsert({
       where: { name: source.name },
@@ -189,6 +167,10 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
       if (index && sameSource && cursor.since) {
         // Only the records modified since the last sync, each fetched on its own.
         const { changed: records } = changedSince(index, cursor.since);
+        // And the records set aside by another classifier version, to be judged anew (records.ts).
+        const listed = new Set(records.map((r) => `${r.id}.json`));
+        const again = await staleDormantKeys(prisma, source.name, defaultClassifier().promptVersion);
+        for (const key of again) if (key.endsWith('.json') && !listed.has(key)) records.push({ id: key.slice(0, -'.json'.length), modified: '' });
         changed = records.length > 0;
         if (changed)
           counts = await syncListing(deps, source, { total: records.length, entries: indexEntries(source.location, records, fetchOptions) }, options);

@@ -8,8 +8,8 @@ import type { Config } from '../config.js';
 import type { DriverRead } from '../db/driver-read.js';
 import { badRequest } from '../errors.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { webhookScope } from '../keys/api-keys.js';
-import { secretsEqual, sha256Hex } from '../keys/bearer.js';
+import { isActiveKey, webhookScope } from '../keys/api-keys.js';
+import { sameKey, sha256Hex } from '../keys/bearer.js';
 import { sbomComponents } from '../sbom/parse.js';
 import { scanStack } from '../scan/scan.js';
 import { parseStack, type PackageQuery, type Stack } from '../scan/stack.js';
@@ -33,16 +33,14 @@ export interface ParsedStack {
   stack: Stack;
 }
 
-const hasNul = (text: string | undefined) => !!text?.includes('\u0000');
-
 /** Validates a stack as the scan would (plus: every purl of a known type); a 400 names what is wrong. */
 export function parseWatchedStack(input: WatchedStackInput): ParsedStack {
   const { packages, sbom } = input;
   if ((packages == null) === (sbom == null)) throw badRequest('stack must give either packages or sbom');
   if (sbom != null) {
     const found = sbomComponents(sbom);
-    // The SBOM's texts are stored (the findings' VEX names them); PostgreSQL text cannot hold NUL.
-    if (found.some((c) => hasNul(c.ref) || hasNul(c.name) || hasNul(c.version))) throw badRequest('The SBOM must not contain NUL characters');
+    // The SBOM's texts are stored (the findings' VEX names them): what the database cannot store was
+    // refused with the arguments (schema/storable-text.ts).
     const stack = parseStack([...new Set(found.map((c) => c.purl))], undefined, { knownOnly: true });
     const components = found.map((c) => ({ entry: c.purl, ref: c.ref, name: c.name, ...(c.version ? { version: c.version } : {}) }));
     return { components, stack };
@@ -105,6 +103,6 @@ export const feedTokenShape = /^swf_[A-Za-z0-9_-]{43}$/;
 
 /** Whether the key that owns a webhook may still use it: WEBHOOK_API_KEY, or an issued key not revoked. */
 export async function ownerKeyActive(config: Pick<Config, 'webhookApiKey'>, prisma: PrismaClient, ownerKeyHash: string): Promise<boolean> {
-  if (config.webhookApiKey && secretsEqual(sha256Hex(config.webhookApiKey), ownerKeyHash)) return true;
-  return (await prisma.apiKey.count({ where: { keyHash: ownerKeyHash, revoked: false, scopes: { has: webhookScope } } })) > 0;
+  if (config.webhookApiKey && sameKey(sha256Hex(config.webhookApiKey), ownerKeyHash)) return true;
+  return isActiveKey(prisma, ownerKeyHash, { scope: webhookScope });
 }

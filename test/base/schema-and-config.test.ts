@@ -66,6 +66,15 @@ describe('configuration', () => {
     }
   });
 
+  it("reads TRUST_PROXY as a boolean or as the proxies' addresses and ranges", () => {
+    expect(parseConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(parseConfig({ TRUST_PROXY: 'no' }).trustProxy).toBe(false);
+    expect(parseConfig({ TRUST_PROXY: '10.0.0.10, 10.0.1.0/24,2001:db8::/64 ,::1' }).trustProxy).toEqual(['10.0.0.10', '10.0.1.0/24', '2001:db8::/64', '::1']);
+    for (const value of ['proxy.internal', '10.0.0.300', '10.0.0.0/33', '10.0.0.10,', '0x7f.1', 'maybe']) {
+      expect(() => parseConfig({ TRUST_PROXY: value }), value).toThrow(/TRUST_PROXY: must be true, false, or the proxies' addresses/);
+    }
+  });
+
   it('takes an empty value as unset and only plain digits as a number', () => {
     expect(parseConfig({ PORT: '', RATE_LIMIT_PER_MINUTE: ' ', TRUST_PROXY: '' })).toMatchObject({ port: 3000, rateLimitPerMinute: 60, trustProxy: false });
     for (const [name, value] of [

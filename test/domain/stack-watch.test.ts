@@ -280,6 +280,50 @@ describe('a watched stack', () => {
     expect(delivery!.issues.map((i) => i.id)).not.toContain(vendorOnly);
   });
 
+  it('stops watching on "stack": null, over REST alone or with another field and over GraphQL alike', async () => {
+    const stack = { packages: ['gradio@3.40.0'] };
+    const paths = ['/unwatch-rest-alone', '/unwatch-rest-with', '/unwatch-graphql'];
+    const hooks: string[] = [];
+    const feeds: string[] = [];
+    for (const path of paths) {
+      const created = await registerWebhookRest(t, { url: deliveries.receiver.url(path), stack });
+      expect(created.status).toBe(201);
+      hooks.push(created.body.data.id);
+      const feed = await t.fetch(`/api/v1/webhooks/${created.body.data.id}/feed`, { method: 'POST', headers: bearer() });
+      feeds.push(((await feed.json()) as { data: { path: string } }).data.path);
+      expect((await t.fetch(feeds.at(-1)!)).status).toBe(200);
+    }
+    const patch = async (id: string, body: unknown) => {
+      const res = await t.fetch(`/api/v1/webhooks/${id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', ...bearer() },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect((await patch(hooks[0]!, { stack: null })).status).toBe(200);
+    expect((await patch(hooks[1]!, { stack: null, events: ['new_issues'] })).status).toBe(200);
+    const { body } = await t.graphql(`mutation ($id: ID!) { updateWebhook(id: $id, stack: null) { data { watchedComponents } } }`, { id: hooks[2] }, bearer());
+    expect(body).toEqual({ data: { updateWebhook: { data: { watchedComponents: null } } } });
+
+    for (const [i, id] of hooks.entries()) {
+      // No findings, no feed, no stack rows.
+      expect(await get(`/api/v1/webhooks/${id}/findings`), paths[i]).toEqual({
+        status: 400,
+        body: { error: { message: 'The webhook watches no stack', status: 400 } },
+      });
+      expect((await t.fetch(feeds[i]!)).status, paths[i]).toBe(404);
+      expect(await t.db.prisma.stackEntry.count({ where: { webhookId: id } })).toBe(0);
+    }
+    // No filtering: an issue that does not affect the old stack reaches every one of them.
+    await deliveries.dispatcher.refresh();
+    const {
+      issueIds: [unrelated],
+    } = await publishIssues(t, [{ title: 'An issue of another package', packageNames: ['left-pad'] }]);
+    const reached = (r: ReceivedRequest[]) => paths.filter((p) => bodies(p)(r).some((d) => d.issues.some((i) => i.id === unrelated)));
+    expect(reached(await deliveries.receiver.waitFor((r) => reached(r).length === paths.length))).toEqual(paths);
+  });
+
   it('refuses bad stacks with a clear 4xx and changes nothing', async () => {
     const count = async () => t.db.prisma.webhook.count();
     const before = await count();

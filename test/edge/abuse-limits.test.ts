@@ -11,7 +11,7 @@ import { graphqlLimits } from '../../src/http/graphql-limits.js';
 import { guarded } from '../../src/http/guard.js';
 import { createHttpServer } from '../../src/http/server.js';
 import { restRoutes } from '../../src/rest/routes.js';
-import { restSchema } from '../../src/rest/gate.js';
+import { restSchema } from '../../src/rest/rest-schema.js';
 import { schema } from '../../src/schema/index.js';
 import { createYoga } from 'graphql-yoga';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -104,6 +104,18 @@ describe.skipIf(!available && !inCI)(`in Chromium${available ? '' : ` (${skipRea
     await page.close();
   }, 60_000);
 
+  it('the docs page fits a 1,280 px window, and its examples name the origin it was served from', async () => {
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${base}/api/v1/docs`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+    const examples = await page.locator('.operation pre code').allInnerTexts();
+    expect(examples.length).toBeGreaterThan(20);
+    expect(examples.filter((e) => !e.includes(`'${base}/`))).toEqual([]);
+    expect(examples.filter((e) => e.includes('localhost:3000'))).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('loaded nothing from outside the server', () => {
     expect(requested.length).toBeGreaterThan(0);
     expect(requested.filter((url) => !url.startsWith(base) && !url.startsWith('blob:') && !url.startsWith('data:'))).toEqual([]);

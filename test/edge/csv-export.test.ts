@@ -182,6 +182,19 @@ describe('GET /api/issues/export', () => {
     expect(post.headers.get('allow')).toBe('GET, HEAD');
     expect(await post.json()).toEqual({ error: { message: 'Method POST is not allowed on /api/issues/export; use GET, HEAD', status: 405 } });
   });
+
+  it('the path a user guesses under /api/v1 is a 404 that names the real one, whatever its query', async () => {
+    const pointer = { error: { message: 'Not found: the CSV export is /api/issues/export (outside /api/v1)', status: 404 } };
+    for (const path of ['/api/v1/issues/export', '/api/v1/issues/export?severity=critical&since=2024-01-01']) {
+      const res = await t.fetch(path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await res.json()).toEqual(pointer);
+    }
+    // An issue id is still an issue id.
+    expect((await t.fetch('/api/v1/issues/exports')).status).toBe(404);
+    expect((await (await t.fetch('/api/v1/issues/exports')).json()).error.message).not.toContain('/api/issues/export');
+  });
 });
 
 describe("export filters (the list route's, parsed by the same code)", () => {

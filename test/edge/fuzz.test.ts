@@ -18,7 +18,16 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
-import { isNonNullType, print, type GraphQLField, type OperationDefinitionNode } from 'graphql';
+import {
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  print,
+  type GraphQLField,
+  type GraphQLInputType,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRateLimitStore } from '../../src/http/redis-rate-limit-store.js';
@@ -760,6 +769,118 @@ function hostileProbe() {
   );
 }
 
+/** A string the database cannot store: NUL, or a lone UTF-16 surrogate (JSON.stringify escapes it, so it reaches the server's parser). */
+const unstorableText = fc.constantFrom('\u0000', 'a\u0000b', '\uD800', 'x\uDFFF', '\uDC00\uD800y');
+
+/** Where a string sits in a mutation's arguments: the value's path, and whether the string is an object key there. */
+interface TextSlot {
+  path: (string | number)[];
+  key?: boolean;
+}
+
+/** A valid-typed value of an input type with every field given, and every place in it that holds a string. */
+function sampleOf(type: GraphQLInputType): { value: unknown; slots: TextSlot[] } {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    const item = sampleOf(inner.ofType);
+    return { value: [item.value], slots: item.slots.map((s) => ({ ...s, path: [0, ...s.path] })) };
+  }
+  if (isInputObjectType(inner)) {
+    const value: Record<string, unknown> = {};
+    const slots: TextSlot[] = [];
+    for (const [name, field] of Object.entries(inner.getFields())) {
+      const sample = sampleOf(field.type);
+      value[name] = sample.value;
+      slots.push(...sample.slots.map((s) => ({ ...s, path: [name, ...s.path] })));
+    }
+    return { value, slots };
+  }
+  if (isEnumType(inner)) return { value: inner.getValues()[0]!.value, slots: [] };
+  switch (inner.name) {
+    case 'Int':
+    case 'Float':
+      return { value: 1, slots: [] };
+    case 'Boolean':
+      return { value: true, slots: [] };
+    case 'DateTime':
+      return { value: '2025-01-01T00:00:00Z', slots: [] };
+    case 'JSON':
+      // An SBOM-like document: its values and its keys at any depth.
+      return {
+        value: { bomFormat: 'CycloneDX', components: [{ name: 'x', purl: 'pkg:pypi/x@1' }] },
+        slots: [{ path: ['bomFormat'] }, { path: ['components', 0, 'name'] }, { path: ['components', 0, 'purl'] }, { path: ['components', 0], key: true }],
+      };
+    default:
+      return { value: '00000000-0000-4000-8000-000000000000', slots: [{ path: [] }] };
+  }
+}
+
+const spelt = (path: (string | number)[]) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i ? `.${p}` : p)).join('');
+
+function placeText(value: unknown, slot: TextSlot, text: string): unknown {
+  const copy = structuredClone(value) as Record<string | number, unknown>;
+  if (slot.key) {
+    const holder = slot.path.reduce<any>((v, p) => v[p], copy);
+    holder[text] = 'x';
+  } else {
+    const last = slot.path.at(-1)!;
+    const holder = slot.path.slice(0, -1).reduce<any>((v, p) => v[p], copy);
+    holder[last] = text;
+  }
+  return copy;
+}
+
+/**
+ * Every string of every mutation's arguments (and every value and key of a JSON one), over REST
+ * and GraphQL: a NUL or a lone surrogate there is a 400 naming it, on every database. An admin
+ * ingest is the exception: it refuses the one record that holds it and stores the rest.
+ */
+function unstorableTextProbe(): fc.Arbitrary<{ probe: Probe; named: string; graphql: boolean }> {
+  const cases = Object.values(schema.getMutationType()!.getFields())
+    .filter((field) => field.name !== 'ingestItems')
+    .flatMap((field) => {
+      const route = restRoutes[`Mutation.${field.name}`];
+      const inPath = new Set((route?.path ?? '').split('/').flatMap((s) => (s.startsWith(':') ? [s.slice(1)] : [])));
+      const args = Object.fromEntries(field.args.map((a) => [a.name, sampleOf(a.type)]));
+      const key = route?.bearer === 'admin' ? keys.admin : keys.webhook;
+      return field.args.flatMap((arg) =>
+        args[arg.name]!.slots.map((slot) => ({ field, route, inPath, args, key, arg: arg.name, slot: { ...slot, path: [arg.name, ...slot.path] } })),
+      );
+    });
+  return fc.record({ target: fc.constantFrom(...cases), text: unstorableText, graphql: fc.boolean() }).map(({ target, text, graphql }) => {
+    const values = Object.fromEntries(Object.entries(target.args).map(([name, sample]) => [name, sample.value]));
+    const variables = placeText(values, target.slot, text) as Record<string, unknown>;
+    const named = target.slot.key ? `A key of ${spelt(target.slot.path)}` : spelt(target.slot.path);
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.key}` };
+    // Over REST, an argument in the path is the path's (a NUL there is %00 in a URL).
+    if (graphql || !target.route || target.inPath.has(target.arg)) {
+      const document = operationFor('mutation', target.field.name);
+      return {
+        graphql: true,
+        named,
+        probe: { surface: 'unstorable text', method: 'POST', path: '/graphql', headers, body: JSON.stringify({ query: document, variables }) },
+      };
+    }
+    const path = target.route.path.replace(/:(\w+)/g, (_, name: string) => String(values[name]));
+    const body = Object.fromEntries(Object.entries(variables).filter(([name]) => !target.inPath.has(name)));
+    return {
+      graphql: false,
+      named,
+      probe: { surface: 'unstorable text', method: target.route.method, path: `${restBasePath}${path}`, headers, body: JSON.stringify(body) },
+    };
+  });
+}
+
+async function sendUnstorable({ probe, named, graphql }: { probe: Probe; named: string; graphql: boolean }) {
+  sent++;
+  const res = await t.fetch(probe.path, { method: probe.method, headers: probe.headers, body: probe.body });
+  const body = (await res.json()) as any;
+  const where = `${probe.method} ${probe.path} ${probe.body}`;
+  const message = graphql ? body.errors?.[0]?.message : body.error?.message;
+  expect(graphql ? body.errors?.[0]?.extensions?.code : res.status, where).toBe(graphql ? 'BAD_REQUEST' : 400);
+  expect(message, where).toMatch(new RegExp(`^${named.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (must not contain NUL characters|must be valid Unicode text)`));
+}
+
 // FUZZ_REQUESTS=<n> scales every budget below (about 12,000 requests in all at the default).
 const defaultTotal = 12_000;
 const scale = Math.max(1, Number(process.env.FUZZ_REQUESTS ?? 0) / defaultTotal);
@@ -785,6 +906,19 @@ describe('fuzzing', () => {
   it('GraphQL: generated documents', async () => run(graphqlDocumentProbe(), 3_000), fuzzTimeout);
   it('GraphQL: bodies that are not GraphQL requests', async () => run(graphqlBodyProbe(), 1_200), fuzzTimeout);
   it('scan shapes', async () => run(scanProbe(), 600), fuzzTimeout);
+  it(
+    'a NUL or a lone surrogate in any string of any mutation is a 400 naming it, and changes nothing',
+    async () => {
+      const stored = () => Promise.all([t.db.prisma.webhook.count(), t.db.prisma.apiKey.count(), t.db.prisma.digest.count()]);
+      const before = await stored();
+      await fc.assert(
+        fc.asyncProperty(unstorableTextProbe(), (p) => sendUnstorable(p)),
+        { numRuns: Math.round(300 * scale) },
+      );
+      expect(await stored()).toEqual(before);
+    },
+    fuzzTimeout,
+  );
   it(
     'issue 27 shapes: forged cursors and TAXII tokens, deep SBOMs, lone surrogates, HEAD on streaming routes',
     async () => run(hostileProbe(), 600),

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/keys/bearer.js';
-import { addressKey, forwardedAddress } from '../../src/http/client-identity.js';
+import { addressKey, forwardedAddress, proxyTrust } from '../../src/http/client-identity.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit-store.js';
 import { createHttpServer } from '../../src/http/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -318,6 +318,15 @@ describe('client identity', () => {
     expect((await from('203.0.113.66, unknown')).status).toBe(200);
     expect((await from('203.0.113.67, unknown')).status).toBe(429);
     expect((await from('203.0.113.68, not-an-address')).status).toBe(429);
+  });
+
+  it('with TRUST_PROXY naming the proxies, reads X-Forwarded-For only on connections from them', () => {
+    const trusts = proxyTrust(['10.0.0.10', '192.168.4.0/24', '2001:db8:5::/48', '::1']);
+    const peers = ['10.0.0.10', '::ffff:10.0.0.10', '192.168.4.200', '2001:db8:5:1::7', '::1'];
+    expect(peers.map(trusts)).toEqual([true, true, true, true, true]);
+    const others = ['10.0.0.11', '192.168.5.1', '2001:db8:6::1', '127.0.0.1', 'nonsense', undefined];
+    expect(others.map(trusts)).toEqual(Array(6).fill(false));
+    expect([proxyTrust(true)(undefined), proxyTrust(false)('10.0.0.10')]).toEqual([true, false]);
   });
 
   it('groups IPv6 clients by /64 and unwraps IPv4-mapped addresses', async () => {

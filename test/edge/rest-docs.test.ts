@@ -186,15 +186,22 @@ describe('GET /api/v1/docs', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await res.text();
     for (const route of Object.values(restRoutes)) expect(html).toContain(`/api/v1${route.path}`);
-    for (const param of ['search', 'label', 'severity', 'issueType', 'vendor', 'package', 'since', 'limit', 'offset', 'confidenceMin']) {
-      expect(html).toContain(`<code>${param}</code>`);
-    }
+    // The list route's parameters, as its 400 for an unknown one names them.
+    const { message } = (await (await t.fetch('/api/v1/issues?nosuchparameter=1')).json()).error;
+    const known = /\(known: ([^)]+)\)/.exec(message)![1]!.split(', ');
+    expect(known).toEqual(expect.arrayContaining(['search', 'alias', 'knownExploited', 'cursor', 'modifiedSince', 'limit', 'offset']));
+    const listSection = /<section class="operation" id="[^"]*">\s*<h3><span class="method">GET<\/span> <code>\/api\/v1\/issues<\/code>[\s\S]*?<\/section>/.exec(
+      html,
+    )![0];
+    for (const param of known) expect(listSection, param).toContain(`<td><code>${param}</code></td>`);
     expect(html).toContain('{"error": {"message": string, "status": integer}}');
     expect(html).toContain('Invalid parameters; the message names the parameter.');
     expect(html).toContain('CC-BY-4.0');
     if (Object.values(restRoutes).some((r) => r.method === 'POST')) expect(html).toContain('JSON body:');
     if (Object.values(restRoutes).some((r) => r.bearer)) expect(html).toContain('Authorization: Bearer &lt;key&gt;');
-    expect(html).not.toMatch(/<script|https:\/\/unpkg|cdn\./);
+    // One inline script (the examples' origin) and nothing loaded from elsewhere.
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).not.toMatch(/<script[^>]*\ssrc=|https:\/\/unpkg|cdn\./);
     // A curl example per route, the plain routes under their own prefixes.
     expect(html.match(/<section class="operation"/g)?.length).toBe(html.match(/<pre><code>curl /g)?.length);
     expect(html).toContain('http://localhost:3000/api/v1/issues/5d0092c5-5f74-4287-9642-33f4c354e56d');

@@ -3,9 +3,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DriverRead } from '../../src/db/driver-read.js';
 import { PrismaClient } from '../../src/generated/prisma/client.js';
+import { createHttpServer } from '../../src/http/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { makeIssue } from '../helpers/issues.js';
+import { listen, send } from '../helpers/socket-answer.js';
 
 let db: TestDatabase;
 let counting: PrismaClient;
@@ -134,6 +136,19 @@ describe('SQL statements per list page', () => {
     expect(again).toHaveLength(1);
     expect(again[0]).toMatch(versionRead);
   });
+
+  it('a miss over a socket reads the data version once: the early reply hands its cache key on to Yoga', async () => {
+    const server = await listen(createHttpServer(t.app));
+    try {
+      const sql = await countStatements(async () => expect((await send(server, '/api/v1/issues?limit=7&severity=low')).status).toBe(200), {
+        withVersionReads: true,
+      });
+      expect(sql.filter((s) => versionRead.test(s))).toHaveLength(1);
+      expect(sql).toHaveLength(3);
+    } finally {
+      server.close();
+    }
+  });
 });
 
 describe('compiled execution', () => {
@@ -203,8 +218,8 @@ describe('unexpected errors', () => {
   });
 });
 
-describe('one REST gate', () => {
-  // A body parse is a JSON.parse of the very text the client sent: the gate reads it once, and
+describe('one reading of a REST body', () => {
+  // A body parse is a JSON.parse of the very text the client sent: the body plugin reads it once, and
   // SOFA, which would read it again, gets the arguments instead.
   async function parsesOf(path: string, init: RequestInit) {
     let parses = 0;

@@ -83,6 +83,26 @@ describe('idle subscriptions', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('ends every open subscription, completed, as soon as the server starts stopping', async () => {
+    const stopping = new AbortController();
+    const t = await createTestApp({}, db, { stopping: stopping.signal });
+    try {
+      const subscription = await subscribe(t, query());
+      const { eventId } = await publishIssues(t, [{ title: 'before the stop' }]);
+      expect((await subscription.next('newIssues')).data.newIssues.eventId).toBe(eventId);
+      // Ended by the server (a drain would otherwise hold it until its deadline and then cut it).
+      stopping.abort();
+      await expect(subscription.next('newIssues')).rejects.toThrow(/stream ended/);
+      // One opened while stopping ends at once.
+      const late = await subscribe(t, query());
+      await expect(late.next('newIssues')).rejects.toThrow(/stream ended/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('fan-out', () => {
   it('runs one batch through one query per distinct filter, not per subscriber', async () => {
     const t = await createTestApp({ subscriptionsPerClient: 20 }, countingDatabase());

@@ -111,10 +111,30 @@ describe('objects', () => {
     expect(checkBundle({ type: 'bundle', id: 'bundle--5d0092c5-5f74-4287-9642-33f4c354e56d', objects })).toEqual({ schemaErrors: [], danglingRefs: [] });
   });
 
+  it('the first page holds issues: before each comes only what it references that no earlier object gave', async () => {
+    const { body } = await taxii(`${ALL}?limit=100`);
+    const objects = body.objects as StixObject[];
+    expect(objects.slice(0, 3).map((o) => o.type)).toEqual(['marking-definition', 'marking-definition', 'identity']);
+    expect(objects.filter((o) => o.type === 'vulnerability' || o.type === 'report').length).toBeGreaterThanOrEqual(15);
+    // An attack pattern comes once, before the first object that references it, and only when one
+    // on the page does (unless the page ends inside that issue's group).
+    const refs = (o: StixObject): string[] => [o.source_ref, ...(o.object_refs ?? [])].filter((r) => typeof r === 'string' && r.startsWith('attack-pattern--'));
+    objects.forEach((o, i) => {
+      for (const ref of refs(o))
+        expect(
+          objects.slice(0, i).some((p) => p.id === ref),
+          `${o.id} references ${ref} after it`,
+        ).toBe(true);
+      const rest = objects.slice(i + 1);
+      if (o.type === 'attack-pattern') expect(rest.some((u) => refs(u).includes(o.id)) || rest.every((u) => u.type === 'attack-pattern'), o.id).toBe(true);
+    });
+    expect(new Set(objects.map((o) => o.id)).size).toBe(objects.length);
+  });
+
   it('nothing is skipped or repeated while issues are ingested mid-walk', async () => {
     const before = await walk(ALL, 1000);
     const walked = await walk(ALL, 9, async (page) => {
-      if (page % 3 === 0 && page <= 12) await t.db.prisma.issue.createMany({ data: issues(5) });
+      if (page % 3 === 0 && page <= 9) await t.db.prisma.issue.createMany({ data: issues(5) });
     });
     const ids = walked.map((o) => o.id);
     expect(new Set(ids).size).toBe(ids.length);

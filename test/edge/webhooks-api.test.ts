@@ -414,6 +414,46 @@ describe('REST /api/v1/webhooks', () => {
   });
 });
 
+describe('text the database cannot store', () => {
+  // PostgreSQL refuses NUL in text and jsonb and a lone surrogate in jsonb: each was a 500 there.
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['a lone surrogate in stack.packages', { stack: { packages: ['vllm@0.5.0', 'gradio@\ud800'] } }, 'stack.packages[1] must be valid Unicode text'],
+    ['a lone surrogate in filters.vendor', { filters: { vendor: 'Open\udfffAI' } }, 'filters.vendor must be valid Unicode text'],
+    ['a NUL in filters.vendor', { filters: { vendor: 'a\u0000b' } }, 'filters.vendor must not contain NUL characters'],
+    ['a lone surrogate in the url', { url: 'https://93.184.216.34/\ud800' }, 'url must be valid Unicode text'],
+    [
+      'a lone surrogate inside an SBOM',
+      { stack: { sbom: { bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ name: '\ud800', purl: 'pkg:pypi/x@1' }] } } },
+      'stack.sbom.components[0].name must be valid Unicode text',
+    ],
+  ];
+
+  it.each(cases)('%s is a 400 naming the field over REST and GraphQL, and changes nothing', async (_label, fields, message) => {
+    const before = await t.db.prisma.webhook.count();
+    const rest = await registerWebhookRest(t, { url: publicUrl, ...fields });
+    expect(rest).toEqual({
+      status: 400,
+      body: { error: { message: expect.stringMatching(new RegExp(`^${message.replace(/[.[\]]/g, '\\$&')}`)), status: 400 } },
+    });
+    const graphql = await t.graphql(
+      'mutation ($url: String!, $filters: WebhookFiltersInput, $stack: WebhookStackInput) { createWebhook(url: $url, filters: $filters, stack: $stack) { data { id } } }',
+      { url: publicUrl, ...fields },
+      bearer(),
+    );
+    expect(graphql.body.errors?.[0]).toMatchObject({ message: rest.body.error.message, extensions: { code: 'BAD_REQUEST' } });
+    // The same over PATCH, on a webhook that exists.
+    const hook = (await registerWebhookRest(t, { url: publicUrl })).body.data.id as string;
+    const res = await t.fetch(`/api/v1/webhooks/${hook}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', ...bearer() },
+      body: JSON.stringify(fields),
+    });
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: { message: rest.body.error.message, status: 400 } } });
+    expect(await t.db.prisma.webhook.count()).toBe(before + 1);
+    await t.db.prisma.webhook.delete({ where: { id: hook } });
+  });
+});
+
 describe('keys CLI', () => {
   it('creates, lists and revokes keys; only the hash is stored', { timeout: 360_000 }, async () => {
     // The CLI is its own process, so it needs a database another process can open.

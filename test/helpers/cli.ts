@@ -1,8 +1,11 @@
 // The operator CLI as a real process, on a database of its own: the embedded one in a scratch
 // directory, or a PostgreSQL scratch database when TEST_DATABASE_URL is set.
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './database.js';
 import { launcher } from './npm-script.js';
 
@@ -30,4 +33,25 @@ export function runCli(env: Record<string, string>, args: string[]): Promise<Cli
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
   );
+}
+
+export interface CliScratch {
+  /** A scratch directory of the test file's own. */
+  dir: string;
+  env: Record<string, string>;
+  pg?: TestDatabase;
+}
+
+/** A scratch directory and database for the CLI, made before the file's tests and dropped after them. */
+export function cliScratch(prefix: string): CliScratch {
+  const scratch: CliScratch = { dir: '', env: {} };
+  beforeAll(async () => {
+    scratch.dir = await mkdtemp(join(tmpdir(), prefix));
+    Object.assign(scratch, await cliDatabase(scratch.dir));
+  });
+  afterAll(async () => {
+    await scratch.pg?.close();
+    await rm(scratch.dir, { recursive: true, force: true });
+  });
+  return scratch;
 }

@@ -16,6 +16,7 @@ export const databaseIndependent = [
   'test/base/pglite-checkpoints.test.ts',
   'test/base/pglite-template.test.ts',
   'test/server/process.test.ts',
+  'test/server/resume-after-kill.test.ts',
   'test/domain/scan-matching.test.ts',
   'test/base/schema-and-config.test.ts',
   'test/server/startup-seed.test.ts',

@@ -1,5 +1,5 @@
-// Raw HTTP/1.1 over a TCP socket, for request lines and headers that fetch would refuse to send
-// (a bad Host, `GET *`, absolute-form targets, garbage). Resolves with what the server wrote.
+// Raw HTTP over a TCP socket, for request lines and headers that fetch would refuse to send
+// (a bad Host, no Host, `GET *`, absolute-form targets, garbage, HTTP/1.0). Resolves with what the server wrote.
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import type { Server } from 'node:http';
@@ -26,9 +26,14 @@ function dechunk(body: string): string {
 
 /** Sends `head` (request line and headers, CRLF-separated, without the final blank line) and reads until the server closes or a full response arrived. */
 export function rawRequest(server: Server, head: string): Promise<RawResponse> {
-  const { port } = server.address() as AddressInfo;
+  return rawExchange(server, `${head}\r\nConnection: close\r\n\r\n`);
+}
+
+/** Sends exactly `bytes` (nothing added) and reads until the server closes or a full response arrived. */
+export function rawExchange(server: Server, bytes: string): Promise<RawResponse> {
+  const { port, address } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(port, address);
     let raw = '';
     const finish = () => {
       socket.destroy();
@@ -48,6 +53,6 @@ export function rawRequest(server: Server, head: string): Promise<RawResponse> {
     });
     socket.on('end', finish);
     socket.on('error', reject);
-    socket.write(`${head}\r\nConnection: close\r\n\r\n`);
+    socket.write(bytes);
   });
 }

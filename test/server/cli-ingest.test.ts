@@ -38,12 +38,12 @@ const cli = (...args: string[]) => runCli(env, args);
 it('ingests a directory, reports a summary and rejections, and is idempotent', async () => {
   const first = await cli('ingest', join(dir, 'input'));
   expect(first.code, first.stderr).toBe(2); // something was rejected
-  expect(first.stdout).toMatch(/^received 3, created 2, updated 0, unchanged 0, rejected 1 in [\d.]+ s \(\d+ records\/s\) on (pglite|postgres)$/m);
+  expect(first.stdout).toMatch(/^received 3 records: created 2, updated 0, unchanged 0, rejected 1 in [\d.]+ s on (pglite|postgres)$/m);
   expect(first.stdout).toContain(`rejected ${join(dir, 'input', 'nested', 'b.json')}#1: invalid item: url: `);
   expect(first.stderr).toContain(`skipped ${join(dir, 'input', 'c.json')}: not valid JSON`);
 
   const second = await cli('ingest', join(dir, 'input', 'a.json'), join(dir, 'input', 'nested'));
-  expect(second.stdout).toMatch(/^received 3, created 0, updated 0, unchanged 2, rejected 1 /m);
+  expect(second.stdout).toMatch(/^received 3 records: created 0, updated 0, unchanged 2, rejected 1 /m);
 
   const digest = await cli('digest', '2024-01-22');
   expect(digest.code).toBe(0);

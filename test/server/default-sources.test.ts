@@ -1,6 +1,7 @@
 // The shipped default sources: used when neither SOURCES nor SOURCES_FILE is set, off with
 // SOURCES=[] (and in every test and bench), and a start without the network: the server listens
-// at once, serves the sample, logs each unreachable source once and shows its error on /ready.
+// at once, serves the sample and says so, names every unreachable source in one line and shows
+// each one's error on /ready.
 // Nothing here leaves the machine: the default list's hosts are swapped for a closed local port.
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -41,7 +42,7 @@ it('are the shipped list of public upstreams unless SOURCES or SOURCES_FILE is s
   expect(process.env.SOURCES).toBe('[]');
 });
 
-it('a start without the network serves the sample at once, logs each unreachable source once and shows its error on /ready', async () => {
+it('a start without the network serves the sample at once, says so, names each unreachable source in one line and shows its error on /ready', async () => {
   // A port that refuses connections: what an upstream looks like with the network down.
   const closed = createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -62,12 +63,24 @@ it('a start without the network serves the sample at once, logs each unreachable
     const at = await server.waitForLog((l) => l.msg === 'sources configured');
     const configured = server.lines()[at] as { sources?: string[] };
     expect(configured.sources).toEqual(defaults.map((s) => s.name));
-    // Listening before any source answered: the sample is served meanwhile.
+    // Said plainly: no source has delivered, so the feed is the sample, of its date.
+    await server.waitForLog((l) => l.msg === 'no source has delivered yet: until one does, the feed is the bundled sample data (newest record 2026-02-23)');
+    // Listening before any source answered: the sample is served meanwhile, and it is not news.
     const sample = await (await fetch(`${server.base}/api/v1/issues?limit=1`)).json();
     expect(sample.meta.total).toBeGreaterThan(100);
-    for (const s of defaults) await server.waitForLog((l) => l.msg === 'source sync failed' && (l as { source?: string }).source === s.name);
+    expect((await (await fetch(`${server.base}/api/v1/stats`)).json()).data).toMatchObject({ lastNewDataAt: null, newDataSources: [] });
+    // One line for the first pass, naming each source's failure once; no other warning or error, no stack.
+    await server.waitForLog((l) => l.msg?.startsWith("sources' first sync done") ?? false);
     const failures = server.lines().filter((l) => l.level === 'error' || l.level === 'warn');
-    expect(failures.map((l) => (l as { source?: string }).source).sort()).toEqual(defaults.map((s) => s.name).sort());
+    expect(failures).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        msg: `sources' first sync done: 0 of ${defaults.length} synced, ${defaults.length} failed`,
+        synced: [],
+        failed: defaults.map((s) => ({ source: s.name, error: 'fetch failed: ECONNREFUSED' })),
+      }),
+    ]);
+    expect(JSON.stringify(server.lines())).not.toMatch(/\bat .+:\d+:\d+/);
     const ready = await (await fetch(`${server.base}/ready`)).json();
     expect(ready.status).toBe('ready');
     expect(ready.sources.map((s: { name: string }) => s.name)).toEqual(defaults.map((s) => s.name));

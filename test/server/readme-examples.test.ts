@@ -1,16 +1,35 @@
-// The README's example requests answer on a default start: every `curl ... localhost:3000/...`
-// command in README.md is read (continuation lines joined, quotes and $VARIABLES as a shell reads
-// them) and sent to the app on the bundled sample, and an empty answer fails: a 4xx or 5xx, an
-// empty `data` list, a CSV with no rows, an empty body. Three kinds are not sent, each for a
-// reason: a webhook registration (its URL's host would be looked up, off this machine), an event
-// stream (it never ends) and a body read from the reader's own file (an SBOM).
-import { existsSync, readFileSync } from 'node:fs';
+// What README.md and docs/*.md show works as written, on a default start with the bundled sample:
+// - every `curl ... localhost:3000/...` command (continuation lines joined, quotes and $VARIABLES
+//   as a shell reads them) is sent to the app, and an empty answer fails: a 4xx or 5xx, GraphQL
+//   errors, an empty `data` list, a CSV with no rows, an empty body. Three kinds are not sent, each
+//   for a reason: a webhook registration (its URL's host would be looked up, off this machine), an
+//   event stream (it never ends) and a body piped in from another command (`@-`). A body read from
+//   a file (`-d @file`) must name a file of this repository;
+// - every `npm run <script>` names a script of package.json, every `npm run cli -- <command>` a CLI
+//   command, and each path it is given exists;
+// - every repository path the pages name (`src/...`, `data/...`, a relative link) exists;
+// - the issue types and labels README.md lists are the ones the API takes.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { IssueType } from '../../src/generated/prisma/enums.js';
+import { commands } from '../../src/server/cli-commands.js';
+import { issueLabels } from '../../src/sources/definition.js';
 import { seedSampleData } from '../../src/server/seed.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { recordingLog } from '../helpers/recording-log.js';
 
 const root = new URL('../../', import.meta.url);
+const rootDir = fileURLToPath(root);
+/** README.md and every page of docs/, by their paths from the repository root. */
+const pages = [
+  'README.md',
+  ...readdirSync(join(rootDir, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const pageText = (page: string) => readFileSync(join(rootDir, page), 'utf8');
 const keys: Record<string, string> = { ADMIN_API_KEY: 'readme-admin-key-0123456789', WEBHOOK_API_KEY: 'readme-webhook-key-0123456789' };
 keys.KEY = keys.WEBHOOK_API_KEY!;
 
@@ -50,19 +69,21 @@ interface Example {
   headers: Record<string, string>;
   body?: string;
   stream: boolean;
-  /** The body is a file the reader brings. */
-  ownFile?: boolean;
+  /** The body comes from another command's output (`@-`). */
+  piped?: boolean;
+  /** The body names a file that is not in the repository. */
+  missingFile?: string;
 }
 
-/** Every curl command of README.md that talks to localhost:3000, continuation lines joined. */
-function readmeExamples(): Example[] {
-  const text = readFileSync(new URL('README.md', root), 'utf8').replace(/\\\n/g, ' ');
+/** Every curl command of a page that talks to localhost:3000, continuation lines joined. */
+function curlExamples(page: string): Example[] {
+  const text = pageText(page).replace(/\\\n/g, ' ');
   return text
     .split('\n')
     .filter((line) => /^\s*curl\s.*localhost:3000\//.test(line))
     .map((line) => {
       const words = shellWords(line.trim()).slice(1);
-      const example: Example = { line: line.trim(), method: 'GET', url: new URL('http://localhost/'), headers: {}, stream: false };
+      const example: Example = { line: `${page}: ${line.trim()}`, method: 'GET', url: new URL('http://localhost/'), headers: {}, stream: false };
       for (let i = 0; i < words.length; i++) {
         const w = words[i]!;
         if (w === '-X') example.method = words[++i]!;
@@ -71,8 +92,8 @@ function readmeExamples(): Example[] {
           example.headers[name!.trim().toLowerCase()] = value.join(':').trim();
         } else if (w === '-d' || w === '--data' || w === '--data-binary') {
           const data = words[++i]!;
-          // @file: a file of this repository, or the reader's own (an SBOM), which the test cannot send.
-          if (data.startsWith('@') && !existsSync(new URL(data.slice(1), root))) example.ownFile = true;
+          if (data === '@-') example.piped = true;
+          else if (data.startsWith('@') && !existsSync(new URL(data.slice(1), root))) example.missingFile = data.slice(1);
           else example.body = data.startsWith('@') ? readFileSync(new URL(data.slice(1), root), 'utf8') : data;
           if (example.method === 'GET') example.method = 'POST';
         } else if (w === '-o') i++;
@@ -93,12 +114,17 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => t?.close());
 
-it('README.md has example requests, and each answers with data on the bundled sample', async () => {
-  const examples = readmeExamples();
-  expect(examples.length).toBeGreaterThanOrEqual(3);
+it('README.md and docs/ have example requests, and each answers with data on the bundled sample', async () => {
+  const examples = pages.flatMap(curlExamples);
+  expect(examples.filter((e) => e.line.startsWith('README.md:')).length).toBeGreaterThanOrEqual(3);
+  expect(examples.length).toBeGreaterThanOrEqual(20);
   const empty: string[] = [];
   for (const example of examples) {
-    if (example.stream || example.ownFile || /\/webhooks\b/.test(example.url.pathname)) continue;
+    if (example.missingFile) {
+      empty.push(`${example.line}\n  -> sends ${example.missingFile}, which is not in the repository`);
+      continue;
+    }
+    if (example.stream || example.piped || /\/webhooks\b/.test(example.url.pathname)) continue;
     const path = `${example.url.pathname}${example.url.search}`.replaceAll('%3Cid%3E', anIssueId).replaceAll('<id>', anIssueId);
     const res = await t.fetch(path, { method: example.method, headers: example.headers, body: example.body });
     const body = Buffer.from(await res.arrayBuffer());
@@ -109,11 +135,89 @@ it('README.md has example requests, and each answers with data on the bundled sa
     else if (type.includes('json')) {
       const json = JSON.parse(body.toString('utf8'));
       if (Array.isArray(json.data) && json.data.length === 0) why = 'an empty data list';
-      if (Array.isArray(json.objects) && json.objects.length === 0) why = 'no objects';
+      if (Array.isArray(json.objects) && !json.objects.some((o: { type: string }) => o.type === 'vulnerability' || o.type === 'report')) {
+        why = 'no issue among the objects';
+      }
+      if (Array.isArray(json.vulnerabilities) && json.vulnerabilities.length === 0) why = 'no vulnerabilities';
       if (json.data?.total === 0 || json.meta?.total === 0) why = 'a total of 0';
+      if (json.errors) why = `GraphQL errors: ${JSON.stringify(json.errors).slice(0, 200)}`;
     } else if (type.includes('csv') && body.toString('utf8').trim().split('\n').length < 2) why = 'a CSV without rows';
     else if (type.includes('atom') && !body.includes('<entry>')) why = 'an Atom feed without entries';
     if (why) empty.push(`${example.line}\n  -> ${why}`);
   }
-  expect(empty, `README examples that answer nothing:\n${empty.join('\n')}`).toEqual([]);
+  expect(empty, `examples that answer nothing:\n${empty.join('\n')}`).toEqual([]);
 }, 180_000);
+
+/** The lines of a page's fenced `sh` blocks, continuation lines joined. */
+function shellLines(page: string): string[] {
+  const blocks = [...pageText(page).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.replace(/\\\n/g, ' '));
+  return blocks.flatMap((block) => block.split('\n')).map((line) => line.trim());
+}
+
+it('every npm script and CLI command the pages show exists, and so does every path it is given', () => {
+  const scripts = Object.keys(JSON.parse(pageText('package.json')).scripts);
+  const wrong: string[] = [];
+  let cliCommands = 0;
+  for (const page of pages) {
+    for (const line of shellLines(page)) {
+      for (const [, script, rest] of line.matchAll(/\bnpm run ([\w:-]+)(.*)/g)) {
+        if (!scripts.includes(script!)) wrong.push(`${page}: ${line}\n  -> no npm script ${script}`);
+        if (script !== 'cli') continue;
+        const words = shellWords(rest!.replace(/^\s*--/, ''));
+        const command = words[0];
+        if (!command || command.startsWith('-')) continue;
+        cliCommands++;
+        if (!(command in commands)) wrong.push(`${page}: ${line}\n  -> no CLI command ${command}`);
+        for (const word of words.slice(1)) {
+          const looksLikePath = /\/|\.json$/.test(word) && !/[<>]/.test(word);
+          if (looksLikePath && !existsSync(join(rootDir, word))) wrong.push(`${page}: ${line}\n  -> ${word} is not in the repository`);
+        }
+      }
+    }
+  }
+  expect(cliCommands).toBeGreaterThanOrEqual(5);
+  expect(wrong, wrong.join('\n')).toEqual([]);
+});
+
+/** Top-level folders whose paths the pages name as they stand in the repository. */
+const repositoryPath = /^(?:src|test|data|bench|eval|docs|scripts|examples|bin|prisma|\.ci)\/[^\s<>*]*$/;
+
+it('every repository path and relative link of the pages exists', () => {
+  const missing: string[] = [];
+  let checked = 0;
+  for (const page of pages) {
+    const text = pageText(page);
+    const named = [...text.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!).filter((p) => repositoryPath.test(p) && !p.includes('...'));
+    const links = [...text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    for (const [path, from] of [...named.map((p) => [p, rootDir] as const), ...links.map((l) => [l, join(rootDir, dirname(page))] as const)]) {
+      checked++;
+      if (!existsSync(join(from, path))) missing.push(`${page}: ${path}`);
+    }
+  }
+  expect(checked).toBeGreaterThan(30);
+  expect(missing, `paths named in README.md or docs/ that do not exist:\n${missing.join('\n')}`).toEqual([]);
+});
+
+it('README.md lists the issue types the API takes and only labels the classifier gives', () => {
+  const readme = pageText('README.md');
+  const listed = (field: string) => {
+    const line = readme.split('\n').find((l) => l.includes(`**${field}**`));
+    return [...(line ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  };
+  expect(listed('type').sort()).toEqual(Object.values(IssueType).sort());
+  const labels = listed('labels');
+  expect(labels.length).toBeGreaterThan(0);
+  expect(labels.filter((l) => !(issueLabels as readonly string[]).includes(l))).toEqual([]);
+});
+
+it("docs/api.md's parameter table of the issue list holds exactly the parameters the server's 400 names", async () => {
+  const res = await t.fetch('/api/v1/issues?nosuchparameter=1');
+  expect(res.status).toBe(400);
+  const { message } = (await res.json()).error;
+  const known = /\(known: ([^)]+)\)/.exec(message)![1]!.split(', ');
+  const api = pageText('docs/api.md');
+  const table = api.slice(api.indexOf('| parameter | meaning |'));
+  const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
+  const documented = rows.map((row) => /^\| `(\w+)` \|/.exec(row)![1]!);
+  expect(documented.sort()).toEqual(known.sort());
+});

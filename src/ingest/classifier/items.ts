@@ -17,6 +17,7 @@ import { collectEvidence, type Evidence } from './evidence.js';
 import { features, scoreModel, scoreText, trainLogistic, type TextModel, type TextScore } from './model.js';
 import { aiTerms, concernTerms, evidenceWeights, itemAiTerms, toolOrBait } from './tables.js';
 import { plainText } from './text.js';
+import { inTestSplit } from './item-split.js';
 import { fitStacker, sigmoid, stackedLogit, type Stacker } from './training.js';
 
 /**
@@ -249,8 +250,8 @@ const oneSidedRate = (points: { s: ItemScore; relevant: boolean }[]) => {
 /** Folds the service's stacker is calibrated on (the evaluation uses all foldCount). */
 const serviceFolds = 2;
 
-export function trainItems(catalogue: Catalogue, all: ItemExample[] = itemExamples()): TrainedItems {
-  const oof = outOfFoldItems(all, catalogue, serviceFolds).map(({ e, s }) => ({ s, relevant: e.labelled.relevant }));
+export function trainItems(catalogue: Catalogue, all: ItemExample[] = itemExamples(), folds = serviceFolds): TrainedItems {
+  const oof = outOfFoldItems(all, catalogue, folds).map(({ e, s }) => ({ s, relevant: e.labelled.relevant }));
   return {
     model: trainLogistic(all.map((e) => ({ features: e.features, relevant: e.labelled.relevant }))),
     stacker: fitStacker(oof.filter((p) => p.s.both > 0).map((p) => asPoint(p.s, p.relevant))),
@@ -269,6 +270,21 @@ export function crossValidatedItems(catalogue: Catalogue, all: ItemExample[] = i
     for (const o of oof.filter((x) => x.e.fold === fold)) results.push({ ...o, p: probabilityOf({ stacker, oneSided }, o.s) });
   }
   return results;
+}
+
+/**
+ * The frozen test split (item-split.ts) scored as the service would score items it never saw:
+ * model and stacker trained on the other items only, the stacker on their out-of-fold scores.
+ */
+export function frozenSplitItems(catalogue: Catalogue, all: ItemExample[] = itemExamples()): { e: ItemExample; s: ItemScore; p: number }[] {
+  const train = all.filter((e) => !inTestSplit(e.labelled));
+  const trained = trainItems(catalogue, train, foldCount);
+  return all
+    .filter((e) => inTestSplit(e.labelled))
+    .map((e) => {
+      const s = scored(scoreModel(trained.model, e.features), twoSided(e.item, catalogue, []));
+      return { e, s, p: probabilityOf(trained, s) };
+    });
 }
 
 function probabilityOf(t: Pick<TrainedItems, 'stacker' | 'oneSided'>, s: ItemScore): number {
