@@ -44,7 +44,7 @@ import { cpuMs, startChildServer } from './child-server.js';
 import { summariseProfile } from './cpu-profile.js';
 import { withoutSecondaryIndexes } from './issue-rows.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
-import { writeReadmeSection } from './readme.js';
+import { measuredCommit, writeReadmeSection } from './readme.js';
 import { scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
 // The real server runs as `npm start` runs it: compiled first.
@@ -614,7 +614,7 @@ async function main() {
       `<!-- throughput-${target.kind}:begin -->`,
       `### ${databaseName[target.kind]} (\`npm run bench -- throughput --db ${target.kind} --issues ${issueCount} --seconds ${seconds} --rounds ${rounds}${options.only ? ` --only ${options.only}` : ''}\`)`,
       '',
-      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, load average ${f1(loadStart[0]!)} at the start, ${f1(loadEnd[0]!)} at the end; ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served).`,
+      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${measuredCommit()}, load average ${f1(loadStart[0]!)} at the start, ${f1(loadEnd[0]!)} at the end; ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served).`,
       '',
       'Cells of three figures: secwire / floor / raw. Ratios are of req/s (secwire / raw per round in brackets).',
       '',
