@@ -75,7 +75,7 @@ export async function stats() {
   const { rows } = await pool.query<{ lastNewDataAt: Date | null }>(`
     SELECT (SELECT count(*) FROM "Issue" WHERE ${served})::int AS "totalIssues", (SELECT count(*) FROM "Digest")::int AS "totalDigests",
            ${servedSince('24 hours')} AS "last24h", ${servedSince('7 days')} AS "last7d",
-           (SELECT max("modifiedAt") FROM "Issue" WHERE ${served}) AS "lastNewDataAt",
+           (SELECT max("lastNewDataAt") FROM "SourceState") AS "lastNewDataAt",
            (SELECT coalesce(json_agg(json_build_object('name', name, 'lastNewDataAt', to_char("lastNewDataAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
                                      ORDER BY "lastNewDataAt" DESC, name), '[]')
               FROM "SourceState" WHERE "lastNewDataAt" IS NOT NULL) AS "newDataSources"`);

@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeReadmeSection } from './readme.js';
+import { measuredCommit, writeReadmeSection } from './readme.js';
 import { launcher } from '../test/helpers/npm-script.js';
 import { emptyPostgres } from './scratch-databases.js';
 
@@ -151,7 +151,7 @@ const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
 await writeReadmeSection(
   'startup',
   `<!-- startup:begin -->
-Measured ${when} UTC, load average ${loadavg()[0]!.toFixed(1)} at the end.
+Measured ${when} UTC on ${measuredCommit()}, load average ${loadavg()[0]!.toFixed(1)} at the end.
 
 | runner | database | first answer s | warm s | peak RSS MB | idle RSS MB |
 |---|---|---|---|---|---|

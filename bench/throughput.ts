@@ -44,7 +44,7 @@ import { cpuMs, startChildServer } from './child-server.js';
 import { summariseProfile } from './cpu-profile.js';
 import { withoutSecondaryIndexes } from './issue-rows.js';
 import { smallGraphqlQuery } from './graphql-queries.js';
-import { writeReadmeSection } from './readme.js';
+import { measuredCommit, writeReadmeSection } from './readme.js';
 import { scratchPGlite, scratchPostgres, type BenchDatabase } from './scratch-databases.js';
 
 // The real server runs as `npm start` runs it: compiled first.
@@ -542,7 +542,9 @@ async function main() {
         ...(await compressionCosts(real, list)),
       ].join('\n'),
     );
-    console.error(`identical bodies on all ${list.length} workloads`);
+    console.error(
+      `identical bodies on all ${list.length} workloads; bytes: ${[...sizes].map(([name, bytes]) => `${name} ${bytes.toLocaleString('en')}`).join(', ')}`,
+    );
 
     type Side = 'real' | 'floor' | 'raw' | 'other';
     const samples = new Map<string, Record<Side, Sample[]>>(list.map((w) => [w.name, { real: [], floor: [], raw: [], other: [] }]));
@@ -582,7 +584,7 @@ async function main() {
       const ratio = (a: Side, b: Side, perRound = false) =>
         `**${f2(m(a, 'reqPerSec') / m(b, 'reqPerSec'))}**${perRound ? ` (${s[a].map((x, i) => f2(x.reqPerSec / s[b][i]!.reqPerSec)).join(', ')})` : ''}`;
       const each = (key: keyof Sample, f: (v: number) => string) => (['real', 'floor', 'raw'] as const).map((side) => f(m(side, key))).join(' / ');
-      return `| ${w.name} | ${sizes.get(w.name)!.toLocaleString('en')} | ${each('reqPerSec', f0)} | ${ratio('real', 'raw', true)} | ${ratio('floor', 'raw')} | ${ratio('real', 'floor')} | ${each('p99', f0)} | ${each('cpuPerRequest', f2)} |`;
+      return `| ${w.name} | ${each('reqPerSec', f0)} | ${ratio('real', 'raw', true)} | ${ratio('floor', 'raw')} | ${ratio('real', 'floor')} | ${each('cpuPerRequest', f2)} |`;
     });
     // At a fixed concurrency the median latency follows req/s; only the tail and failures add to it.
     const failures = list.flatMap((w) => {
@@ -612,12 +614,12 @@ async function main() {
       `<!-- throughput-${target.kind}:begin -->`,
       `### ${databaseName[target.kind]} (\`npm run bench -- throughput --db ${target.kind} --issues ${issueCount} --seconds ${seconds} --rounds ${rounds}${options.only ? ` --only ${options.only}` : ''}\`)`,
       '',
-      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, load average ${f1(loadStart[0]!)} at the start, ${f1(loadEnd[0]!)} at the end; ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served).`,
+      `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${measuredCommit()}, load average ${f1(loadStart[0]!)} at the start, ${f1(loadEnd[0]!)} at the end; ${issueCount.toLocaleString('en')} issues (${served.toLocaleString('en')} served).`,
       '',
       'Cells of three figures: secwire / floor / raw. Ratios are of req/s (secwire / raw per round in brackets).',
       '',
-      '| workload | body bytes | req/s | secwire / raw | floor / raw | secwire / floor | p99 ms | CPU ms per request |',
-      '|---|---|---|---|---|---|---|---|',
+      '| workload | req/s | secwire / raw | floor / raw | secwire / floor | CPU ms per request |',
+      '|---|---|---|---|---|---|',
       ...rowsOut,
       '',
       `Failed answers (secwire / floor / raw): ${failures.length ? failures.join('; ') : 'none'}.`,

@@ -114,6 +114,25 @@ export function readIssuesBySeen<T>(
 }
 
 /**
+ * The attack types and ATLAS techniques (`attack-type:<x>`, `atlas:<id>`) named by the issues
+ * `where` selects, first seen up to `settledBefore` and before a TAXII position (or at or before
+ * `addedAfter`).
+ */
+export async function readAttackKeysSeenBefore(
+  read: DriverRead,
+  { where, settledBefore, before }: { where: Prisma.Sql; settledBefore: Date; before: { t: string; id: string } | { addedAfter: Date } },
+): Promise<string[]> {
+  const earlier =
+    'id' in before ? Prisma.sql`("firstSeenAt", id) < (${new Date(before.t)}, ${before.id}::uuid)` : Prisma.sql`"firstSeenAt" <= ${before.addedAfter}`;
+  const all = Prisma.sql`${where} AND "firstSeenAt" <= ${settledBefore} AND ${earlier}`;
+  const rows = await read<{ key: string }>(
+    Prisma.sql`SELECT 'attack-type:' || a AS key FROM "Issue", unnest("attackType") AS a WHERE ${all}
+               UNION SELECT 'atlas:' || a AS key FROM "Issue", unnest("atlasIds") AS a WHERE ${all}`,
+  );
+  return rows.map((r) => r.key);
+}
+
+/**
  * The stats' windows, in one statement: served issues published in the last 24 hours and 7 days
  * (index range scans on the served publishedAt index; FILTER clauses over one count compared every
  * served row's date), and, in the same round trip, the number of digests.

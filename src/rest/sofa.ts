@@ -32,7 +32,6 @@ export interface RestSofaOptions {
 
 const customScalars = { DateTime: { type: 'string', format: 'date-time' }, JSON: {} };
 
-
 /**
  * SOFA's variables, with the body's arguments where the path and query string gave none. A null
  * is kept: SOFA drops it, but it means something (`"stack": null` stops watching).

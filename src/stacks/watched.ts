@@ -49,6 +49,29 @@ export function parseWatchedStack(input: WatchedStackInput): ParsedStack {
   return { components: stack.packages.map((q) => ({ entry: q.input, ref: q.input, name: q.input })), stack };
 }
 
+/**
+ * The components a key may watch over all its webhooks: each is matched on every read of its
+ * findings and on every published batch that names it (docs/webhooks.md, "Watched stacks").
+ */
+export const maxWatchedComponentsPerKey = 5_000;
+
+/**
+ * Refuses a stack that would take the owner's watched components past the cap (inside the caller's
+ * transaction, under the owner's lock); `webhookId`'s own stack, being replaced, does not count.
+ */
+export async function checkWatchedComponents(tx: Prisma.TransactionClient, ownerKeyHash: string, adding: number, webhookId?: string): Promise<void> {
+  const [row] = await tx.$queryRaw<{ n: number }[]>`
+    SELECT coalesce(sum(jsonb_array_length(s."components")), 0)::int AS n
+      FROM "WatchedStack" AS s JOIN "Webhook" AS w ON w."id" = s."webhookId"
+     WHERE w."ownerKeyHash" = ${ownerKeyHash} AND w."id"::text <> ${webhookId ?? ''}`;
+  const watched = row?.n ?? 0;
+  if (watched + adding > maxWatchedComponentsPerKey) {
+    throw badRequest(
+      `A key may watch at most ${maxWatchedComponentsPerKey} components over all its webhooks; it watches ${watched}, and this stack has ${adding}`,
+    );
+  }
+}
+
 /** The components stored with a stack, read back from its JSON column. */
 export function storedComponents(value: Prisma.JsonValue): WatchedComponent[] {
   return Array.isArray(value) ? (value as unknown as WatchedComponent[]) : [];

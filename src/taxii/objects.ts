@@ -13,7 +13,7 @@ import { inDateRange } from '../dates.js';
 import { badRequest } from '../errors.js';
 import { isUuid } from '../params.js';
 import type { DriverRead } from '../db/driver-read.js';
-import { readIssuesBySeen } from '../issues/reads.js';
+import { readAttackKeysSeenBefore, readIssuesBySeen } from '../issues/reads.js';
 import { issueOwnObjects, referenceObjects, SERVICE_EPOCH, stixColumns, type StixIssue, type StixObject } from '../stix/bundle.js';
 import type { Collection } from './collections.js';
 
@@ -72,15 +72,11 @@ function patternsOf(own: StixObject[]): StixObject[] {
   return [...new Set(ids)].flatMap((id) => attackPatterns().get(id as string) ?? []);
 }
 
-/** The STIX ids of the attack patterns named by the collection's settled issues that match `before`. */
-async function patternsNamed(read: DriverRead, collection: Collection, settledBefore: Date, before: Prisma.Sql): Promise<Set<string>> {
-  const where = Prisma.sql`${collection.where} AND "firstSeenAt" <= ${settledBefore} AND ${before}`;
-  const rows = await read<{ key: string }>(
-    Prisma.sql`SELECT 'attack-type:' || a AS key FROM "Issue", unnest("attackType") AS a WHERE ${where}
-               UNION SELECT 'atlas:' || a AS key FROM "Issue", unnest("atlasIds") AS a WHERE ${where}`,
-  );
+/** The STIX ids of the attack patterns named by the collection's settled issues before `before`. */
+async function patternsNamed(read: DriverRead, collection: Collection, settledBefore: Date, before: { t: string; id: string } | { addedAfter: Date }) {
+  const keys = await readAttackKeysSeenBefore(read, { where: collection.where, settledBefore, before });
   const reference = referenceObjects();
-  return new Set(rows.flatMap(({ key }) => reference.get(key)?.id ?? []));
+  return new Set(keys.flatMap((key) => reference.get(key)?.id ?? []));
 }
 
 export async function collectionObjects(read: DriverRead, collection: Collection, query: ObjectsQuery) {
@@ -100,11 +96,7 @@ export async function collectionObjects(read: DriverRead, collection: Collection
 
   let cursor = after && 'id' in after ? after : undefined;
   // An issue's group holds the attack patterns no earlier issue named: those earlier ones' are known first.
-  const earlier = cursor
-    ? Prisma.sql`("firstSeenAt", id) < (${new Date(cursor.t)}, ${cursor.id}::uuid)`
-    : query.addedAfter
-      ? Prisma.sql`"firstSeenAt" <= ${query.addedAfter}`
-      : undefined;
+  const earlier = cursor ?? (query.addedAfter ? { addedAfter: query.addedAfter } : undefined);
   const named = earlier ? await patternsNamed(read, collection, query.settledBefore, earlier) : new Set<string>();
   while (!full()) {
     const issues = await readIssuesBySeen<StixIssue>(read, stixColumns, {

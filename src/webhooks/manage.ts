@@ -8,7 +8,7 @@ import { isUuid } from '../params.js';
 import type { Database } from '../db/client.js';
 import { withinDeadline } from '../db/deadline.js';
 import { RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
-import { currentFindings, parseWatchedStack, saveStack, type ParsedStack, type WatchedStackInput } from '../stacks/watched.js';
+import { checkWatchedComponents, currentFindings, parseWatchedStack, saveStack, type ParsedStack, type WatchedStackInput } from '../stacks/watched.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
 import { checkTargetUrl, TargetRefused } from './ssrf.js';
@@ -125,6 +125,7 @@ export async function registerWebhook<Q extends object>(
         throw badRequest(`A key may have at most ${cap} webhooks; delete one before registering another`);
       }
       if (!stack) return tx.webhook.create({ ...query, data });
+      await checkWatchedComponents(tx, ownerKeyHash, stack.parsed.components.length);
       const { id } = await tx.webhook.create({ data, select: { id: true } });
       await saveStack(tx, id, stack.parsed, stack.known);
       return tx.webhook.findUniqueOrThrow({ ...query, where: { id } });
@@ -177,8 +178,10 @@ export async function updateWebhook<Q extends object>(
     ctx.prisma.$transaction(async (tx) => {
       // Two stack writes of one webhook at once would each delete the rows the other inserts.
       await lockOwner(tx, ownerKeyHash);
-      if (stack) await saveStack(tx, current.id, stack.parsed, stack.known);
-      else await tx.watchedStack.deleteMany({ where: { webhookId: current.id } });
+      if (stack) {
+        await checkWatchedComponents(tx, ownerKeyHash, stack.parsed.components.length, current.id);
+        await saveStack(tx, current.id, stack.parsed, stack.known);
+      } else await tx.watchedStack.deleteMany({ where: { webhookId: current.id } });
       return tx.webhook.update({ ...query, where: { id: current.id }, data });
     }),
   );

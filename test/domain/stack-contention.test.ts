@@ -5,6 +5,7 @@
 // is a 503 with Retry-After: never a 500, and never more webhooks than the key may have.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/keys/api-keys.js';
+import { maxWatchedComponentsPerKey } from '../../src/stacks/watched.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { makeIssue } from '../helpers/issues.js';
 import { bearer, webhookKey } from '../helpers/webhooks.js';
@@ -91,5 +92,43 @@ describe('one key registering stacks at once', () => {
     const salt = /@1\.(\d+)\.0$/.exec((stack.components as { entry: string }[])[0]!.entry)![1];
     const entries = await t.db.prisma.stackEntry.findMany({ where: { webhookId: hook }, select: { entry: true } });
     expect(new Set(entries.map((e) => /@1\.(\d+)\.0$/.exec(e.entry)![1]))).toEqual(new Set([salt]));
+  }, 120_000);
+});
+
+describe("a key's watched components", () => {
+  it(`are capped at ${maxWatchedComponentsPerKey} over all its webhooks, a replaced stack counting only once`, async () => {
+    const { key } = await issueKey(t.db.prisma, 'watching many');
+    const register = async (i: number, packages: string[]) => {
+      const res = await t.fetch('/api/v1/webhooks', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(key) },
+        body: JSON.stringify({ url: `https://127.0.0.1/many/${i}`, stack: { packages } }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const full = (salt: number) => Array.from({ length: 1000 }, (_, i) => `contended-${i % 50}@${salt}.${i}.0`);
+    const stacks = maxWatchedComponentsPerKey / 1000;
+    const created = [];
+    for (let i = 0; i < stacks; i++) created.push(await register(i, full(i)));
+    expect(created.map((c) => c.status)).toEqual(Array(stacks).fill(201));
+    const over = await register(99, ['contended-1@9.9.9']);
+    expect(over).toEqual({
+      status: 400,
+      body: {
+        error: {
+          message: `A key may watch at most ${maxWatchedComponentsPerKey} components over all its webhooks; it watches ${maxWatchedComponentsPerKey}, and this stack has 1`,
+          status: 400,
+        },
+      },
+    });
+    // Replacing a full stack by a smaller one frees its place; the same size again fits as well.
+    const patch = await t.fetch(`/api/v1/webhooks/${created[0]!.body.data.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', ...bearer(key) },
+      body: JSON.stringify({ stack: { packages: full(7).slice(0, 999) } }),
+    });
+    expect(patch.status).toBe(200);
+    expect((await register(100, ['contended-1@9.9.9'])).status).toBe(201);
+    expect(await t.db.prisma.webhook.count({ where: { url: { contains: '/many/' } } })).toBe(stacks + 1);
   }, 120_000);
 });
