@@ -23,7 +23,8 @@ describe('architecture', () => {
 
 /** Each aggregate's module: the one place its SQL lives (docs/architecture.md says the style of each). */
 const aggregateModules = {
-  issues: ['src/issues/reads.ts', 'src/ingest/store.ts'],
+  issues: ['src/issues/reads.ts', 'src/ingest/store.ts', 'src/ingest/dormant.ts'],
+  sources: ['src/sources/lease.ts'],
   digests: ['src/digest/store.ts'],
   keys: ['src/keys/api-keys.ts'],
   registry: ['src/registry/profiles.ts'],
@@ -40,10 +41,12 @@ const notYetFolded = [
   'src/ingest/relay.ts',
   'src/schema/stack.ts',
   'src/schema/webhook.ts',
+  'src/server/cli-report.ts',
   'src/sources/enrichment.ts',
   'src/sources/kev-issues.ts',
   'src/sources/records.ts',
   'src/sources/status.ts',
+  'src/sources/summary.ts',
   'src/sources/sync.ts',
   'src/stacks/dispatch.ts',
   'src/stacks/feed.ts',
