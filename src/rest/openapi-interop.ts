@@ -83,6 +83,7 @@ export const responseExamples: Record<string, unknown> = {
         url: 'https://hooks.example.com/secwire',
         active: true,
         filters: { severity: 'critical' },
+        watchedComponents: 0,
         deactivatedReason: null,
         previousSecretExpiresAt: null,
         consecutiveFailures: 0,

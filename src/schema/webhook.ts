@@ -41,6 +41,14 @@ const eventsField = {
   resolve: (w: { events: unknown }) => w.events as WebhookEventKind[],
 };
 
+/** On both variants and in REST too: the registration answer shows the stack was taken before any delivery. */
+const watchedComponentsField = {
+  type: 'Int' as const,
+  description: 'How many components its watched stack lists; 0 when it watches none.',
+  select: { stack: { select: { components: true as const } } },
+  resolve: (w: { stack: { components: unknown } | null }) => (w.stack ? (w.stack.components as unknown[]).length : 0),
+};
+
 const WebhookRef = builder.prismaObject('Webhook', {
   description: 'A webhook subscription; its secret is never shown again after creation or rotation.',
   fields: (t) => ({
@@ -49,13 +57,7 @@ const WebhookRef = builder.prismaObject('Webhook', {
     active: t.exposeBoolean('active', { description: 'False once the receiver answered 410 or deliveries kept dying.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
     events: t.field(eventsField),
-    watchedComponents: t.int({
-      nullable: true,
-      description: 'How many components its watched stack lists; null when it watches none.',
-      extensions: graphqlOnly,
-      select: { stack: { select: { components: true } } },
-      resolve: (w) => (w.stack ? (w.stack.components as unknown[]).length : null),
-    }),
+    watchedComponents: t.field(watchedComponentsField),
     deactivatedReason: t.exposeString('deactivatedReason', { nullable: true, description: 'Why the webhook became inactive.' }),
     previousSecretExpiresAt: t.field({
       type: 'DateTime',
@@ -79,6 +81,7 @@ const WebhookWithSecretRef = builder.prismaObject('Webhook', {
     active: t.exposeBoolean('active', { description: 'True after creation.' }),
     filters: t.field({ type: WebhookFiltersRef, description: 'Filters narrowing deliveries.', resolve: (w) => storedFilters(w.filters) }),
     events: t.field(eventsField),
+    watchedComponents: t.field(watchedComponentsField),
   }),
 });
 

@@ -325,7 +325,7 @@ describe('a watched stack', () => {
     expect((await patch(hooks[0]!, { stack: null })).status).toBe(200);
     expect((await patch(hooks[1]!, { stack: null, events: ['new_issues'] })).status).toBe(200);
     const { body } = await t.graphql(`mutation ($id: ID!) { updateWebhook(id: $id, stack: null) { data { watchedComponents } } }`, { id: hooks[2] }, bearer());
-    expect(body).toEqual({ data: { updateWebhook: { data: { watchedComponents: null } } } });
+    expect(body).toEqual({ data: { updateWebhook: { data: { watchedComponents: 0 } } } });
 
     for (const [i, id] of hooks.entries()) {
       // No findings, no feed, no stack rows.

@@ -1,7 +1,7 @@
 // Webhook registration and management: bearer keys (configured and CLI-issued), validation,
 // ownership, secrets shown only on creation and rotation.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -240,8 +240,32 @@ describe('REST /api/v1/webhooks', () => {
         secret: expect.stringMatching(/^[0-9a-f]{64}$/),
         active: true,
         filters: { severity: null, issueType: 'vulnerability', vendor: null, llmSpecific: false },
+        watchedComponents: 0,
       },
     });
+  });
+
+  it('echoes the stack it stored as watchedComponents, on registration and on PATCH', async () => {
+    const sbom = JSON.parse(await readFile(new URL('../fixtures/sbom/python-ai-stack.cdx-1.6.json', import.meta.url), 'utf8'));
+    const created = await registerWebhookRest(t, { url: 'https://93.184.216.34/rest-sbom', stack: { sbom } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data).toMatchObject({ secret: expect.stringMatching(/^[0-9a-f]{64}$/), active: true, watchedComponents: 8 });
+    const patch = async (body: unknown) => {
+      const res = await t.fetch(`/api/v1/webhooks/${created.body.data.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', ...bearer() },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect(await patch({ stack: { packages: ['vllm@0.5.0', 'gradio@4.0.0'] } })).toMatchObject({ status: 200, body: { data: { watchedComponents: 2 } } });
+    expect(await patch({ stack: null })).toMatchObject({ status: 200, body: { data: { watchedComponents: 0 } } });
+    const { body } = await t.graphql(
+      'mutation ($url: String!, $stack: WebhookStackInput) { createWebhook(url: $url, stack: $stack) { data { watchedComponents } } }',
+      { url: 'https://93.184.216.34/graphql-sbom', stack: { sbom } },
+      bearer(),
+    );
+    expect(body).toEqual({ data: { createWebhook: { data: { watchedComponents: 8 } } } });
   });
 
   it.each([
@@ -311,6 +335,7 @@ describe('REST /api/v1/webhooks', () => {
           consecutiveFailures: 0,
           previousSecretExpiresAt: null,
           filters: { severity: null, issueType: null, vendor: 'OpenAI', llmSpecific: true },
+          watchedComponents: 0,
           createdAt: expect.stringMatching(/Z$/),
         },
       },
@@ -359,6 +384,7 @@ describe('REST /api/v1/webhooks', () => {
       deactivatedReason: null,
       consecutiveFailures: 0,
       previousSecretExpiresAt: null,
+      watchedComponents: 0,
       createdAt: expect.stringMatching(/Z$/),
     });
     for (const [method, path] of [
