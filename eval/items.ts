@@ -1,6 +1,6 @@
 // The text items' part of npm run eval, as Markdown (src/ingest/classifier/item-evaluate.ts).
 import type { ItemEvaluation, ItemSection } from '../src/ingest/classifier/item-evaluate.js';
-import { cell, metricRow, metricsHeader, pct } from './markdown.js';
+import { cell, metricRow, metricsHeader, missCount, pct, shownMisses } from './markdown.js';
 
 const sectionLines = (title: string, s: ItemSection, misses: boolean) => [
   `### ${title}`,
@@ -33,14 +33,16 @@ const sectionLines = (title: string, s: ItemSection, misses: boolean) => [
   '',
   ...(misses
     ? [
-        `Misclassified (${s.misses.length}), with the evidence, strongest first:`,
+        `Misclassified (${missCount(s.misses.length)}), with the evidence, strongest first:`,
         '',
         '| source | title | group | label | p(relevant) | evidence |',
         '|---|---|---|---|---|---|',
-        ...s.misses.map(
-          (m) =>
-            `| ${cell(m.source)} | [${cell(m.title.slice(0, 90))}](${m.link}) | ${m.group} | ${m.expected ? 'in scope' : 'out'} | ${pct(m.probability)} | ${cell(m.evidence)} |`,
-        ),
+        ...s.misses
+          .slice(0, shownMisses)
+          .map(
+            (m) =>
+              `| ${cell(m.source)} | [${cell(m.title.slice(0, 90))}](${m.link}) | ${m.group} | ${m.expected ? 'in scope' : 'out'} | ${pct(m.probability)} | ${cell(m.evidence)} |`,
+          ),
         '',
       ]
     : []),

@@ -14,7 +14,7 @@ import { printCorpus } from './corpus.js';
 import { itemLines } from './items.js';
 import { ruleLines } from './rules.js';
 import { severityFloor, severityLines } from './severity.js';
-import { metricRow, metricsHeader, missRows, pct } from './markdown.js';
+import { metricRow, metricsHeader, missCount, missRows, pct, shownMisses } from './markdown.js';
 
 const usage = `usage: npm run eval [-- --write]
        npm run eval -- --rules
@@ -70,13 +70,13 @@ async function writeFolds() {
     '',
     ...reliabilityRows(v.reliability),
     '',
-    `Misclassified (${v.misses.length}):`,
+    `Misclassified (${missCount(v.misses.length)}):`,
     '',
-    ...missRows(v.misses),
+    ...missRows(v.misses.slice(0, shownMisses)),
     '',
-    `Near misses (${v.nearMisses.length}):`,
+    `Near misses (${missCount(v.nearMisses.length)}):`,
     '',
-    ...missRows(v.nearMisses),
+    ...missRows(v.nearMisses.slice(0, shownMisses)),
     '',
   ];
 
@@ -94,13 +94,13 @@ async function writeFolds() {
     '',
     ...reliabilityRows(e.reliability),
     '',
-    `Misclassified (${e.misses.length}), with the evidence that decided, strongest first:`,
+    `Misclassified (${missCount(e.misses.length)}), with the evidence that decided, strongest first:`,
     '',
-    ...missRows(e.misses),
+    ...missRows(e.misses.slice(0, shownMisses)),
     '',
-    `Near misses (${e.nearMisses.length}): right, but relevant below 0.9 or anything between 0.3 and 0.7:`,
+    `Near misses (${missCount(e.nearMisses.length)}): right, but relevant below 0.9 or anything between 0.3 and 0.7:`,
     '',
-    ...missRows(e.nearMisses),
+    ...missRows(e.nearMisses.slice(0, shownMisses)),
     '',
     ...otherView('Registry lookup', e.lookup),
     ...otherView('Catalogue-blind', e.blind),

@@ -4,7 +4,7 @@
 // of JSON as one parameter, and Prisma's debug module (the client runtime's copy and @prisma/debug,
 // used by the driver adapters) keeps the arguments of its last 100 debug calls for error reports,
 // debugging on or not: every statement's parameters with them. A sync writing 1,000-row chunks kept
-// the last dozen chunks' payloads alive that way (bench/README.md, "Sources"); on the driver, a
+// the last dozen chunks' payloads alive that way (bench/components.md, "Sources"); on the driver, a
 // payload is garbage as soon as its statement is done.
 //
 // Same pool, so the same statement_timeout and connection timeout as Prisma's own queries; the

@@ -3,7 +3,7 @@
 // max_wal_size / (1 + checkpoint_completion_target) (33 segments, about 530 MB, by default) the
 // backend asks for a checkpoint itself (PGlite sets IsUnderPostmaster) and never returns: 100% CPU
 // in one Wasm function, no file I/O, for ever. That is where the 250,000-record osv-zip sync stopped
-// (bench/README.md, sources), and any long-lived embedded server would get there in time. So the
+// (bench/components.md, sources), and any long-lived embedded server would get there in time. So the
 // process checkpoints on its own once the WAL since the last checkpoint passes a small threshold,
 // far below that point, which also keeps pg_wal small (a checkpoint recycles the segments before it).
 import type { PGlite } from '@electric-sql/pglite';

@@ -10,7 +10,7 @@ import { sourceStatuses } from '../sources/status.js';
 
 /**
  * How long GET /ready waits for the database before answering 503: under 1 s, so the answer, not
- * only the wait, is within the second the probe allows (bench/README.md, hanging PostgreSQL).
+ * only the wait, is within the second the probe allows (bench/components.md, hanging PostgreSQL).
  */
 export const READY_TIMEOUT_MS = 900;
 

@@ -39,6 +39,8 @@ function headerReader(req: IncomingMessage): HeaderReader {
   };
 }
 
+const corsRequestHeaders = ['origin', 'access-control-request-method', 'access-control-request-headers'];
+
 const hasBody = (req: IncomingMessage) =>
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
 
@@ -58,7 +60,13 @@ export function earlyReply({ responseCache, versions, rateLimiter, cors }: Early
       const limited = rateLimiter && isRateLimited(url.pathname) ? await rateLimiter.check(request, { req } satisfies NodeServerContext) : undefined;
       if (limited?.refused) return false;
       if (res.destroyed) return 'hit';
-      const sent = { ...reply.headers, ...getCORSHeadersByRequestAndOptions(request as unknown as Request, cors) };
+      // A Request carrying just the headers CORS reads, for the same answer Yoga's plugin gives.
+      const corsHeaders = corsRequestHeaders.flatMap((name) => {
+        const value = headers.get(name);
+        return value === null ? [] : [[name, value] as [string, string]];
+      });
+      const corsRequest = new Request(url.href, { method, headers: corsHeaders });
+      const sent = { ...reply.headers, ...getCORSHeadersByRequestAndOptions(corsRequest, cors) };
       finish(asHeaders(sent), { requestId: requestIdOf(request), rateLimit: limited?.headers, cached: true });
       res.writeHead(reply.status, sent);
       res.end(method === 'HEAD' ? undefined : (reply.body ?? undefined));

@@ -2,7 +2,7 @@
 // counted and appended by one Lua script, so instances behind a load balancer share one budget and
 // two of them can never both take a client's last slot.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import type { Logger } from '../log.js';
 import { newRedis, reconnectBackoff } from '../redis.js';
 import { MemoryRateLimitStore, type Clock, type RateLimitStore, type WindowHit } from './rate-limit-store.js';
@@ -26,7 +26,12 @@ redis.call('PEXPIRE', KEYS[1], window)
 return result
 `;
 
-type HitCommand = (key: string, now: number, windowMs: number, limit: number, member: string, cost: number) => Promise<[number, ...string[]]>;
+// ioredis's documented way to type a command added with defineCommand.
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    secwireRateLimitHit(key: string, now: number, windowMs: number, limit: number, member: string, cost: number): Result<[number, ...string[]], Context>;
+  }
+}
 
 export interface RedisStoreOptions {
   /** Prepended to every key; tests use a unique one per run. */
@@ -66,8 +71,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   async hit(key: string, limit: number, windowMs: number, cost = 1): Promise<WindowHit> {
     const now = this.clock();
     const member = `${now}:${this.instance}:${(this.sequence = (this.sequence + 1) % 1e9)}`;
-    const command = (this.redis as unknown as { secwireRateLimitHit: HitCommand }).secwireRateLimitHit;
-    const [admitted, ...earlier] = await command.call(this.redis, this.keyPrefix + key, now, windowMs, limit, member, cost);
+    const [admitted, ...earlier] = await this.redis.secwireRateLimitHit(this.keyPrefix + key, now, windowMs, limit, member, cost);
     return { admitted: admitted === 1, now, earlier: earlier.map(Number) };
   }
 

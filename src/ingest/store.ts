@@ -341,7 +341,7 @@ function sameKeys(a: CrossRefKeys | null, b: CrossRefKeys | null): boolean {
  * served issue's count moves by the changed issues it now shares a key with, less those it shared
  * one with before. Counting afresh every neighbour instead cost a join over all of theirs: a
  * reclassify of 10,000 issues of the sample's packages recounted about 8,000 issues per batch of
- * 500 and took 119.8 s on PostgreSQL, 45.3 s this way (bench/README.md, "Reclassify"). An unserved
+ * 500 and took 119.8 s on PostgreSQL, 45.3 s this way (bench/components.md, "Reclassify"). An unserved
  * issue's count is never read; it is counted when it becomes served.
  */
 async function updateCrossRefs(tx: BulkClient, issues: { id: string; before: CrossRefKeys | null; after: CrossRefKeys | null }[]): Promise<void> {

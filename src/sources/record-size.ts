@@ -3,7 +3,7 @@
 /**
  * The largest record a sync reads, as input hardening: real OSV records are far smaller. The
  * embedded database stores a record on the main thread, in a transaction every read waits for,
- * for longer the larger the record (issue 27; bench/README.md). A larger record is skipped unread,
+ * for longer the larger the record (issue 27; bench/components.md). A larger record is skipped unread,
  * counted (tooLarge) and logged on every sync that meets it, so it is never silently missing.
  */
 export const maxRecordBytes = 1024 * 1024;

@@ -41,7 +41,7 @@ export interface SourceRecordEntry {
  * transaction that held every reader for the whole sync (issue 27). A chunk holds at most this
  * much, or one record alone, so no transaction stores more than the largest record a sync reads.
  * Chunks of ordinary records (a few KB) end here too, at a few hundred records, which synced as
- * fast and with a lower peak (bench/README.md, "A sync of large entries").
+ * fast and with a lower peak (bench/components.md, "A sync of large entries").
  */
 export const CHUNK_BYTES = maxRecordBytes;
 
@@ -130,7 +130,7 @@ export async function syncRecords(
 ): Promise<{ counts: SyncCounts; problems: string[]; tooLarge: string[] }> {
   const { deps, source } = options;
   // Up to three chunks are in memory at once (below), so their size sets most of a sync's working
-  // set. On 250,000 records (PostgreSQL, bench/README.md), with two: 500 peaked at 273 MB but synced
+  // set. On 250,000 records (PostgreSQL, bench/components.md), with two: 500 peaked at 273 MB but synced
   // at 1,148 records/s, 1,000 at 304 MB and 1,884/s, 750 at 292 MB and 1,856/s.
   const chunkSize = options.chunkSize ?? 750;
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;

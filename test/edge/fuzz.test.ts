@@ -14,7 +14,7 @@
 // error body outside /graphql is the envelope. The total number of requests and the time taken
 // are printed at the end; at least 10,000 per run. FUZZ_REQUESTS=<n> scales every budget so a
 // run sends about n (CI keeps the default); bench/fuzz.ts runs it at bench scale on PGlite and on
-// PostgreSQL + Redis (bench/README.md, "Fuzzing").
+// PostgreSQL + Redis (bench/components.md, "Fuzzing").
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
