@@ -277,13 +277,14 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))
       const killed = receiver.requests.length;
       instances[1]!.child.kill('SIGKILL');
       fanOut = { batches, killed: Date.now() };
-      const down = await balancer.waitForServers((s) => s[1]!.status === 'DOWN');
+      await balancer.waitForServers((s) => s[1]!.status === 'DOWN');
       const downAt = Date.now();
       // The others go on serving everyone.
       const answered = load.answered();
       await eventually(async () => load.answered() >= answered + 30);
       await load.stop();
-      expect(down.filter((s) => s.status === 'UP')).toHaveLength(2);
+      // "UP 1/2" is an instance with one slow check behind it on a busy machine: still in service.
+      expect((await balancer.servers()).map((s) => s.status.split(' ')[0])).toEqual(['UP', 'DOWN', 'UP']);
       // Only requests that were in flight at the killed instance may fail: writes (reads are tried
       // again elsewhere by the balancer), at most one per load client, before it was marked down.
       expect(load.failures.filter((f) => f.method === 'GET' || f.method === 'HEAD' || f.at > downAt)).toEqual([]);
