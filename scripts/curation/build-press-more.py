@@ -1,16 +1,24 @@
 """More press candidates for reading (issue 38): headlines and links from Techmeme Ride Home's show
-links, 2019-2022 and the 2024-2025 items not yet in the labelled set. Reads a local clone of
-github.com/pberry/ridehome (MIT): docs/all-links-<year>.md at HEAD.
+links (2019-2022, and the 2024-2025 items not yet in the labelled set), the cybersecurity news
+tracker's captures not yet used, a monthly AI security newsletter and a timeline of AI agent
+incidents. Reads local clones of the four repositories (see data/labelled-items/README.md).
 
-  python3 scripts/curation/build-press-more.py <ridehome clone> > scripts/curation/candidates-more.json
+  python3 scripts/curation/build-press-more.py <ridehome> <tracker> <newsletter> <timeline> > scripts/curation/candidates-more.json
+
+<ridehome>: github.com/pberry/ridehome; <tracker>: github.com/delldevmann/cybersecurity-news-tracker;
+<newsletter>: github.com/TalEliyahu/AI-Security-Newsletter; <timeline>:
+github.com/webpro255/awesome-ai-agent-attacks (local clones).
 
 Which items are kept for reading (a selection, never a label):
+- every item of the two topical lists (newsletter, timeline) and of the tracker's "ai-security" section;
 - every item whose title has a word of the AI field (AI_WORDS, broad on purpose);
-- a fixed sample of the rest by a hash of the normalised link: one in three for 2019-2022, one in
-  four for 2024-2025 (SAMPLE_ONE_IN), so items without those words are read too.
+- a fixed sample of the rest by a hash of the normalised link: for Ride Home one in three for
+  2019-2022 and one in four for 2024-2025 (SAMPLE_ONE_IN), for the tracker one in four, so items
+  without those words are read too.
 Items already in data/labelled-items/items.json (by normalised link or by title) and repeats within
 the lists are left out; 2023 (reserved for an independent check) and 2026 (outside 2019-2025) are
-not read. Only the title, link, show date and publisher are kept: the lists have no summary.
+not read. Only the title, link, date and publisher are kept (and, for the MIT timeline, the first
+sentence of an entry's impact line).
 Output is sorted by date, then link. Labels come from reading, never from this script.
 """
 import hashlib
@@ -193,15 +201,65 @@ def newsletter(clone: str, known_links: set, known_titles: set) -> list:
     return out
 
 
+TIMELINE_ENTRY = re.compile(r"^### (20\d\d-\d\d(?:-\d\d)?) - (.+)$")
+TIMELINE_LINK = re.compile(r"\[[^\]]*\]\((https?://[^)\s]+)\)")
+
+
+def timeline(clone: str, known_links: set, known_titles: set) -> list:
+    """A timeline of AI agent incidents (awesome-ai-agent-attacks): the entry's title and date, the
+    first sentence of its "Impact" line as the summary, and its first source that is not a paper,
+    a repository or an advisory database as the link. Entries of 2024 and 2025 only."""
+    head = git(clone, "rev-parse", "HEAD").strip()
+    out = []
+    entry = None
+
+    def close(e):
+        if not e or not e.get("link") or e["publishedAt"][:4] not in YEARS:
+            return
+        key = normalise(e["link"])
+        if key in known_links or e["title"].lower() in known_titles:
+            return
+        known_links.add(key)
+        known_titles.add(e["title"].lower())
+        out.append(e)
+
+    for line in git(clone, "show", "HEAD:README.md").split("\n"):
+        m = TIMELINE_ENTRY.match(line)
+        if m or line.startswith("## "):
+            close(entry)
+            entry = None
+        if m:
+            date = m.group(1) if len(m.group(1)) == 10 else f"{m.group(1)}-01"
+            entry = {
+                "source": "incident:awesome-ai-agent-attacks",
+                "origin": f"github.com/webpro255/awesome-ai-agent-attacks/README.md@{head[:8]}",
+                "licence": "entry title and the first sentence of its impact line: MIT, Copyright (c) 2026 awesome-ai-agent-attacks contributors; the linked article belongs to its publisher",
+                "link": "",
+                "title": m.group(2).strip(),
+                "summary": "",
+                "publishedAt": date,
+                "kind": "news",
+            }
+        elif entry and line.startswith("- **Impact:**"):
+            text = line.split("**Impact:**", 1)[1].strip()
+            entry["summary"] = re.split(r"(?<=[a-z0-9)][.!?;])\s+", text, maxsplit=1)[0].rstrip(";")[:300]
+        elif entry and line.startswith("- **Sources:**"):
+            links = [strip_tracking(u) for u in TIMELINE_LINK.findall(line) if not NOT_PRESS.search(u) and "nvd.nist.gov" not in u and "cve.org" not in u]
+            entry["link"] = links[0] if links else ""
+    close(entry)
+    return out
+
+
 def main(argv: list) -> None:
-    if len(argv) != 3:
+    if len(argv) != 4:
         raise SystemExit(__doc__)
     items = json.loads(ITEMS.read_text())
     known_links = {normalise(i["link"]) for i in items}
     known_titles = {i["title"].lower() for i in items}
     # Order matters for duplicates: the topical lists first, so an item they share with the general
     # list keeps the topical origin.
-    out = newsletter(argv[2], known_links, known_titles)
+    out = timeline(argv[3], known_links, known_titles)
+    out += newsletter(argv[2], known_links, known_titles)
     out += tracker(argv[1], known_links, known_titles)
     out += ridehome(argv[0], known_links, known_titles)
     out.sort(key=lambda i: (i["publishedAt"], i["link"]))
