@@ -20,7 +20,7 @@ afterAll(async () => {
   if (started.dir) await rm(started.dir, { recursive: true, force: true });
 });
 
-const total = 2000;
+const total = 3000;
 
 it('a first sync killed part-way resumes where it stopped on the next start, and serves no record half-written', async () => {
   const records = clonedAdvisories(total, '5e1f');
@@ -48,10 +48,14 @@ it('a first sync killed part-way resumes where it stopped on the next start, and
     );
   const served = async () => ((await getJson('/api/v1/issues?limit=1')) as { meta: { total: number } }).meta.total;
 
-  // The first start: killed as soon as its first chunk is committed (its events are relayed after
-  // the commit), well before the sync is done.
+  // The first start: killed once two chunks are committed (their events are relayed after the
+  // commit; the second chunk is read only after the first one's fingerprints are stored), well
+  // before the sync is done.
   let server = (started.server = await startServerProcess(env));
-  await server.waitForLog((l) => l.msg === 'issue events relayed');
+  for (let relayed = 0, at = -1; relayed < 2; ) {
+    at = await server.waitForLog((l) => l.msg === 'issue events relayed', at + 1);
+    relayed += (server.lines()[at] as { relayed: number }).relayed;
+  }
   server.child.kill('SIGKILL');
   await server.stop();
   expect(server.lines().some((l) => l.msg === 'source synced')).toBe(false);

@@ -16,9 +16,12 @@ import { testCertificate } from '../helpers/https-receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 
 const sources = 12;
-/** Pieces each answer is written in, one per tick of dribbleMs: each download lasts seconds. */
+/**
+ * Pieces each answer is written in, one per tick of dribbleMs: each download lasts two seconds,
+ * twice the longest idle transaction allowed below, so a sync holding one would show.
+ */
 const pieces = 20;
-const dribbleMs = 300;
+const dribbleMs = 100;
 
 let dir: string | undefined;
 let upstream: Server | undefined;
