@@ -164,8 +164,11 @@ export async function chargeWork(
 ): Promise<void> {
   const checked = await limiter?.chargeRest(request, serverContext, cost);
   if (!checked) return;
-  if (serverContext) noteRateLimit(serverContext, checked.headers);
-  if (checked.refused) throw rateLimited(checked.refused, checked.headers);
+  // finish() sets the RateLimit headers; the refusal carries only its Retry-After (a header in both
+  // would be sent twice on a REST answer, whose headers finish() adds to rather than replaces).
+  const { 'Retry-After': retryAfter, ...limits } = checked.headers;
+  if (serverContext) noteRateLimit(serverContext, limits);
+  if (checked.refused) throw rateLimited(checked.refused, retryAfter ? { 'Retry-After': retryAfter } : {});
 }
 
 /** Whether the rate limit applies to this path (orchestrators' probes are exempt). */

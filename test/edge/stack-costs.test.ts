@@ -4,7 +4,10 @@
 // asked for, counted before the matching runs; over the budget the answer is the rate limit's own
 // 429 on each surface. The VEX is paged (limit/offset, like the findings), with where the page lies
 // in its metadata.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/http/server.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit-store.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -133,6 +136,33 @@ describe('stack routes cost by the stack', () => {
     expect((await feed.json()).error).toEqual({ message: 'Rate limit exceeded: maximum of 60 requests per minute; this request counts as 5', status: 429 });
     expect(feed.headers.get('retry-after')).not.toBeNull();
     await t.close();
+  });
+
+  it('over a socket too, the 429 sends each rate-limit header once', async () => {
+    const t = await limitedApp();
+    const server = createHttpServer(t.app);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const big = await register(t, bigStack);
+      // 55 left: three pages of 1,000 (14 each) fit, the fourth does not.
+      const statuses: number[] = [];
+      let refused: Response | undefined;
+      while (!refused) {
+        const res = await fetch(`${base}/api/v1/webhooks/${big.id}/findings/vex?limit=1000`, { headers: bearer() });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+        if (res.status === 429) refused = res;
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused.headers.get('ratelimit')).toMatch(/^"default";r=12;t=\d+$/);
+      expect(refused.headers.get('ratelimit-policy')).toBe('"default";q=60;w=60');
+    } finally {
+      server.close();
+      await t.close();
+    }
   });
 });
 
