@@ -1,9 +1,12 @@
 // Probes while PostgreSQL hangs (issue 27: /health took 5 s and /ready 6 s): the app reaches a
 // scratch PostgreSQL through a TCP proxy on 127.0.0.1 that, once stalled, keeps every connection
 // open and forwards nothing (a lost network, a stuck server). /health and /ready are asked in turn
-// while it hangs, each answer timed; then the proxy forwards again and /ready must recover.
+// while it hangs, each answer timed, and so are ordinary reads (issue 40: they waited for the
+// pool's time-out, up to 10 s, before their 503): one at a time, then `--concurrency` clients at
+// once, each read a new search so that no cached answer serves it. Then the proxy forwards again and
+// /ready must recover.
 //
-//   npx tsx bench/hanging-postgres.ts [--probes 20]
+//   npx tsx bench/hanging-postgres.ts [--probes 20] [--concurrency 50]
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -15,8 +18,9 @@ import { createIssuePubSub } from '../src/pubsub.js';
 import { createTcpProxy } from '../test/helpers/tcp-proxy.js';
 import { connectPostgres, scratchPostgres } from './scratch-databases.js';
 
-const { values } = parseArgs({ options: { probes: { type: 'string', default: '20' } } });
+const { values } = parseArgs({ options: { probes: { type: 'string', default: '20' }, concurrency: { type: 'string', default: '50' } } });
 const probes = Number(values.probes);
+const concurrency = Number(values.concurrency);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 
 const scratch = await scratchPostgres();
@@ -33,26 +37,48 @@ server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-async function probe(path: string): Promise<{ ms: number; status: number }> {
+async function probe(path: string): Promise<{ ms: number; status: number; retryAfter: boolean }> {
   const started = performance.now();
   const res = await fetch(`${base}${path}`);
   await res.arrayBuffer();
-  return { ms: performance.now() - started, status: res.status };
+  return { ms: performance.now() - started, status: res.status, retryAfter: res.headers.has('retry-after') };
 }
 
-async function round(): Promise<Record<string, { statuses: Record<number, number>; p50Ms: number; maxMs: number }>> {
-  const result: Record<string, { statuses: Record<number, number>; p50Ms: number; maxMs: number }> = {};
+type Summary = { statuses: Record<number, number>; p50Ms: number; p99Ms: number; maxMs: number; retryAfterOn5xx?: string };
+const round1 = (ms: number) => Math.round(ms * 10) / 10;
+
+function summary(answers: { ms: number; status: number; retryAfter: boolean }[]): Summary {
+  const times = answers.map((a) => a.ms).sort((a, b) => a - b);
+  const statuses: Record<number, number> = {};
+  for (const { status } of answers) statuses[status] = (statuses[status] ?? 0) + 1;
+  const failed = answers.filter((a) => a.status >= 500);
+  return {
+    statuses,
+    p50Ms: round1(percentile(times, 50)),
+    p99Ms: round1(percentile(times, 99)),
+    maxMs: round1(times.at(-1)!),
+    ...(failed.length ? { retryAfterOn5xx: `${failed.filter((a) => a.retryAfter).length}/${failed.length}` } : {}),
+  };
+}
+
+let searches = 0;
+/** Ordinary reads that need the database: a new search each time (no cached answer), and the stats. */
+const ordinary = (i: number) =>
+  i % 2
+    ? `/api/v1/issues?limit=5&search=hang-${searches++}`
+    : `/graphql?query=${encodeURIComponent(`{ issues(search: "g${searches++}") { meta { total } } }`)}`;
+
+async function round(): Promise<Record<string, Summary>> {
+  const result: Record<string, Summary> = {};
   for (const path of ['/health', '/ready']) {
-    const times: number[] = [];
-    const statuses: Record<number, number> = {};
-    for (let i = 0; i < probes; i++) {
-      const { ms, status } = await probe(path);
-      times.push(ms);
-      statuses[status] = (statuses[status] ?? 0) + 1;
-    }
-    times.sort((a, b) => a - b);
-    result[path] = { statuses, p50Ms: Math.round(percentile(times, 50) * 10) / 10, maxMs: Math.round(times.at(-1)! * 10) / 10 };
+    const answers = [];
+    for (let i = 0; i < probes; i++) answers.push(await probe(path));
+    result[path] = summary(answers);
   }
+  const oneByOne = [];
+  for (let i = 0; i < probes; i++) oneByOne.push(await probe(ordinary(i)));
+  result['reads, one at a time'] = summary(oneByOne);
+  result[`reads, ${concurrency} at once`] = summary(await Promise.all(Array.from({ length: concurrency }, (_, i) => probe(ordinary(i)))));
   return result;
 }
 

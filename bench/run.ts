@@ -21,7 +21,9 @@ const benchmarks: Record<string, string> = {
   'webhooks-crash': 'SIGKILL the server while delivering 1,000 issues to 20 webhooks, restart: lost and duplicate pairs',
   fuzz: 'the fuzz test at 20,000+ generated requests (issue 27 shapes included): 0 5xx, no leaks, PGlite and PostgreSQL + Redis (--db pglite|postgres|both)',
   'export-loop': 'one client looping the exports, 50 slow readers of them, another client reading: its p99, RSS growth (--db pglite|postgres)',
-  'hanging-postgres': '/health and /ready while PostgreSQL hangs (a TCP proxy that stops forwarding), and /ready once it forwards again',
+  'hanging-postgres':
+    '/health, /ready and ordinary reads (one at a time and 50 at once) while PostgreSQL hangs (a TCP proxy that stops forwarding), and /ready once it forwards again',
+  'stack-loop': "one key reading its 1,000-component stack's VEX as fast as its budget allows: others' p50/p99 beside it and alone, RSS (--db pglite|postgres)",
   'rest-layers': 'CPU per request of each layer under a REST read, no database: node:http, Yoga, sofa-api router inside Yoga (issue 29)',
   'sync-readers': 'a reader during a sync of an OSV zip of large entries ([entries] [MB] [pglite|postgres]): p50/p99 against no sync, of this checkout',
 };

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { poolTransactions, type BulkTransaction } from './bulk.js';
 import { poolReads, type DriverRead } from './driver-read.js';
+import { DatabaseLiveness } from './liveness.js';
 import { useFastTextArrays } from './text-arrays.js';
 import type { SeededTemplate } from './pglite-template.js';
 
@@ -48,12 +49,18 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   // Requests: a statement still running after 30 s is a fault that would hold a connection others
   // need, and a connection not had within 5 s means the database is not answering (the request
   // then gets a 503 instead of waiting for ever). Migrations may rightly run longer.
-  const pool = new pg.Pool({ ...connection, statement_timeout: 30_000, connectionTimeoutMillis: 5_000 });
+  // A statement whose connection went silent is failed after 35 s on this side too (the server's
+  // statement_timeout cannot reach us then), so the connection leaves the pool instead of being lost to it.
+  const pool = new pg.Pool({ ...connection, statement_timeout: 30_000, query_timeout: 35_000, connectionTimeoutMillis: 5_000 });
   // An idle connection the server closed (a restart) leaves the pool; the next query opens another.
   pool.on('error', () => undefined);
+  // Requests do not wait on a database that hangs: liveness.ts.
+  const liveness = new DatabaseLiveness({ connectionString: target.url });
+  liveness.watch(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, options) });
   const adapterFactory = new PrismaPg(connection, options);
   const close = async () => {
+    liveness.close();
     await prisma.$disconnect();
     await pool.end();
   };

@@ -35,8 +35,8 @@ function atomAnswer(feed: Feed, log: Services['log']) {
     feed(url.searchParams, { selfUrl: url.href, origin: url.origin }).then(
       (xml) => new Response(xml, { headers: { 'Content-Type': ATOM_MEDIA_TYPE, 'Cache-Control': 'no-store' } }),
       (err: unknown) => {
-        const { status, message } = caughtFailure(err, log);
-        return errorResponse(status, message);
+        const { status, message, headers } = caughtFailure(err, log);
+        return errorResponse(status, message, headers);
       },
     );
 }
@@ -59,6 +59,11 @@ export function digestsAtomFeed({ db, log }: Pick<Services, 'db' | 'log'>) {
   }, log);
 }
 
-export function stackAtomFeed({ config, db, log }: Pick<Services, 'config' | 'db' | 'log'>) {
-  return (call: PlainCall) => atomAnswer(stackFeed({ config, db }, call.match[1]!), log)(call);
+/** The anonymous stack feed: its units beyond the first, by the stack's size, are counted once the token is looked up. */
+export function stackAtomFeed({ config, db, log }: Pick<Services, 'config' | 'db' | 'log'>, charge: (call: PlainCall, cost: number) => Promise<void>) {
+  return (call: PlainCall) =>
+    atomAnswer(
+      stackFeed({ config, db }, call.match[1]!, (cost) => charge(call, cost)),
+      log,
+    )(call);
 }

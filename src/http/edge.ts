@@ -21,6 +21,8 @@ export interface RestCall {
   bodyArguments?: Record<string, unknown>;
   /** The route's answer as execution gave it (the list's paging links read it instead of the JSON body). */
   answer?: unknown;
+  /** Yoga's server context of the request (SOFA executes on a copy): what finish() reads its headers by. */
+  serverContext?: object;
 }
 
 export interface Edge {

@@ -91,10 +91,10 @@ export function envelopeFor(errors: readonly unknown[]): { status: number; messa
  * The status and message for an error a plain (non-GraphQL) route caught; an unexpected one is
  * logged with the request id, since its wording never reaches the client.
  */
-export function caughtFailure(err: unknown, log: Logger): { status: number; message: string } {
-  const { status, message, unexpected } = envelopeFor([err]);
+export function caughtFailure(err: unknown, log: Logger): { status: number; message: string; headers: Record<string, string> } {
+  const { status, message, headers, unexpected } = envelopeFor([err]);
   for (const e of unexpected) logUnexpected(log, e);
-  return { status, message };
+  return { status, message, headers };
 }
 
 /**

@@ -11,7 +11,6 @@ import {
   getDirectiveValues,
   getOperationAST,
   getVariableValues,
-  GraphQLError,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   Kind,
@@ -23,7 +22,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { NodeServerContext } from './edge.js';
 import { noteRateLimit } from './finish.js';
-import type { RateLimiter } from './rate-limit.js';
+import { rateLimited, type RateLimiter } from './rate-limit.js';
 
 /** The units one root field spends, given its arguments as coerced. */
 export type FieldCost = (field: string, args: Record<string, unknown>) => number;
@@ -84,7 +83,7 @@ export function useOperationCost(limiter: RateLimiter | undefined, graphqlEndpoi
       // Yoga's context is the request's server context, which finish() reads the headers from.
       noteRateLimit(context, headers);
       if (refused) {
-        setResultAndStopExecution({ errors: [new GraphQLError(refused, { extensions: { code: 'RATE_LIMITED', http: { status: 429, headers } } })] });
+        setResultAndStopExecution({ errors: [rateLimited(refused, headers)] });
       }
     },
   };

@@ -5,7 +5,7 @@
 // core limiter makes the decision and words the refusal; the store records requests atomically
 // (the limiter's own read-then-write is not), and supplies the remaining budget and reset time
 // for the RateLimit headers, which follow the IETF draft (draft-ietf-httpapi-ratelimit-headers).
-import type { GraphQLResolveInfo } from 'graphql';
+import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import type { Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../log.js';
@@ -145,6 +145,30 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
     check: (request, serverContext) => count(request, serverContext, () => costOf(request.method, new URL(request.url)), 0),
     chargeRest: (request, serverContext, cost) => count(request, serverContext, () => cost, 1),
   };
+}
+
+/** The 429 of a request whose units beyond its first do not fit (a GraphQL error: REST words it as the envelope). */
+export const rateLimited = (message: string, headers: Record<string, string>) =>
+  new GraphQLError(message, { extensions: { code: 'RATE_LIMITED', http: { status: 429, headers } } });
+
+/**
+ * Counts a request whose whole cost (`cost` units, its first already counted) is known only once
+ * its work is (a watched stack's size, rest/request-costs.ts stackWorkCost), before that work
+ * runs; throws the 429 when the units do not fit. Nothing to count without a limit.
+ */
+export async function chargeWork(
+  limiter: RateLimiter | undefined,
+  request: LimitedRequest,
+  serverContext: NodeServerContext | undefined,
+  cost: number,
+): Promise<void> {
+  const checked = await limiter?.chargeRest(request, serverContext, cost);
+  if (!checked) return;
+  // finish() sets the RateLimit headers; the refusal carries only its Retry-After (a header in both
+  // would be sent twice on a REST answer, whose headers finish() adds to rather than replaces).
+  const { 'Retry-After': retryAfter, ...limits } = checked.headers;
+  if (serverContext) noteRateLimit(serverContext, limits);
+  if (checked.refused) throw rateLimited(checked.refused, retryAfter ? { 'Retry-After': retryAfter } : {});
 }
 
 /** Whether the rate limit applies to this path (orchestrators' probes are exempt). */

@@ -4,6 +4,7 @@
 // are decided, for REST routes (by path), the plain routes (their entries in
 // src/server/plain-routes.ts name these) and GraphQL operations (by root field) alike; README.md
 // ("Limits"), docs/api.md and docs/operations.md state them.
+import { stackCosts } from '../stacks/cost.js';
 import { STIX_LIMIT } from '../stix/bundle.js';
 import { restBasePath } from './routes.js';
 
@@ -14,6 +15,8 @@ export const requestCosts = {
   scan: 5,
   /** STIX bundles (REST and Query.stixBundle) and TAXII pages: one per default page of objects asked for (STIX 50, TAXII 100). */
   perDefaultPage: 1,
+  /** A watched stack's findings, VEX, Atom feed or registration: by its size, once it is read (stacks/cost.ts). */
+  stack: stackCosts,
   /** Everything else: a REST request, or a GraphQL root field. */
   request: 1,
 } as const;

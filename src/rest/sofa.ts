@@ -58,9 +58,12 @@ export function restSofa({ schema, routes, log }: RestSofaOptions) {
     routes,
     customScalars,
     async context(sofaContext) {
-      const enveloped = getEnveloped({ ...serverContexts.get(sofaContext.request), request: sofaContext.request });
+      const serverContext = serverContexts.get(sofaContext.request);
+      const rest = edgeOf(sofaContext.request).rest!;
+      rest.serverContext = serverContext;
+      const enveloped = getEnveloped({ ...serverContext, request: sofaContext.request });
       const contextValue = (await enveloped.contextFactory()) as object;
-      runs.set(contextValue, { enveloped, rest: edgeOf(sofaContext.request).rest! });
+      runs.set(contextValue, { enveloped, rest });
       return contextValue;
     },
     // Through Yoga's envelop execute, on the whole schema (the operation is valid there as well).

@@ -6,7 +6,13 @@ import packageJson from '../../package.json' with { type: 'json' };
 import type { ScanResult } from '../scan/scan.js';
 import type { SbomComponent } from './parse.js';
 
-export function vexDocument(result: ScanResult, components: SbomComponent[], { issueUrl }: { issueUrl: (id: string) => string }) {
+export interface VexOptions {
+  issueUrl: (id: string) => string;
+  /** When the document is one page of the findings (a watched stack's VEX): where it lies in them. */
+  page?: { total: number; limit: number; offset: number };
+}
+
+export function vexDocument(result: ScanResult, components: SbomComponent[], { issueUrl, page }: VexOptions) {
   const byPurl = new Map<string, SbomComponent[]>();
   for (const c of components) byPurl.set(c.purl, [...(byPurl.get(c.purl) ?? []), c]);
   const matched = new Map<string, SbomComponent>();
@@ -33,6 +39,7 @@ export function vexDocument(result: ScanResult, components: SbomComponent[], { i
     metadata: {
       timestamp: new Date().toISOString(),
       tools: { components: [{ type: 'application', name: 'secwire', version: packageJson.version }] },
+      ...(page ? { properties: Object.entries(page).map(([name, value]) => ({ name: `secwire:${name}`, value: String(value) })) } : {}),
     },
     components: [...matched.values()].map((c) => ({
       type: 'library',

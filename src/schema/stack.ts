@@ -7,6 +7,7 @@ import { vexDocument } from '../sbom/vex.js';
 import { stackFindings } from '../stacks/findings.js';
 import { issueFeedToken, revokeFeedToken, storedComponents } from '../stacks/watched.js';
 import { badRequest } from '../errors.js';
+import { stackWorkCost } from '../stacks/cost.js';
 import { requireOwnedWebhook } from '../webhooks/manage.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { builder, envelopeRef } from './builder.js';
@@ -34,6 +35,12 @@ async function stackOfWebhook(prisma: PrismaClient, webhookId: string, owner: st
   return { webhook, components: storedComponents(stack.components) };
 }
 
+/**
+ * A page of the VEX: a 1,000-entry stack can match thousands of issues, each naming every
+ * component it affects, which as one document runs to tens of megabytes built in memory.
+ */
+export const VEX_PAGE = { defaultLimit: 100, maxLimit: 1000 };
+
 const FindingsList = envelopeRef('WebhookFindings', {
   description: "Served issues affecting the webhook's stack now, by severity then newest first.",
   data: { type: [ScanMatchRef], description: 'Matches; matchedPackages names the stack entries (purls for an SBOM).' },
@@ -52,6 +59,7 @@ builder.queryField('webhookFindings', (t) =>
     resolve: async (_root, args, ctx) => {
       const { limit, offset } = parsePage(args);
       const { components } = await stackOfWebhook(ctx.prisma, String(args.webhookId), ctx.webhookOwner);
+      await ctx.chargeWork?.(stackWorkCost(components.length));
       const result = await stackFindings(ctx.db, components);
       return { data: result.data.slice(offset, offset + limit), meta: { total: once(async () => result.meta.total), limit, offset } };
     },
@@ -61,18 +69,27 @@ builder.queryField('webhookFindings', (t) =>
 builder.queryField('webhookFindingsVex', (t) =>
   t.withAuth({ webhooks: true }).field({
     type: 'JSON',
-    description: "What affects the webhook's watched stack now, as a CycloneDX 1.6 VEX document (the SBOM's own refs when it came from one).",
-    args: { webhookId: t.arg.id({ required: true, description: 'Webhook id.' }) },
+    description:
+      "What affects the webhook's watched stack now, as a CycloneDX 1.6 VEX document (the SBOM's own refs when it came from one), " +
+      `paged like the findings: \`limit\` vulnerabilities (default ${VEX_PAGE.defaultLimit}, maximum ${VEX_PAGE.maxLimit}) from \`offset\`, ` +
+      'with the paging in metadata.properties (secwire:total, secwire:limit, secwire:offset).',
+    args: {
+      webhookId: t.arg.id({ required: true, description: 'Webhook id.' }),
+      limit: t.arg.int({ description: `Vulnerabilities per page; default ${VEX_PAGE.defaultLimit}, maximum ${VEX_PAGE.maxLimit}.` }),
+      offset: t.arg.int({ description: 'Vulnerabilities to skip; default 0.' }),
+    },
     resolve: async (_root, args, ctx) => {
+      const { limit, offset } = parsePage(args, VEX_PAGE);
       const { components } = await stackOfWebhook(ctx.prisma, String(args.webhookId), ctx.webhookOwner);
+      await ctx.chargeWork?.(stackWorkCost(components.length, limit));
       const result = await stackFindings(ctx.db, components);
       // Yoga puts the request in every context; the issue links are absolute, as the scan's VEX writes them.
       const request = (ctx as { request?: Request }).request;
       const origin = request ? new URL(request.url).origin : '';
       return vexDocument(
-        result,
+        { ...result, data: result.data.slice(offset, offset + limit) },
         components.map((c) => ({ ref: c.ref, purl: c.entry, name: c.name, ...(c.version ? { version: c.version } : {}) })),
-        { issueUrl: (id) => `${origin}${issuePath(id)}` },
+        { issueUrl: (id) => `${origin}${issuePath(id)}`, page: { total: result.meta.total, limit, offset } },
       );
     },
   }),

@@ -21,7 +21,7 @@ import { guarded } from '../http/guard.js';
 import { useHead } from '../http/head.js';
 import { licenseLink, useFinish } from '../http/finish.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit-store.js';
-import { createRateLimiter, useRateLimit } from '../http/rate-limit.js';
+import { chargeWork, createRateLimiter, useRateLimit } from '../http/rate-limit.js';
 import { useOperationCost } from '../http/operation-cost.js';
 import { requestCost, rootFieldCost } from '../rest/request-costs.js';
 import { earlyReply, type EarlyReply } from '../http/early-reply.js';
@@ -89,7 +89,9 @@ export function createApp(services: AppServices) {
   // The caller's viewer, built once per request on its edge context.
   const viewerFor = (request: HeadersOf) => (edgeOf(request).viewer ??= viewerOf({ config, prisma: db.prisma }, request));
   const exports = new ExportBuilds(versions, (request, serverContext) => callerOf(request, serverContext as NodeServerContext), log);
-  const plain = plainRoutes(services, exports, graphqlEndpoint);
+  const plain = plainRoutes(services, exports, graphqlEndpoint, (call, cost) =>
+    chargeWork(rateLimiter, call.request, call.serverContext as NodeServerContext, cost),
+  );
   const rateLimiter = createRateLimiter({
     limit: config.rateLimitPerMinute,
     store: services.rateLimitStore ?? new MemoryRateLimitStore(),
@@ -186,6 +188,8 @@ export function createApp(services: AppServices) {
       viewer: viewerFor(initial.request),
       requestId: requestIdOf(initial.request),
       takeSubscriptionSlot: async () => subscriptionSlots.take(await callerOf(initial.request, initial)),
+      // Over REST the context is built from a copy of the server context, which finish() does not read.
+      chargeWork: (cost) => chargeWork(rateLimiter, initial.request, (edgeOf(initial.request).rest?.serverContext as NodeServerContext) ?? initial, cost),
     }),
   });
   // A node:http server answers cache hits before Yoga (createHttpServer).

@@ -14,7 +14,7 @@ import { health, readiness } from '../health/route.js';
 import { errorResponse } from '../http/envelope.js';
 import type { ExportBuilds } from '../http/export-builds.js';
 import { readMethods } from '../http/methods.js';
-import { PlainRoutes } from '../http/route-matcher.js';
+import { PlainRoutes, type PlainCall } from '../http/route-matcher.js';
 import { OSV_EXPORT_PATTERN, osvExport } from '../osv-output/route.js';
 import { pagedReadCost, requestCosts } from '../rest/request-costs.js';
 import { TAXII_LIMIT } from '../taxii/objects.js';
@@ -22,7 +22,10 @@ import { isTaxiiObjects, TAXII_OTHER, TAXII_RESOURCE, taxiiNotAllowed, taxiiNotF
 
 const exportCost = () => requestCosts.export;
 
-export function plainRoutes(services: Services, exports: ExportBuilds, graphqlEndpoint: string): PlainRoutes {
+/** Counts the rest of a plain route's units once its work is known (rate-limit.ts chargeWork). */
+export type ChargeWork = (call: PlainCall, cost: number) => Promise<void>;
+
+export function plainRoutes(services: Services, exports: ExportBuilds, graphqlEndpoint: string, charge: ChargeWork): PlainRoutes {
   return new PlainRoutes([
     { path: '/health', methods: readMethods, answer: health },
     { path: '/ready', methods: readMethods, answer: readiness(services) },
@@ -33,7 +36,7 @@ export function plainRoutes(services: Services, exports: ExportBuilds, graphqlEn
     { path: OSV_EXPORT_PATTERN, methods: readMethods, answer: osvExport(services, exports), cost: exportCost },
     { path: ISSUES_ATOM_PATH, methods: readMethods, answer: issuesAtomFeed(services) },
     { path: DIGESTS_ATOM_PATH, methods: readMethods, answer: digestsAtomFeed(services) },
-    { path: STACK_FEED_PATTERN, methods: readMethods, answer: stackAtomFeed(services) },
+    { path: STACK_FEED_PATTERN, methods: readMethods, answer: stackAtomFeed(services, charge) },
     {
       path: TAXII_RESOURCE,
       methods: readMethods,

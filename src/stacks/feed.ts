@@ -11,6 +11,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { issueOrderSql, parsePage } from '../issues/filters.js';
 import { sha256Hex } from '../keys/bearer.js';
 import { queryParam, rejectUnknownParameters } from '../params.js';
+import { stackWorkCost } from './cost.js';
 import { stackFindings } from './findings.js';
 import { feedTokenShape, ownerKeyActive, storedComponents } from './watched.js';
 
@@ -19,7 +20,11 @@ const atomColumns = columnsSql(Object.keys(atomIssueSelect));
 type Feed = (query: URLSearchParams, urls: { selfUrl: string; origin: string }) => Promise<string>;
 
 /** The feed of the stack a feed token names (stackFeedPath's token). */
-export function stackFeed({ config, db }: { config: Pick<Config, 'webhookApiKey'>; db: Database }, token: string): Feed {
+export function stackFeed(
+  { config, db }: { config: Pick<Config, 'webhookApiKey'>; db: Database },
+  token: string,
+  chargeWork: (cost: number) => Promise<void>,
+): Feed {
   return async (query, urls) => {
     rejectUnknownParameters(query, ['limit']);
     const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
@@ -30,7 +35,10 @@ export function stackFeed({ config, db }: { config: Pick<Config, 'webhookApiKey'
         })
       : null;
     if (!stack || !(await ownerKeyActive(config, db.prisma, stack.webhook.ownerKeyHash))) throw notFound('Feed not found');
-    const ids = (await stackFindings(db, storedComponents(stack.components))).data.map((m) => m.id);
+    const components = storedComponents(stack.components);
+    // Anonymous: the address pays, by the stack's size, as for the findings.
+    await chargeWork(stackWorkCost(components.length));
+    const ids = (await stackFindings(db, components)).data.map((m) => m.id);
     const issues = ids.length
       ? await db.read<AtomIssue>(Prisma.sql`SELECT ${atomColumns} FROM "Issue" WHERE id = ANY(${ids}::uuid[]) ORDER BY ${issueOrderSql} LIMIT ${limit}`)
       : [];

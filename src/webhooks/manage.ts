@@ -8,6 +8,7 @@ import { isUuid } from '../params.js';
 import type { Database } from '../db/client.js';
 import { withinDeadline } from '../db/deadline.js';
 import { RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
+import { stackWorkCost } from '../stacks/cost.js';
 import { checkWatchedComponents, currentFindings, parseWatchedStack, saveStack, type ParsedStack, type WatchedStackInput } from '../stacks/watched.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
@@ -63,11 +64,13 @@ async function lockOwner(tx: Prisma.TransactionClient, ownerKeyHash: string): Pr
 }
 
 /** What these rules need of the running service. */
-type Deps = { config: Config; prisma: PrismaClient; db: Pick<Database, 'read'> };
+type Deps = { config: Config; prisma: PrismaClient; db: Pick<Database, 'read'>; chargeWork?: (cost: number) => Promise<void> };
 
 /** A stack read and checked, with what affects it now (saved as known: nothing from the past is sent). */
 async function checkedStack(ctx: Deps, input: WatchedStackInput): Promise<{ parsed: ParsedStack; known: string[] }> {
   const parsed = parseWatchedStack(input);
+  // Priced like the scan it runs, before it runs.
+  await ctx.chargeWork?.(stackWorkCost(parsed.components.length));
   return { parsed, known: await currentFindings(ctx.db.read, parsed.stack) };
 }
 
