@@ -140,8 +140,10 @@ clearInterval(sampler);
 
 const ms = (v: number) => `${Math.round(v)} ms`;
 const readMs = reads.map((r) => r.ms).sort((a, b) => a - b);
-const section = `<!-- stack-loop:begin -->
-## A key looping its stack's VEX (\`npm run bench -- stack-loop --db ${values.db} --issues ${issues} --seconds ${seconds}\`)
+// One section per database, each replaced by its own run.
+const marker = `stack-loop-${values.db === 'postgres' ? 'postgres' : 'pglite'}`;
+const section = `<!-- ${marker}:begin -->
+### ${values.db === 'postgres' ? 'PostgreSQL' : 'PGlite'} (\`npm run bench -- stack-loop --db ${values.db} --issues ${issues} --seconds ${seconds}\`)
 
 Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${measuredCommit()}, load average ${loadavg()[0]!.toFixed(1)} at the end, ${values.db === 'postgres' ? 'PostgreSQL' : 'PGlite'}.
 ${issues.toLocaleString('en')} issues (clones of the sample advisories); one key's webhook watches 1,000 components (100 versions of each of the
@@ -156,8 +158,8 @@ read \`/api/v1/issues?limit=20\` one at a time, each request from an address of 
 | the key's VEX pages served / refused (429) | | ${reads.length} / ${refused} |
 | a VEX page: size, time (median) | | ${(Math.max(...reads.map((r) => r.bytes)) / 1e6).toFixed(1)} MB, ${ms(percentile(readMs, 50))} |
 | RSS before / growth beside the loop | | ${mb(rssBefore)} MB / ${mb(peak - rssBefore)} MB |
-<!-- stack-loop:end -->`;
-await writeReadmeSection('stack-loop', section);
+<!-- ${marker}:end -->`;
+await writeReadmeSection(marker, section);
 console.log(section);
 server.closeAllConnections();
 server.close();

@@ -33,6 +33,9 @@ export function notAnswering(): Error {
   return Object.assign(new Error('The database did not answer'), { code: 'ETIMEDOUT', syscall: 'read', errno: -110 });
 }
 
+/** Calls left as they are: callbacks (pg-pool's own) and submittables (a COPY or a cursor stream, not a promise). */
+const passesThrough = (args: unknown[]) => typeof args.at(-1) === 'function' || typeof (args[0] as { submit?: unknown } | undefined)?.submit === 'function';
+
 export class DatabaseLiveness {
   private probeClient: pg.Client | undefined;
   private probe: { started: number; answer: Promise<boolean> } | undefined;
@@ -149,7 +152,7 @@ export class DatabaseLiveness {
     const watched = new WeakSet<pg.PoolClient>();
     const broken = new WeakSet<pg.PoolClient>();
     pool.query = ((...args: unknown[]) => {
-      if (typeof args.at(-1) === 'function') return query(...args);
+      if (passesThrough(args)) return query(...args);
       return this.refusesNow() ? Promise.reject(notAnswering()) : this.guard(query(...args) as Promise<unknown>);
     }) as typeof pool.query;
     pool.connect = ((...args: unknown[]) => {
@@ -160,7 +163,7 @@ export class DatabaseLiveness {
           watched.add(client);
           const clientQuery = client.query.bind(client) as (...a: unknown[]) => unknown;
           client.query = ((...a: unknown[]) => {
-            if (typeof a.at(-1) === 'function') return clientQuery(...a);
+            if (passesThrough(a)) return clientQuery(...a);
             const answer = this.refusesNow() ? Promise.reject(notAnswering()) : this.guard(clientQuery(...a) as Promise<unknown>);
             return answer.catch((err: unknown) => {
               if ((err as { code?: unknown }).code === 'ETIMEDOUT') broken.add(client);

@@ -47,9 +47,10 @@ export function readIssueChanges<T>(read: DriverRead, columns: Prisma.Sql, modif
   );
 }
 
-/** The served issues among these ids, in the list's order. */
-export function readServedIssues<T>(read: DriverRead, columns: Prisma.Sql, ids: string[]): Promise<T[]> {
-  return read<T>(Prisma.sql`SELECT ${columns} FROM "Issue" WHERE ${servedIssueSql} AND id = ANY(${ids}::uuid[]) ORDER BY ${issueOrderSql}`);
+/** The served issues among these ids, in the list's order (the first `limit` of them, when given). */
+export function readServedIssues<T>(read: DriverRead, columns: Prisma.Sql, ids: string[], limit?: number): Promise<T[]> {
+  const first = limit === undefined ? Prisma.empty : Prisma.sql` LIMIT ${limit}`;
+  return read<T>(Prisma.sql`SELECT ${columns} FROM "Issue" WHERE ${servedIssueSql} AND id = ANY(${ids}::uuid[]) ORDER BY ${issueOrderSql}${first}`);
 }
 
 /** Which of these ids are served issues matching the filters. */

@@ -5,6 +5,7 @@ import { parsePage } from '../issues/filters.js';
 import { issuePath, stackFeedPath } from '../api-paths.js';
 import { vexDocument } from '../sbom/vex.js';
 import { stackFindings } from '../stacks/findings.js';
+import { readStackComponents } from '../stacks/store.js';
 import { issueFeedToken, revokeFeedToken, storedComponents } from '../stacks/watched.js';
 import { badRequest } from '../errors.js';
 import { stackWorkCost } from '../stacks/cost.js';
@@ -30,9 +31,9 @@ export const WebhookStackInput = builder.inputType('WebhookStackInput', {
 /** The webhook's stack and its components, or a 400 when it watches none. */
 async function stackOfWebhook(prisma: PrismaClient, webhookId: string, owner: string) {
   const webhook = await requireOwnedWebhook(prisma, webhookId, owner);
-  const stack = await prisma.watchedStack.findUnique({ where: { webhookId: webhook.id }, select: { components: true } });
-  if (!stack) throw badRequest('The webhook watches no stack');
-  return { webhook, components: storedComponents(stack.components) };
+  const stored = await readStackComponents(prisma, webhook.id);
+  if (stored === undefined) throw badRequest('The webhook watches no stack');
+  return { webhook, components: storedComponents(stored) };
 }
 
 /**

@@ -7,12 +7,13 @@ import type { Database } from '../db/client.js';
 import { columnsSql } from '../db/driver-read.js';
 import { notFound } from '../errors.js';
 import { atomIssueSelect, FEED_LIMIT, issuesAtom, type AtomIssue } from '../feeds/atom.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { issueOrderSql, parsePage } from '../issues/filters.js';
+import { parsePage } from '../issues/filters.js';
+import { readServedIssues } from '../issues/reads.js';
 import { sha256Hex } from '../keys/bearer.js';
 import { queryParam, rejectUnknownParameters } from '../params.js';
 import { stackWorkCost } from './cost.js';
 import { stackFindings } from './findings.js';
+import { readStackByFeedTokenHash } from './store.js';
 import { feedTokenShape, ownerKeyActive, storedComponents } from './watched.js';
 
 const atomColumns = columnsSql(Object.keys(atomIssueSelect));
@@ -28,20 +29,13 @@ export function stackFeed(
   return async (query, urls) => {
     rejectUnknownParameters(query, ['limit']);
     const { limit } = parsePage({ limit: queryParam(query, 'limit') }, FEED_LIMIT);
-    const stack = feedTokenShape.test(token)
-      ? await db.prisma.watchedStack.findUnique({
-          where: { feedTokenHash: sha256Hex(token) },
-          select: { components: true, webhook: { select: { ownerKeyHash: true } } },
-        })
-      : null;
+    const stack = feedTokenShape.test(token) ? await readStackByFeedTokenHash(db.prisma, sha256Hex(token)) : null;
     if (!stack || !(await ownerKeyActive(config, db.prisma, stack.webhook.ownerKeyHash))) throw notFound('Feed not found');
     const components = storedComponents(stack.components);
     // Anonymous: the address pays, by the stack's size, as for the findings.
     await chargeWork(stackWorkCost(components.length));
     const ids = (await stackFindings(db, components)).data.map((m) => m.id);
-    const issues = ids.length
-      ? await db.read<AtomIssue>(Prisma.sql`SELECT ${atomColumns} FROM "Issue" WHERE id = ANY(${ids}::uuid[]) ORDER BY ${issueOrderSql} LIMIT ${limit}`)
-      : [];
+    const issues = ids.length ? await readServedIssues<AtomIssue>(db.read, atomColumns, ids, limit) : [];
     return issuesAtom(issues, urls, 'secwire: AI-security issues affecting a watched stack');
   };
 }

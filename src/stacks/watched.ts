@@ -13,6 +13,7 @@ import { sameKey, sha256Hex } from '../keys/bearer.js';
 import { sbomComponents } from '../sbom/parse.js';
 import { scanStack } from '../scan/scan.js';
 import { parseStack, type PackageQuery, type Stack } from '../scan/stack.js';
+import { countWatchedComponents, writeFeedTokenHash, writeStack } from './store.js';
 
 /** What a client sends as `stack`: the scan's `packages`, or an SBOM. */
 export interface WatchedStackInput {
@@ -60,11 +61,7 @@ export const maxWatchedComponentsPerKey = 5_000;
  * transaction, under the owner's lock); `webhookId`'s own stack, being replaced, does not count.
  */
 export async function checkWatchedComponents(tx: Prisma.TransactionClient, ownerKeyHash: string, adding: number, webhookId?: string): Promise<void> {
-  const [row] = await tx.$queryRaw<{ n: number }[]>`
-    SELECT coalesce(sum(jsonb_array_length(s."components")), 0)::int AS n
-      FROM "WatchedStack" AS s JOIN "Webhook" AS w ON w."id" = s."webhookId"
-     WHERE w."ownerKeyHash" = ${ownerKeyHash} AND w."id"::text <> ${webhookId ?? ''}`;
-  const watched = row?.n ?? 0;
+  const watched = await countWatchedComponents(tx, ownerKeyHash, webhookId);
   if (watched + adding > maxWatchedComponentsPerKey) {
     throw badRequest(
       `A key may watch at most ${maxWatchedComponentsPerKey} components over all its webhooks; it watches ${watched}, and this stack has ${adding}`,
@@ -102,23 +99,18 @@ export async function currentFindings(read: DriverRead, stack: Stack): Promise<s
  */
 export async function saveStack(tx: Prisma.TransactionClient, webhookId: string, parsed: ParsedStack, known: string[]): Promise<void> {
   const components = parsed.components as unknown as Prisma.InputJsonValue;
-  await tx.watchedStack.upsert({ where: { webhookId }, create: { webhookId, components }, update: { components } });
-  await tx.stackEntry.deleteMany({ where: { webhookId } });
-  await tx.stackEntry.createMany({ data: entryKeys(parsed.stack.packages).map((row) => ({ webhookId, ...row })) });
-  await tx.stackFinding.deleteMany({ where: { webhookId } });
-  if (known.length) await tx.stackFinding.createMany({ data: known.map((issueId) => ({ webhookId, issueId })), skipDuplicates: true });
+  await writeStack(tx, webhookId, { components, entries: entryKeys(parsed.stack.packages), known });
 }
 
 /** A new feed token for the stack (the old one stops working); only its hash is kept. */
 export async function issueFeedToken(prisma: PrismaClient, webhookId: string): Promise<string> {
   const token = `swf_${randomBytes(32).toString('base64url')}`;
-  const { count } = await prisma.watchedStack.updateMany({ where: { webhookId }, data: { feedTokenHash: sha256Hex(token) } });
-  if (count === 0) throw badRequest('The webhook watches no stack');
+  if (!(await writeFeedTokenHash(prisma, webhookId, sha256Hex(token)))) throw badRequest('The webhook watches no stack');
   return token;
 }
 
 export async function revokeFeedToken(prisma: PrismaClient, webhookId: string): Promise<void> {
-  await prisma.watchedStack.updateMany({ where: { webhookId }, data: { feedTokenHash: null } });
+  await writeFeedTokenHash(prisma, webhookId, null);
 }
 
 /** The shape of a feed token: anything else is not looked up. */

@@ -9,6 +9,7 @@ import type { Database } from '../db/client.js';
 import { withinDeadline } from '../db/deadline.js';
 import { RETRY_AFTER_SECONDS, serviceUnavailable } from '../db/unavailable.js';
 import { stackWorkCost } from '../stacks/cost.js';
+import { removeStack } from '../stacks/store.js';
 import { checkWatchedComponents, currentFindings, parseWatchedStack, saveStack, type ParsedStack, type WatchedStackInput } from '../stacks/watched.js';
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
@@ -184,7 +185,7 @@ export async function updateWebhook<Q extends object>(
       if (stack) {
         await checkWatchedComponents(tx, ownerKeyHash, stack.parsed.components.length, current.id);
         await saveStack(tx, current.id, stack.parsed, stack.known);
-      } else await tx.watchedStack.deleteMany({ where: { webhookId: current.id } });
+      } else await removeStack(tx, current.id);
       return tx.webhook.update({ ...query, where: { id: current.id }, data });
     }),
   );

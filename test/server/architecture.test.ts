@@ -28,6 +28,7 @@ const aggregateModules = {
   digests: ['src/digest/store.ts'],
   keys: ['src/keys/api-keys.ts'],
   registry: ['src/registry/profiles.ts'],
+  stacks: ['src/stacks/store.ts'],
 };
 
 /**
@@ -39,7 +40,6 @@ const notYetFolded = [
   'src/ingest/changes.ts',
   'src/ingest/reclassify.ts',
   'src/ingest/relay.ts',
-  'src/schema/stack.ts',
   'src/schema/webhook.ts',
   'src/server/cli-report.ts',
   'src/sources/enrichment.ts',
@@ -49,8 +49,6 @@ const notYetFolded = [
   'src/sources/summary.ts',
   'src/sources/sync.ts',
   'src/stacks/dispatch.ts',
-  'src/stacks/feed.ts',
-  'src/stacks/watched.ts',
   'src/webhooks/deliveries.ts',
   'src/webhooks/dispatcher.ts',
   'src/webhooks/manage.ts',
