@@ -203,7 +203,7 @@ describe.skipIf(!testDatabaseUrl || !redisUrl || (!balancersInstalled && !inCI))
       expect(after.map((s, i) => s.total > before[i]!.total)).toEqual([true, true, true]);
     });
 
-    it('delivers every write once to every subscription and webhook, whichever instance took it', { timeout: 60_000 }, async () => {
+    it('delivers every write once to every subscription and webhook, whichever instance took it', { timeout: 120_000 }, async () => {
       // A subscription on each instance, and one through the balancer; each collects its messages.
       const bases = [...instances.map((s) => s.base), balancer.base];
       const subscriptions = await Promise.all(
