@@ -8,6 +8,7 @@ import { catalogueFiles, defaultCatalogue, type Catalogue, type CatalogueEntry }
 import { crosswalkUrl } from './crosswalk.js';
 import type { Evidence } from './evidence.js';
 import { decideItem, isTextItem, itemExamples, labelledItemsUrl, trainItems, type TrainedItems } from './items.js';
+import { cachedItems } from './item-cache.js';
 import { gazetteerUrl } from './item-features.js';
 import { scoreText } from './model.js';
 import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
@@ -82,8 +83,16 @@ function dataHash(): string {
 }
 
 let judge: RelevanceJudge | undefined;
-/** Trained on first use (well under a second), deterministically, from the project's own data. */
+/** Trained on first use, deterministically, from the project's own data; the text items' model is kept between processes (item-cache.ts). */
 export function defaultJudge(): RelevanceJudge {
-  judge ??= new RelevanceJudge(trainRelevance(), defaultCatalogue(), `rules-${rulesVersion}+${dataHash()}`, trainItems(defaultCatalogue(), itemExamples()));
+  if (!judge) {
+    const version = `rules-${rulesVersion}+${dataHash()}`;
+    judge = new RelevanceJudge(
+      trainRelevance(),
+      defaultCatalogue(),
+      version,
+      cachedItems(version, () => trainItems(defaultCatalogue(), itemExamples())),
+    );
+  }
   return judge;
 }
