@@ -8,6 +8,9 @@ libraries. Writes data/catalogue/gazetteer.json.
   steven2358/awesome-generative-ai (CC0): products and assistants, the linked names of its sections
   Hannibal046/Awesome-LLM (CC0): model families (the "Open LLM" entries) and the companies behind them
 and data/catalogue/registry-github.txt (already built from curated lists) gives the libraries.
+The applications (APPLICATIONS) are the kinds of AI system docs/curation.md names in its own
+wording ("What counts as an AI system"): face recognition, driver assistance and self-driving,
+chatbots and voice assistants, deepfakes and voice clones, automated decision systems.
 
 A name of one plain word ("Writer", "Cursor") is too often an ordinary word in a headline, so a
 single word counts only when its spelling marks it as a name: inner capitals, digits or
@@ -31,6 +34,19 @@ PRODUCT_SECTIONS = {
     "Meeting assistants", "Coding Assistants", "Developer tools", "Local LLM Deployment", "Autonomous agents",
     "Custom assistants", "Models", "Services", "Avatars", "Text-to-speech", "Speech-to-text",
 }
+
+
+# docs/curation.md, "What counts as an AI system": the policy's own names, by kind.
+APPLICATIONS = sorted({
+    "face recognition", "facial recognition", "face id", "face unlock", "face scanning", "face scans", "biometric surveillance",
+    "autopilot", "full self-driving", "fsd", "self-driving", "self driving", "driverless", "robotaxi", "robotaxis", "autonomous vehicle",
+    "autonomous vehicles", "autonomous car", "autonomous cars", "autonomous driving",
+    "chatbot", "chatbots", "ai assistant", "ai assistants", "voice assistant", "voice assistants", "alexa", "siri", "google assistant", "cortana", "bard",
+    "deepfake", "deepfakes", "voice clone", "voice clones", "voice cloning", "synthetic media",
+    "algorithm", "algorithms", "algorithmic", "automated decision", "automated decisions", "predictive policing", "risk assessment tool",
+    "artificial intelligence", "a.i.", "machine learning", "neural network", "neural networks", "language model", "language models", "llm", "llms",
+    "generative ai", "genai", "ai model", "ai models", "ai agent", "ai agents", "agentic",
+})
 
 
 def show(repo, path="README.md"):
@@ -90,11 +106,13 @@ def main():
             "modelFamilies": f"github.com/Hannibal046/Awesome-LLM@{llm_head} (CC0): the first word of each Open LLM entry",
             "companies": f"github.com/Hannibal046/Awesome-LLM@{llm_head} (CC0): the Open LLM headings, big tech left out",
             "libraries": "data/catalogue/registry-github.txt: repository names of curated AI/ML lists",
+            "applications": "docs/curation.md, What counts as an AI system: the kinds of AI system the policy names",
         },
         "assistants": sorted(products - companies - families - ORDINARY_WORDS),
         "modelFamilies": sorted(families - companies - ORDINARY_WORDS),
         "companies": sorted(companies - ORDINARY_WORDS),
         "libraries": sorted(libraries - products - families - companies - ORDINARY_WORDS),
+        "applications": APPLICATIONS,
     }
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     print({k: len(v) for k, v in out.items() if k != "sources"})

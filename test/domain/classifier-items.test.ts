@@ -15,8 +15,14 @@ const outOfScopeGroups = [
   'security-general',
 ];
 
-const judge = (title: string, summary?: string) => {
-  const parsed = parseEntry({ title, url: `https://news.example/${encodeURIComponent(title)}`, publishedAt: '2025-06-01', ...(summary ? { summary } : {}) });
+const judge = (title: string, summary?: string, hints?: { issueType: 'research' }) => {
+  const parsed = parseEntry({
+    title,
+    url: `https://news.example/${encodeURIComponent(title)}`,
+    publishedAt: '2025-06-01',
+    ...(summary ? { summary } : {}),
+    ...(hints ? { sourceHints: hints } : {}),
+  });
   if (!('item' in parsed)) throw new Error(parsed.message);
   return defaultJudge().decide(parsed.item, []);
 };
@@ -78,9 +84,13 @@ describe('a text item', () => {
 
   it('needs the concern to be about the AI system, not a word with another sense, business news or commentary', () => {
     // An adversary in a game is no AI system, and "safety" of a robot arm is no AI safety item.
-    expect(judge('Resource allocation under adversarial attacks', 'A defender and an adversary who attacks network links play a game.').relevant).toBe(false);
+    // Papers, as a listing's hint says (press items are judged on slopes of their own).
+    const paper = { issueType: 'research' } as const;
+    expect(judge('Resource allocation under adversarial attacks', 'A defender and an adversary who attacks network links play a game.', paper).relevant).toBe(
+      false,
+    );
     expect(
-      judge('Diffusion policies for robotic manipulation', 'We exploit tactile feedback and improve safety of grasping with deep learning.').relevant,
+      judge('Diffusion policies for robotic manipulation', 'We exploit tactile feedback and improve safety of grasping with deep learning.', paper).relevant,
     ).toBe(false);
     const launch = judge('OpenAI unveils a faster language model for developers', 'The company says the model is cheaper, and that it ran safety evaluations.');
     expect(launch.relevant).toBe(false);

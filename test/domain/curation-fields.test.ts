@@ -86,9 +86,13 @@ describe('issueType of press items', () => {
       'incident',
     ],
     [
-      'a flaw that exposes data is an incident',
-      news('Zero-click flaw in Microsoft 365 Copilot exposes sensitive data', 'Attackers could exfiltrate mail through a prompt injection.'),
-      'incident',
+      // docs/curation.md: a flaw found is not an event; press reports of flaws and research are news.
+      'a flaw disclosed is news',
+      news(
+        'Zero-click flaw in Microsoft 365 Copilot could expose sensitive data',
+        'Researchers showed that attackers could exfiltrate mail through a prompt injection.',
+      ),
+      'news',
     ],
     [
       'a law is regulatory',

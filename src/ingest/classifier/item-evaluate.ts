@@ -9,7 +9,17 @@ import { defaultCatalogue } from './catalogue.js';
 import { describeEvidence, metrics, type Metrics } from './evaluate.js';
 import { extractFacts } from './index.js';
 import { inTestSplit, isPress, publisherOf } from './item-split.js';
-import { crossValidatedItems, frozenSplitItems, itemExamples, type ItemExample, type ItemScore } from './items.js';
+import {
+  crossValidatedItems,
+  foldCount,
+  frozenSplitItems,
+  isTextItem,
+  itemExamples,
+  textItemType,
+  trainItemTyper,
+  type ItemExample,
+  type ItemScore,
+} from './items.js';
 import { RuleClassifier } from './rules.js';
 
 export interface ItemMiss {
@@ -148,10 +158,20 @@ export async function evaluateItems(): Promise<ItemEvaluation> {
   );
   // issueType is decided by the hint and the rules, whatever the relevance model: the service
   // classifier gives it for every item either evaluation served, and for every in-scope item.
+  // The service's typer learned from every labelled item, the test split too: each item is typed
+  // instead by a typer that never saw it, the frozen split's trained on the rest, each
+  // development fold's on the other folds.
   const classifier = new RuleClassifier();
+  const dev = all.filter((e) => !inTestSplit(e.labelled));
+  const frozenTyper = trainItemTyper(dev);
+  const foldTypers = Array.from({ length: foldCount }, (_, fold) => trainItemTyper(dev.filter((e) => e.fold !== fold)));
   const said = new Map<ItemExample, Classified>();
   for (const { e, p } of [...frozen, ...folds])
-    if ((p >= 0.5 || e.labelled.relevant) && !said.has(e)) said.set(e, await classifier.classify(e.item, extractFacts(e.item)));
+    if ((p >= 0.5 || e.labelled.relevant) && !said.has(e)) {
+      const c = await classifier.classify(e.item, extractFacts(e.item));
+      const typer = inTestSplit(e.labelled) ? frozenTyper : foldTypers[e.fold]!;
+      said.set(e, isTextItem(e.item) && ['news', 'incident', 'regulatory'].includes(c.issueType) ? { ...c, issueType: textItemType(e.item, typer) } : c);
+    }
 
   const fields: FieldCheck[] = (['issueType', 'labels', 'attackType', 'exploitMaturity'] as const).map((field) => {
     const check: FieldCheck = { field, right: 0, of: 0, wrong: [] };

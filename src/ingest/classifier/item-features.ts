@@ -2,32 +2,36 @@
 // title's and the summary's words and word pairs apart (a headline's "leak" is not an abstract's),
 // character 4-grams of the title's words (GPT-5.2, DeepSeek-R1, "jailbreaking" share pieces with
 // names and forms the training set lacks), and an AI-system gazetteer built from maintained public
-// lists (data/catalogue/gazetteer.json, scripts/curation/build-gazetteer.py): a never-seen model
-// family or assistant still lights the gazetteer's feature. Nothing here is learned from the
+// lists and the policy's own names of AI systems (data/catalogue/gazetteer.json,
+// scripts/curation/build-gazetteer.py): a never-seen model family or assistant still lights the
+// gazetteer's feature; and a concern lexicon (item-lexicon.ts), alone and beside an AI system. Nothing here is learned from the
 // labelled set; the publisher (the item's own host) is left out so no feed is learned by name.
 import { readFileSync } from 'node:fs';
 import type { Item } from '../item.js';
+import { concernFamilies } from './item-lexicon.js';
 import { plainText } from './text.js';
 
 export const gazetteerUrl = new URL('../../../data/catalogue/gazetteer.json', import.meta.url);
-const categories = ['assistants', 'modelFamilies', 'companies', 'libraries'] as const;
+const categories = ['assistants', 'modelFamilies', 'companies', 'libraries', 'applications'] as const;
 type Category = (typeof categories)[number];
 
 interface Gazetteer {
-  /** One-word names, and names of several words (matched on the normalised text). */
+  /** One-word names, and names of several words by their first word (matched on the normalised text). */
   words: Map<string, Category>;
-  phrases: [string, Category][];
+  phrases: Map<string, [string[], Category][]>;
 }
 
 let gazetteer: Gazetteer | undefined;
 function loadGazetteer(): Gazetteer {
   if (gazetteer) return gazetteer;
   const data = JSON.parse(readFileSync(gazetteerUrl, 'utf8')) as Record<Category, string[]>;
-  const g: Gazetteer = { words: new Map(), phrases: [] };
+  const g: Gazetteer = { words: new Map(), phrases: new Map() };
   for (const category of categories)
     for (const name of data[category]) {
-      if (/\s/.test(name)) g.phrases.push([name, category]);
-      else if (!g.words.has(name)) g.words.set(name, category);
+      const [first, ...rest] = name.split(/\s+/) as [string, ...string[]];
+      if (rest.length === 0) {
+        if (!g.words.has(name)) g.words.set(name, category);
+      } else g.phrases.set(first, [...(g.phrases.get(first) ?? []), [rest, category]]);
     }
   gazetteer = g;
   return g;
@@ -41,11 +45,12 @@ export function gazetteerHits(text: string): Set<Category> {
     .replace(/[^a-z0-9.+&·\-_ ]+/g, ' ')
     .replace(/\s+/g, ' ')} `;
   const hits = new Set<Category>();
-  for (const token of lower.split(' ')) {
+  const tokens = lower.split(' ');
+  tokens.forEach((token, at) => {
     const found = g.words.get(token) ?? g.words.get(token.replace(/[.\-_]+$/, ''));
     if (found) hits.add(found);
-  }
-  for (const [phrase, category] of g.phrases) if (lower.includes(` ${phrase} `)) hits.add(category);
+    for (const [rest, category] of g.phrases.get(token) ?? []) if (rest.every((word, i) => tokens[at + 1 + i] === word)) hits.add(category);
+  });
   return hits;
 }
 
@@ -77,6 +82,19 @@ export function itemFeatures(item: Item): string[] {
   }
   const inTitle = gazetteerHits(item.title);
   for (const c of inTitle) out.add(`g:${c}`);
-  for (const c of gazetteerHits(summary)) if (!inTitle.has(c)) out.add(`gs:${c}`);
+  const inSummary = gazetteerHits(summary);
+  for (const c of inSummary) if (!inTitle.has(c)) out.add(`gs:${c}`);
+  // The policy's conjunction (docs/curation.md): a concern (item-lexicon.ts) beside an AI system,
+  // in the title, or anywhere; a headline says "AI" where a gazetteer has no name.
+  const concernT = concernFamilies(item.title);
+  const concernS = concernFamilies(summary);
+  for (const f of concernT) out.add(`k:${f}`);
+  for (const f of concernS) if (!concernT.includes(f)) out.add(`ks:${f}`);
+  const aiT = inTitle.size > 0 || /\bai\b/i.test(item.title);
+  const aiS = aiT || inSummary.size > 0 || /\bai\b/i.test(summary);
+  if (aiT) for (const f of concernT) out.add(`x:${f}`);
+  if (aiS) for (const f of new Set([...concernT, ...concernS])) out.add(`xs:${f}`);
+  if (aiT && concernT.length > 0) out.add('x:any');
+  if (aiS && concernT.length + concernS.length > 0) out.add('xs:any');
   return [...out].sort();
 }

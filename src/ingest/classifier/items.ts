@@ -1,15 +1,17 @@
 // Relevance of text items: news, research, regulation and incidents (native items with no package),
-// which have no package, repository or CWE to go on (classifier 3.0.0, issue 38). A logistic text
-// model over the title's and the summary's words and pairs, title character 4-grams and an AI-system
-// gazetteer (item-features.ts), trained on data/labelled-items, is stacked with four families of
-// hand-written evidence: that the item is about an AI/ML system (evidence.ts), that it is about a
-// security, privacy or safety concern (concernTerms), that AI is only the defender's tool, a lure's
-// bait or business news (toolOrBait), and both sides at once. The stacker (item-stacker.ts) is
-// fitted on out-of-fold scores, folds grouped by source, so its probability is calibrated; each
-// family stays only while it earns its place on the development folds (npm run eval -- --rules,
-// eval/README.md). The concern must be about the AI system, so words with a second sense in
-// abstracts ("exploit", "safety", a bare "attack") count only in the title or beside a specific
-// one, and AI named only in the body weighs half.
+// which have no package, repository or CWE to go on (classifier 3.1.0, issue 38). A logistic text
+// model over the title's and the summary's words and pairs, title character 4-grams, an AI-system
+// gazetteer and a concern lexicon (item-features.ts), trained on data/labelled-items, is stacked
+// with four families of hand-written evidence: that the item is about an AI/ML system
+// (evidence.ts), that it is about a security, privacy or safety concern (concernTerms), that AI is
+// only the defender's tool, a lure's bait or business news (toolOrBait), and both sides at once.
+// Press items get slopes of their own for the text model and both sides. The stacker
+// (item-stacker.ts) is fitted on out-of-fold scores, folds grouped by source, so its probability is
+// calibrated; each family stays only while it earns its place on the development folds (npm run
+// eval -- --rules, eval/README.md). The concern must be about the AI system, so words with a second
+// sense in abstracts ("exploit", "safety", a bare "attack") count only in the title or beside a
+// specific one, and AI named only in the body weighs half. A press item's issueType is learned
+// (item-typer.ts).
 // docs/curation.md is the policy; eval/README.md has the figures.
 import { readFileSync } from 'node:fs';
 import type { Item, SourceHints } from '../item.js';
@@ -18,6 +20,7 @@ import type { Catalogue } from './catalogue.js';
 import { collectEvidence, type Evidence } from './evidence.js';
 import { itemFeatures } from './item-features.js';
 import { fitItemStacker, type ItemStacker, stackedItemLogit } from './item-stacker.js';
+import { type ItemTyper, type PressType, trainTyper, typeOf } from './item-typer.js';
 import { scoreModel, trainLogistic, type TextModel, type TextScore } from './model.js';
 import { aiTerms, concernTerms, evidenceWeights, itemAiTerms, toolOrBait } from './tables.js';
 import { plainText } from './text.js';
@@ -199,11 +202,14 @@ export interface ItemScore {
   modelTop: string[];
   ai: Evidence[];
   concern: Evidence[];
-  /** The stacker's inputs: the model's log-odds, then each rule family's evidence in log-odds. */
+  /** 1 for a press item (pressOf), else 0. */
+  press: number;
+  /** The stacker's inputs: the model's log-odds, then each rule family's evidence in log-odds, then the press slopes. */
   x: number[];
 }
 
-function scored(text: TextScore, sides: TwoSided, rules: readonly RuleFamily[] = ruleFamilies): ItemScore {
+/** `press`: 1 for a press item, else 0 (pressOf). */
+function scored(text: TextScore, sides: TwoSided, rules: readonly RuleFamily[] = ruleFamilies, press = 0): ItemScore {
   const bait = sides.concern.filter((e) => e.kind === 'tool-or-bait');
   const concern = sides.concern.filter((e) => e.kind !== 'tool-or-bait');
   // Both sides at once: the weaker side's evidence, an AND the sums alone cannot express, and
@@ -219,6 +225,7 @@ function scored(text: TextScore, sides: TwoSided, rules: readonly RuleFamily[] =
     modelLogit: text.logit,
     modelTop: text.top,
     ...sides,
+    press,
     x: [
       text.logit * gate,
       text.logit * (1 - gate),
@@ -227,6 +234,10 @@ function scored(text: TextScore, sides: TwoSided, rules: readonly RuleFamily[] =
       rules.includes('toolOrBait') ? sum(bait) : 0,
       rules.includes('both') ? both : 0,
       rules.includes('both') ? gate : 0,
+      // Press on its own slopes (text model, both sides): the same evidence means something else in
+      // a headline than in an abstract, and the arXiv items would otherwise set one slope for both.
+      press * text.logit,
+      press * (rules.includes('both') ? both : 0),
     ],
   };
 }
@@ -234,10 +245,21 @@ function scored(text: TextScore, sides: TwoSided, rules: readonly RuleFamily[] =
 export interface TrainedItems {
   model: TextModel;
   stacker: ItemStacker;
+  /** The press items' issueType (item-typer.ts). */
+  typer: ItemTyper;
+}
+
+/** The typer learns from the in-scope press items' read kinds (research is decided before it). */
+export function trainItemTyper(all: ItemExample[]): ItemTyper {
+  return trainTyper(
+    all
+      .filter((e) => e.labelled.relevant && e.labelled.kind !== 'research')
+      .map((e) => ({ features: e.features, type: e.labelled.kind === 'regulation' ? 'regulatory' : (e.labelled.kind as PressType) })),
+  );
 }
 
 const scoreOf = (model: TextModel, e: ItemExample, catalogue: Catalogue, rules?: readonly RuleFamily[]) =>
-  scored(scoreModel(model, e.features), twoSided(e.item, catalogue, []), rules);
+  scored(scoreModel(model, e.features), twoSided(e.item, catalogue, []), rules, pressOf(e.item));
 
 /**
  * Every labelled item scored by a model that never saw its source. `folds` below foldCount merges
@@ -260,7 +282,7 @@ export function outOfFoldItems(
 }
 
 /** Folds the service's stacker is calibrated on (the evaluation uses all foldCount). */
-const serviceFolds = 3;
+const serviceFolds = 2;
 
 const stackerOf = (points: { s: ItemScore; relevant: boolean }[]) => fitItemStacker(points.map((p) => ({ x: p.s.x, relevant: p.relevant })));
 
@@ -269,6 +291,7 @@ export function trainItems(catalogue: Catalogue, all: ItemExample[] = itemExampl
   return {
     model: trainLogistic(all.map((e) => ({ features: e.features, relevant: e.labelled.relevant }))),
     stacker: stackerOf(oof),
+    typer: trainItemTyper(all),
   };
 }
 
@@ -321,11 +344,11 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
 /** The reasons as provenance shows them, strongest first, each in the stacker's log-odds; a missing side says so. */
 export function itemReasons(t: Pick<TrainedItems, 'stacker'>, s: ItemScore): Evidence[] {
   // The two sides' joint input (x[5]) has no evidence of its own: it weighs the concern evidence.
-  const [, modelBoth = 0, modelOne = 0, ai = 0, concern = 0, bait = 0, both = 0] = t.stacker.weights;
-  const model = s.x[1] === 0 ? modelBoth : modelOne;
+  const [, modelBoth = 0, modelOne = 0, ai = 0, concern = 0, bait = 0, both = 0, , pressModel = 0, pressBoth = 0] = t.stacker.weights;
+  const model = (s.x[1] === 0 ? modelBoth : modelOne) + s.press * pressModel;
   const reasons: Evidence[] = [
     ...s.ai.map((e) => ({ ...e, weight: round(e.weight * ai) })),
-    ...s.concern.map((e) => ({ ...e, weight: round(e.weight * (e.kind === 'tool-or-bait' ? bait : concern + (s.x[5] ? both : 0))) })),
+    ...s.concern.map((e) => ({ ...e, weight: round(e.weight * (e.kind === 'tool-or-bait' ? bait : concern + (s.x[5] ? both + s.press * pressBoth : 0))) })),
     { kind: 'model' as const, detail: s.modelTop.join(' '), weight: round(model * s.modelLogit) },
   ];
   if (sum(s.ai) <= evidenceWeights.domainFirst / 2) reasons.push({ kind: 'missing', detail: 'nothing says the item is about an AI/ML system', weight: 0 });
@@ -335,11 +358,11 @@ export function itemReasons(t: Pick<TrainedItems, 'stacker'>, s: ItemScore): Evi
 }
 
 export function decideItem(t: TrainedItems, item: Item, catalogue: Catalogue, vendors: string[]): ItemDecision {
-  const s = scored(scoreModel(t.model, itemFeatures(item)), twoSided(item, catalogue, vendors));
-  const [b0 = 0, modelBoth = 0, modelOne = 0, , , , , gate = 0] = t.stacker.weights;
+  const s = scored(scoreModel(t.model, itemFeatures(item)), twoSided(item, catalogue, vendors), ruleFamilies, pressOf(item));
+  const [b0 = 0, modelBoth = 0, modelOne = 0, , , , , gate = 0, pressModel = 0] = t.stacker.weights;
   return {
     probability: probabilityOf(t, s),
-    modelScore: sigmoid(b0 + (s.x[6] ? gate + modelBoth * s.modelLogit : modelOne * s.modelLogit)),
+    modelScore: sigmoid(b0 + (s.x[6] ? gate + modelBoth * s.modelLogit : modelOne * s.modelLogit) + s.press * pressModel * s.modelLogit),
     reasons: itemReasons(t, s),
   };
 }
@@ -348,20 +371,13 @@ export function decideItem(t: TrainedItems, item: Item, catalogue: Catalogue, ve
 const researchVoice =
   /\b(we (propose|present|introduce|show|study|demonstrate|evaluate|investigate|find|develop|design)|this (paper|work|study)|in this (paper|work)|our (method|approach|framework|results|experiments))\b/i;
 const researchHosts = /(^|\.)(arxiv\.org|openreview\.net|aclanthology\.org|proceedings\.\w+|usenix\.org|dl\.acm\.org|ieeexplore\.ieee\.org)$/i;
-/** A law, a regulator's act, or guidance from a government or standards body. */
-const regulationWords =
-  /\b(ai act|act on|(ai |the )?(law|laws|bill|bills|legislation|regulations?|rules?|directive|executive order|code of practice)\b|regulators?|regulatory|watchdog|attorneys? general|ftc|fcc|nist|ncsc|enisa|cnil|ico\b|data protection (authority|board)|(issues?|publishes?|released?|releases) (joint )?(guidance|guidelines|framework|standard)|guidance|guidelines|fined?|fines|vetoe?s|sign(s|ed)? into law|ban(s|ned)? (on )?|probe|investigat\w*|complaint|violat\w*|compliance)/i;
-/** A concrete event: something was exploited, leaked, stolen or harmed someone. */
-const incidentWords =
-  /\b(breach(es|ed)?|leak(s|ed)?|exposed|exposes|exploited|hacked|compromised|stole|stolen|wiped|deleted|scam(s|med)?|swindl\w*|tricked|fooled|victims?|went rogue|goes rogue|actively exploited|exploited in the wild|in the wild|abused|misused|weaponi[sz]ed|banned .{0,30}accounts|bans .{0,30}accounts|disrupt\w* .{0,40}(operations|campaigns|accounts)|pays? out|lost|died|suicide)\b/i;
-const accountBans = /\b(bans?|banned|disrupts?|disrupted|removes?|removed|blocks?|blocked) .{0,40}\baccounts\b/i;
-const researchNews = /\b(researchers?|study|studies|paper|academics|report finds|proof[- ]of[- ]concept|demonstrat\w*)\b/i;
 
 /**
- * The issue type of a text item from its own words: research in an abstract's voice or on a
- * paper's host, regulation, an incident, or news. The source's hint (an arXiv listing is
- * research) is taken before this (rules.ts).
+ * A press item: neither research (a paper's hint, voice or host) nor a curated case study that
+ * names MITRE ATLAS techniques, which is a long report the press items' slopes were not fitted on.
  */
+const pressOf = (item: Item) => (isResearch(item) || item.atlasHints.length > 0 ? 0 : 1);
+
 function isResearch(item: Item): boolean {
   if (item.sourceHints?.issueType === 'research') return true;
   let host = '';
@@ -373,11 +389,12 @@ function isResearch(item: Item): boolean {
   return researchHosts.test(host) || researchVoice.test(plainText(item.details));
 }
 
-export function textItemType(item: Item): 'research' | 'regulatory' | 'incident' | 'news' {
+/**
+ * The issue type of a text item: research in an abstract's voice or on a paper's host, else the
+ * learned typer's regulatory, incident or news. The source's hint (an arXiv listing is research)
+ * is taken before this (rules.ts).
+ */
+export function textItemType(item: Item, typer: ItemTyper): 'research' | PressType {
   if (isResearch(item)) return 'research';
-  // A vendor banning abusers' accounts is an event, not a regulator's ban.
-  if (accountBans.test(item.title)) return 'incident';
-  if (regulationWords.test(item.title)) return 'regulatory';
-  if (incidentWords.test(item.title) && !researchNews.test(item.title)) return 'incident';
-  return 'news';
+  return typeOf(typer, itemFeatures(item)).type;
 }

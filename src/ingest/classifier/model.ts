@@ -75,6 +75,22 @@ export function trainModel(examples: { features: string[]; relevant: boolean }[]
 }
 
 /**
+ * The features seen in at least `minDocs` examples, sorted (a fixed order, so a fixed model), and
+ * each example as the indices of its features with its class.
+ */
+export function sparseRows<E extends { features: string[] }>(examples: E[], minDocs: number, classOf: (e: E) => number) {
+  const docCount = new Map<string, number>();
+  for (const ex of examples) for (const f of ex.features) docCount.set(f, (docCount.get(f) ?? 0) + 1);
+  const vocabulary = [...docCount.keys()].filter((f) => docCount.get(f)! >= minDocs).sort();
+  const index = new Map(vocabulary.map((f, i) => [f, i]));
+  const rows = examples.map((ex) => ({
+    x: [...new Set(ex.features)].map((f) => index.get(f)).filter((i): i is number => i !== undefined),
+    y: classOf(ex),
+  }));
+  return { vocabulary, rows };
+}
+
+/**
  * A logistic regression over the same features, for text items (items.ts): fitted by full-batch
  * gradient descent (Adam) with an L2 penalty, in a fixed order from zero weights, so the same
  * examples always give the same model. Unlike the naive Bayes weights above, correlated words
@@ -83,14 +99,7 @@ export function trainModel(examples: { features: string[]; relevant: boolean }[]
  * weighted to count equally.
  */
 export function trainLogistic(examples: { features: string[]; relevant: boolean }[], { l2, epochs, rate, minDocs } = logisticSettings): TextModel {
-  const docCount = new Map<string, number>();
-  for (const ex of examples) for (const f of ex.features) docCount.set(f, (docCount.get(f) ?? 0) + 1);
-  const vocabulary = [...docCount.keys()].filter((f) => docCount.get(f)! >= minDocs).sort();
-  const index = new Map(vocabulary.map((f, i) => [f, i]));
-  const rows = examples.map((ex) => ({
-    x: [...new Set(ex.features)].map((f) => index.get(f)).filter((i): i is number => i !== undefined),
-    y: ex.relevant ? 1 : 0,
-  }));
+  const { vocabulary, rows } = sparseRows(examples, minDocs, (ex) => (ex.relevant ? 1 : 0));
   const positives = rows.filter((r) => r.y === 1).length;
   const classWeight = [rows.length / (2 * Math.max(rows.length - positives, 1)), rows.length / (2 * Math.max(positives, 1))];
   const w = new Float64Array(vocabulary.length);
@@ -123,7 +132,7 @@ export function trainLogistic(examples: { features: string[]; relevant: boolean 
   return { weights };
 }
 
-export const logisticSettings = { l2: 1e-3, epochs: 50, rate: 0.1, minDocs: 2 };
+export const logisticSettings = { l2: 1e-3, epochs: 30, rate: 0.1, minDocs: 3 };
 
 export interface TextScore {
   logit: number;

@@ -8,11 +8,13 @@ import { catalogueFiles, defaultCatalogue, type Catalogue, type CatalogueEntry }
 import { crosswalkUrl } from './crosswalk.js';
 import type { Evidence } from './evidence.js';
 import { decideItem, isTextItem, itemExamples, labelledItemsUrl, trainItems, type TrainedItems } from './items.js';
+import { cachedItems } from './item-cache.js';
+import { gazetteerUrl } from './item-features.js';
 import { scoreText } from './model.js';
 import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
 
 /** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
-const rulesVersion = '3.0.0';
+const rulesVersion = '3.1.0';
 
 export interface Provenance {
   /** classifierPromptVersion of the classifier that decided. */
@@ -76,12 +78,21 @@ function dataHash(): string {
   hash.update(readFileSync(crosswalkUrl));
   for (const e of trainingExamples()) hash.update(`${e.id}:${e.relevant}\n`);
   hash.update(readFileSync(labelledItemsUrl));
+  hash.update(readFileSync(gazetteerUrl));
   return hash.digest('hex').slice(0, 8);
 }
 
 let judge: RelevanceJudge | undefined;
-/** Trained on first use (well under a second), deterministically, from the project's own data. */
+/** Trained on first use, deterministically, from the project's own data; the text items' model is kept between processes (item-cache.ts). */
 export function defaultJudge(): RelevanceJudge {
-  judge ??= new RelevanceJudge(trainRelevance(), defaultCatalogue(), `rules-${rulesVersion}+${dataHash()}`, trainItems(defaultCatalogue(), itemExamples()));
+  if (!judge) {
+    const version = `rules-${rulesVersion}+${dataHash()}`;
+    judge = new RelevanceJudge(
+      trainRelevance(),
+      defaultCatalogue(),
+      version,
+      cachedItems(version, () => trainItems(defaultCatalogue(), itemExamples())),
+    );
+  }
   return judge;
 }

@@ -6,7 +6,7 @@ import { cweEntry, cweShortName } from './cwe.js';
 import type { Classification, Classifier, Facts } from './index.js';
 import { noRemediation, remediation } from './packages.js';
 import { crosswalk } from './crosswalk.js';
-import { isTextItem, textItemType } from './items.js';
+import { isTextItem, textItemType, type TrainedItems } from './items.js';
 import { defaultJudge, type RelevanceJudge } from './relevance.js';
 import { exploitMaturityOf, isKnownExploited } from './exploitation.js';
 import { decideSeverity } from './severity.js';
@@ -26,7 +26,7 @@ import type { CatalogueEntry } from './catalogue.js';
 
 export const ruleClassifierModel = 'secwire-rules';
 
-function inferType(item: Item, facts: Facts): IssueType {
+function inferType(item: Item, facts: Facts, items?: TrainedItems): IssueType {
   if (item.typeHint) return item.typeHint;
   if (item.affected.length > 0) return 'vulnerability';
   // A source's default (an arXiv listing is research) before a CVE its text names.
@@ -34,7 +34,7 @@ function inferType(item: Item, facts: Facts): IssueType {
   // A record of a vulnerability (an advisory page's entry, a KEV item) is one; an article naming
   // a CVE is news (or research...) about it, typed by its words as any text item.
   if (facts.cveId && !item.article) return 'vulnerability';
-  if (isTextItem(item)) return textItemType(item);
+  if (isTextItem(item)) return items ? textItemType(item, items.typer) : 'news';
   return 'vulnerability';
 }
 
@@ -105,7 +105,7 @@ export class RuleClassifier implements Classifier {
   async classify(item: Item, facts: Facts, lookedUp?: ReadonlyMap<string, string>): Promise<Classification> {
     const text = [item.title, plainText(item.details), item.vendorHints.join(' ')].join('\n');
     const relevance = this.judge.decide(item, facts.vendors.normalised, lookedUp);
-    const issueType = inferType(item, facts);
+    const issueType = inferType(item, facts, this.judge.items);
     const attacks = attackTypesOf(item, text);
     const codeExec = codeExecution.cwes.some((c) => item.cweIds.includes(c)) || codeExecution.text.test(text);
     // An item that describes an attack of no type above is `other`: a flaw, an incident, an ATLAS
