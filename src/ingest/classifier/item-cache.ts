@@ -5,7 +5,7 @@
 // classifier's version and data (relevance.ts) and every file of src/ingest, so a changed feature
 // or rule never meets a stale model. Training is deterministic, so a kept model equals a fresh one.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TrainedItems } from './items.js';
@@ -13,7 +13,8 @@ import type { TrainedItems } from './items.js';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** The sources, read from src/ whether this runs from src/ or from a build beside it (dist.*). */
 const sources = join(root, 'src', 'ingest');
-const cacheDir = join(root, '.cache', 'classifier');
+/** Beside the embedded database's install-time templates (db/pglite-template.ts). */
+const cacheDir = join(root, 'node_modules', '.cache', 'secwire');
 
 function sourceHash(): string | undefined {
   if (!existsSync(sources)) return undefined;
@@ -57,6 +58,8 @@ export function cachedItems(version: string, train: () => TrainedItems): Trained
     const scratch = `${file}.${process.pid}`;
     writeFileSync(scratch, JSON.stringify(stored));
     renameSync(scratch, file);
+    // Only the model of the current inputs is worth keeping.
+    for (const other of readdirSync(cacheDir)) if (/^items-[0-9a-f]{16}\.json$/.test(other) && join(cacheDir, other) !== file) rmSync(join(cacheDir, other), { force: true });
   } catch {
     // A read-only checkout trains each time, as before.
   }
