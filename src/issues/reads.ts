@@ -232,6 +232,16 @@ export function readScanCandidates(read: DriverRead, query: ScanCandidatesQuery)
   );
 }
 
+/**
+ * A published batch's issues as a scan's matching reads them: the served ones, or with `withdrawn`
+ * every published one (a withdrawn issue is judged on the record it was withdrawn with).
+ */
+export function readBatchCandidates(read: DriverRead, ids: string[], withdrawn: boolean): Promise<CandidateRow[]> {
+  return read<CandidateRow>(Prisma.sql`
+      SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys", source->'affected' AS affected
+        FROM "Issue" WHERE id = ANY(${ids}::uuid[]) AND ${withdrawn ? publishedIssueSql : servedIssueSql}`);
+}
+
 /** The ids of the issues, served or not, naming any of these packages (Issue.packageNames spellings). */
 export async function issueIdsWithPackages(read: DriverRead, names: string[]): Promise<string[]> {
   const rows = await read<{ id: string }>(Prisma.sql`SELECT id::text AS id FROM "Issue" WHERE "packageNames" && ${names}::text[]`);

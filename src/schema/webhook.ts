@@ -7,6 +7,8 @@ import { parsePage } from '../issues/filters.js';
 import { storedFilters, type IssueFilters } from '../webhooks/filters.js';
 import { maxOverlapHours, queuePing, redeliver, rotateSecret } from '../webhooks/deliveries.js';
 import { ownedWebhook, registerWebhook, requireOwnedWebhook, updateWebhook, webhookEventKinds, type WebhookEventKind } from '../webhooks/manage.js';
+import { countDeliveries, listDeliveries } from '../webhooks/outbox.js';
+import { deleteWebhook, findWebhook, listOwnerWebhooks } from '../webhooks/store.js';
 import { builder, envelopeRef, selectionUnder } from './builder.js';
 import { graphqlOnly, IssueTypeEnum, SeverityEnum } from './issue-type.js';
 import { once, PageMetaRef } from './issue.js';
@@ -165,12 +167,7 @@ builder.queryField('webhooks', (t) =>
     type: WebhookList,
     description: 'The webhooks registered with the bearer key (Authorization: Bearer <key>).',
     resolve: async (_root, _args, ctx, info) => {
-      const data = await ctx.prisma.webhook.findMany({
-        ...selectionUnder('data', ctx, info),
-        where: { ownerKeyHash: ctx.webhookOwner },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      });
-      return { data };
+      return { data: await listOwnerWebhooks(ctx.prisma, ctx.webhookOwner, selectionUnder('data', ctx, info)) };
     },
   }),
 );
@@ -181,10 +178,7 @@ builder.queryField('webhook', (t) =>
     description: "One webhook of the bearer key; 404 for unknown ids and for other keys' webhooks.",
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx, info) => {
-      const data = await ctx.prisma.webhook.findFirst({
-        ...selectionUnder('data', ctx, info),
-        where: ownedWebhook(String(args.id), ctx.webhookOwner),
-      });
+      const data = await findWebhook(ctx.prisma, ownedWebhook(String(args.id), ctx.webhookOwner), selectionUnder('data', ctx, info));
       if (!data) throw notFound('Webhook not found');
       return { data };
     },
@@ -205,14 +199,8 @@ builder.queryField('webhookDeliveries', (t) =>
       const { limit, offset } = parsePage(args);
       const webhook = await requireOwnedWebhook(ctx.prisma, String(args.webhookId), ctx.webhookOwner);
       const where: Prisma.WebhookDeliveryWhereInput = { webhookId: webhook.id, ...(args.status ? { status: args.status } : {}) };
-      const data = await ctx.prisma.webhookDelivery.findMany({
-        ...selectionUnder('data', ctx, info),
-        where,
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        take: limit,
-        skip: offset,
-      });
-      return { data, meta: { total: once(() => ctx.prisma.webhookDelivery.count({ where })), limit, offset } };
+      const data = await listDeliveries(ctx.prisma, where, { limit, offset }, selectionUnder('data', ctx, info));
+      return { data, meta: { total: once(() => countDeliveries(ctx.prisma, where)), limit, offset } };
     },
   }),
 );
@@ -272,8 +260,7 @@ builder.mutationField('deleteWebhook', (t) =>
     description: 'Deletes a webhook of the bearer key with its deliveries; nothing more is sent to it.',
     args: { id: t.arg.id({ required: true, description: 'Webhook id.' }) },
     resolve: async (_root, args, ctx) => {
-      const { count } = await ctx.prisma.webhook.deleteMany({ where: ownedWebhook(String(args.id), ctx.webhookOwner) });
-      if (count === 0) throw notFound('Webhook not found');
+      if (!(await deleteWebhook(ctx.prisma, ownedWebhook(String(args.id), ctx.webhookOwner)))) throw notFound('Webhook not found');
       return { data: { id: String(args.id) } };
     },
   }),

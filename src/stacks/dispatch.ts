@@ -9,10 +9,12 @@
 // delivery worker's, as for every other row.
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/client.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { publishedIssueSql, servedIssueSql } from '../issues/served.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { readBatchCandidates } from '../issues/reads.js';
 import { indexStack, matchCandidates, type CandidateRow } from '../scan/scan.js';
 import type { WebhookEventKind } from '../webhooks/manage.js';
+import { readEventIssues, writeStackDeliveries } from '../webhooks/outbox.js';
+import { readKnownFindings, readStackEntries, readStacksUnderKeys } from './store.js';
 import { stackOf } from './watched.js';
 
 /** One stack webhook's share of a batch: the issues affecting its stack, each with the entries that matched. */
@@ -43,27 +45,17 @@ export function createStackDispatch(db: Database, options: StackDispatchOptions 
   const batches = new LRUCache<string, Promise<BatchHits>>({ max: 256, ttl: 10 * 60_000 });
 
   async function judge(eventId: string, kind: WebhookEventKind): Promise<BatchHits> {
-    const [event] = await prisma.$queryRaw<{ issueIds: string[]; createdAt: Date }[]>`
-      SELECT "issueIds"::text[] AS "issueIds", "createdAt" FROM "IssueEvent" WHERE "id" = ${eventId}::uuid`;
+    const event = await readEventIssues(prisma, eventId);
     const hits: BatchHits = new Map();
     if (!event?.issueIds.length) return hits;
     // A withdrawn issue is no longer served: it is judged on the record it was withdrawn with.
     const withdrawn = kind === 'issues_withdrawn';
-    const rows = await db.read<CandidateRow>(Prisma.sql`
-      SELECT id::text AS id, title, severity::text AS severity, "cveId", "packageNames", "vendorKeys", source->'affected' AS affected
-        FROM "Issue" WHERE id = ANY(${event.issueIds}::uuid[]) AND ${withdrawn ? publishedIssueSql : servedIssueSql}`);
+    const rows = await readBatchCandidates(db.read, event.issueIds, withdrawn);
     const keys = [...new Set(rows.flatMap((r) => [...r.packageNames, ...r.vendorKeys]))];
     if (keys.length === 0) return hits;
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
-      const page = await prisma.$queryRaw<{ webhookId: string; filters: Prisma.JsonValue; entries: string[] }[]>`
-        SELECT s."webhookId"::text AS "webhookId", w."filters", array_agg(DISTINCT s."entry") AS "entries"
-          FROM "StackEntry" AS s JOIN "Webhook" AS w ON w."id" = s."webhookId"
-         WHERE s."key" = ANY(${keys}::text[]) AND s."webhookId" > ${after}::uuid
-           AND w."active" AND w."subscribedAt" <= ${event.createdAt} AND ${kind} = ANY(w."events")
-         GROUP BY s."webhookId", w."filters"
-         ORDER BY s."webhookId"
-         LIMIT ${stacksPerPage}`;
+      const page = await readStacksUnderKeys(prisma, { keys, after, publishedAt: event.createdAt, kind, limit: stacksPerPage });
       if (page.length === 0) break;
       after = page.at(-1)!.webhookId;
       const found: { webhookId: string; filters: Prisma.JsonValue; matched: Map<string, string[]> }[] = [];
@@ -75,10 +67,11 @@ export function createStackDispatch(db: Database, options: StackDispatchOptions 
       if (withdrawn && found.length) await addNotified(found, rows);
       if (kind === 'issues_updated' && found.length) {
         // An update reaches a stack only when it newly affects it: what it already knew is dropped.
-        const known = await prisma.stackFinding.findMany({
-          where: { webhookId: { in: found.map((f) => f.webhookId) }, issueId: { in: [...new Set(found.flatMap((f) => [...f.matched.keys()]))] } },
-          select: { webhookId: true, issueId: true },
-        });
+        const known = await readKnownFindings(
+          prisma,
+          found.map((f) => f.webhookId),
+          [...new Set(found.flatMap((f) => [...f.matched.keys()]))],
+        );
         const byHook = new Map(found.map((f) => [f.webhookId, f]));
         for (const { webhookId, issueId } of known) byHook.get(webhookId)?.matched.delete(issueId);
       }
@@ -98,17 +91,15 @@ export function createStackDispatch(db: Database, options: StackDispatchOptions 
    * entries under the issue's names.
    */
   async function addNotified(found: { webhookId: string; matched: Map<string, string[]> }[], rows: CandidateRow[]) {
-    const known = await prisma.stackFinding.findMany({
-      where: { webhookId: { in: found.map((f) => f.webhookId) }, issueId: { in: rows.map((r) => r.id) } },
-      select: { webhookId: true, issueId: true },
-    });
+    const known = await readKnownFindings(
+      prisma,
+      found.map((f) => f.webhookId),
+      rows.map((r) => r.id),
+    );
     const unmatched = known.filter((k) => !found.find((f) => f.webhookId === k.webhookId)!.matched.has(k.issueId));
     if (unmatched.length === 0) return;
     const keysOf = new Map(rows.map((r) => [r.id, new Set([...r.packageNames, ...r.vendorKeys])]));
-    const entries = await prisma.stackEntry.findMany({
-      where: { webhookId: { in: [...new Set(unmatched.map((k) => k.webhookId))] }, key: { in: [...new Set([...keysOf.values()].flatMap((k) => [...k]))] } },
-      select: { webhookId: true, key: true, entry: true },
-    });
+    const entries = await readStackEntries(prisma, [...new Set(unmatched.map((k) => k.webhookId))], [...new Set([...keysOf.values()].flatMap((k) => [...k]))]);
     const byHook = new Map(found.map((f) => [f.webhookId, f]));
     for (const { webhookId, issueId } of unmatched) {
       const keys = keysOf.get(issueId)!;
@@ -152,22 +143,7 @@ export function createStackDispatch(db: Database, options: StackDispatchOptions 
       let written = 0;
       for (let i = 0; i < rows.length; i += rowsPerStatement) {
         const chunk = rows.slice(i, i + rowsPerStatement);
-        const pairs = chunk.flatMap((r) => r.issueIds.map((issueId) => [r.webhookId, issueId] as const));
-        const [count] = await prisma.$transaction([
-          // Joined with the webhook again: one deleted or paused since the batch was judged gets nothing.
-          prisma.$executeRaw`
-            INSERT INTO "WebhookDelivery" ("id", "webhookId", "eventId", "kind", "payload", "status", "attempts", "nextAttemptAt", "createdAt")
-            SELECT gen_random_uuid(), w."id", ${batch.eventId}::uuid, ${kind}, convert_to(x.payload, 'UTF8'), 'pending', 0, now(), now()
-              FROM unnest(${chunk.map((r) => r.webhookId)}::uuid[], ${chunk.map((r) => r.payload)}::text[]) AS x("webhookId", payload)
-              JOIN "Webhook" AS w ON w."id" = x."webhookId" AND w."active"
-            ON CONFLICT ("webhookId", "eventId") DO NOTHING`,
-          prisma.$executeRaw`
-            INSERT INTO "StackFinding" ("webhookId", "issueId", "createdAt")
-            SELECT s."webhookId", x."issueId", now()
-              FROM unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) AS x("webhookId", "issueId")
-              JOIN "WatchedStack" AS s ON s."webhookId" = x."webhookId"
-            ON CONFLICT DO NOTHING`,
-        ]);
+        const count = await writeStackDeliveries(prisma, batch.eventId, kind, chunk);
         written += count;
       }
       return written;

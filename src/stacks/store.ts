@@ -1,6 +1,7 @@
 // The watched-stack aggregate's SQL (WatchedStack, StackEntry, StackFinding) for registration,
-// findings and the feed: the one place these requests reach its tables (docs/architecture.md).
-// The dispatcher's reads of the same tables (stacks/dispatch.ts) are not folded in yet.
+// findings, the feed and the webhook dispatcher's judgement of a batch (stacks/dispatch.ts): the one
+// place its tables are reached (docs/architecture.md). The dispatcher's outbox rows and the
+// findings written with them are in one transaction of webhooks/outbox.ts.
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 /** The components the owner's webhooks watch, `exceptWebhookId`'s own stack not counted (inside the caller's transaction). */
@@ -45,4 +46,34 @@ export async function readStackComponents(prisma: PrismaClient, webhookId: strin
 /** Stops the webhook watching (inside the caller's transaction); its index rows and findings go with it. */
 export async function removeStack(tx: Prisma.TransactionClient, webhookId: string): Promise<void> {
   await tx.watchedStack.deleteMany({ where: { webhookId } });
+}
+
+/**
+ * A page of the stack webhooks, in webhookId order after `after`, whose entries fall under `keys`
+ * and that receive `kind` and subscribed before `publishedAt`; each with its filters and those
+ * entries only.
+ */
+export function readStacksUnderKeys(
+  prisma: PrismaClient,
+  page: { keys: string[]; after: string; publishedAt: Date; kind: string; limit: number },
+): Promise<{ webhookId: string; filters: Prisma.JsonValue; entries: string[] }[]> {
+  const { keys, after, publishedAt, kind, limit } = page;
+  return prisma.$queryRaw<{ webhookId: string; filters: Prisma.JsonValue; entries: string[] }[]>`
+        SELECT s."webhookId"::text AS "webhookId", w."filters", array_agg(DISTINCT s."entry") AS "entries"
+          FROM "StackEntry" AS s JOIN "Webhook" AS w ON w."id" = s."webhookId"
+         WHERE s."key" = ANY(${keys}::text[]) AND s."webhookId" > ${after}::uuid
+           AND w."active" AND w."subscribedAt" <= ${publishedAt} AND ${kind} = ANY(w."events")
+         GROUP BY s."webhookId", w."filters"
+         ORDER BY s."webhookId"
+         LIMIT ${limit}`;
+}
+
+/** Which of these issues these stacks were already told of (their StackFinding rows). */
+export function readKnownFindings(prisma: PrismaClient, webhookIds: string[], issueIds: string[]): Promise<{ webhookId: string; issueId: string }[]> {
+  return prisma.stackFinding.findMany({ where: { webhookId: { in: webhookIds }, issueId: { in: issueIds } }, select: { webhookId: true, issueId: true } });
+}
+
+/** These stacks' entries under these keys. */
+export function readStackEntries(prisma: PrismaClient, webhookIds: string[], keys: string[]): Promise<{ webhookId: string; key: string; entry: string }[]> {
+  return prisma.stackEntry.findMany({ where: { webhookId: { in: webhookIds }, key: { in: keys } }, select: { webhookId: true, key: true, entry: true } });
 }

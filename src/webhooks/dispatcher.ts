@@ -19,6 +19,8 @@ import type { Logger } from '../log.js';
 import type { NewIssuesEvent, NewIssuesSource } from '../pubsub.js';
 import { createStackDispatch } from '../stacks/dispatch.js';
 import type { WebhookEventKind } from './manage.js';
+import { type PublishedEvent, readEventsToReplay, writeGroupDeliveries } from './outbox.js';
+import { readActiveFilters } from './store.js';
 
 export interface DispatcherOptions {
   /** How often the set of webhook filters is re-read (webhooks registered on other instances). */
@@ -54,14 +56,6 @@ interface Group {
  */
 const replayOverlapMs = 5 * 60_000;
 
-/** An event row the replay runs through a group. */
-interface ReplayedEvent {
-  id: string;
-  kind: WebhookEventKind;
-  issueIds: string[];
-  createdAt: Date;
-}
-
 /** One batch as a webhook receives it: its event and its issues in the REST Issue shape. */
 export interface DispatchBatch {
   eventId: string;
@@ -95,15 +89,7 @@ export function createDispatcher(services: { db: Database; log: Logger; pubsub: 
    */
   async function writeDeliveries(group: Group, batch: DispatchBatch, kind: WebhookEventKind = 'new_issues'): Promise<number> {
     const payload = Buffer.from(JSON.stringify({ event: kind, issues: batch.issues }));
-    const plain = await prisma.$executeRaw`
-      INSERT INTO "WebhookDelivery" ("id", "webhookId", "eventId", "kind", "payload", "status", "attempts", "nextAttemptAt", "createdAt")
-      SELECT gen_random_uuid(), w."id", e."id", ${kind}, ${payload}, 'pending', 0, now(), now()
-        FROM "Webhook" AS w
-        JOIN "IssueEvent" AS e ON e."id" = ${batch.eventId}::uuid
-       WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
-         AND ${kind} = ANY(w."events")
-         AND NOT EXISTS (SELECT 1 FROM "WatchedStack" AS s WHERE s."webhookId" = w."id")
-      ON CONFLICT ("webhookId", "eventId") DO NOTHING`;
+    const plain = await writeGroupDeliveries(prisma, { eventId: batch.eventId, kind, payload, filters: group.filters });
     const written = plain + (await stacks.write(group.key, batch, kind));
     if (written > 0) options.onDeliveries?.(written);
     return written;
@@ -120,16 +106,8 @@ export function createDispatcher(services: { db: Database; log: Logger; pubsub: 
   }
 
   /** Events still missing a row for one of the group's webhooks, oldest first. */
-  async function eventsToReplay(group: Group, since: Date): Promise<ReplayedEvent[]> {
-    const events = await prisma.$queryRaw<ReplayedEvent[]>`
-      SELECT e."id", e."kind", e."issueIds", e."createdAt" FROM "IssueEvent" AS e
-       WHERE e."createdAt" >= ${since}
-         AND EXISTS (
-           SELECT 1 FROM "Webhook" AS w
-            WHERE w."active" AND w."filters" = ${JSON.stringify(group.filters)}::jsonb AND w."subscribedAt" <= e."createdAt"
-              AND e."kind" = ANY(w."events")
-              AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" AS d WHERE d."webhookId" = w."id" AND d."eventId" = e."id"))
-       ORDER BY e."createdAt", e."id"`;
+  async function eventsToReplay(group: Group, since: Date): Promise<PublishedEvent[]> {
+    const events = await readEventsToReplay(prisma, group.filters, since);
     return events.filter((e) => !group.replayed.has(e.id));
   }
 
@@ -195,9 +173,7 @@ export function createDispatcher(services: { db: Database; log: Logger; pubsub: 
   }
 
   async function reconcile(): Promise<void> {
-    const rows = await prisma.$queryRaw<{ filters: Prisma.JsonValue }[]>`
-      SELECT DISTINCT "filters" FROM "Webhook" WHERE "active"`;
-    const wanted = new Map(rows.map((r) => [JSON.stringify(r.filters), r.filters]));
+    const wanted = new Map((await readActiveFilters(prisma)).map((filters) => [JSON.stringify(filters), filters]));
     const starting: Promise<void>[] = [];
     for (const [key, filters] of wanted) {
       if (groups.has(key)) continue;

@@ -14,6 +14,7 @@ import { checkWatchedComponents, currentFindings, parseWatchedStack, saveStack, 
 import { normaliseFilters, storedFilters, type IssueFiltersInput } from './filters.js';
 import { newSecret } from './signing.js';
 import { checkTargetUrl, TargetRefused } from './ssrf.js';
+import { countOwnerWebhooks, inOwnerTransaction, insertWebhook, insertWebhookId, readOwnedWebhookState, readWebhook, writeWebhook } from './store.js';
 
 const maxUrlLength = 2048;
 
@@ -59,11 +60,6 @@ async function inOwnerTurn<T>(ownerKeyHash: string, work: () => Promise<T>): Pro
   }
 }
 
-/** Takes the owner's lock for the rest of the transaction: its registrations and stack writes, on every instance. */
-async function lockOwner(tx: Prisma.TransactionClient, ownerKeyHash: string): Promise<void> {
-  await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(${ownerKeyHash}, 0))) AS locked`;
-}
-
 /** What these rules need of the running service. */
 type Deps = { config: Config; prisma: PrismaClient; db: Pick<Database, 'read'>; chargeWork?: (cost: number) => Promise<void> };
 
@@ -83,10 +79,7 @@ export function ownedWebhook(id: string, ownerKeyHash: string): Prisma.WebhookWh
 
 /** One of the owner's webhooks (what updating and rotating read of it), or a 404; with `active`, an inactive one is a 400. */
 export async function requireOwnedWebhook(prisma: PrismaClient, id: string, ownerKeyHash: string, { active = false } = {}) {
-  const webhook = await prisma.webhook.findFirst({
-    where: ownedWebhook(id, ownerKeyHash),
-    select: { id: true, url: true, filters: true, active: true, events: true, secret: true },
-  });
+  const webhook = await readOwnedWebhookState(prisma, ownedWebhook(id, ownerKeyHash));
   if (!webhook) throw notFound('Webhook not found');
   if (active && !webhook.active) throw badRequest('Webhook is inactive');
   return webhook;
@@ -123,16 +116,15 @@ export async function registerWebhook<Q extends object>(
   const data: Prisma.WebhookCreateInput = { url, filters, ...(events ? { events } : {}), ownerKeyHash, secret: newSecret() };
   const cap = ctx.config.webhooksPerKey;
   return inOwnerTurn(ownerKeyHash, () =>
-    ctx.prisma.$transaction(async (tx) => {
-      await lockOwner(tx, ownerKeyHash);
-      if ((await tx.webhook.count({ where: { ownerKeyHash } })) >= cap) {
+    inOwnerTransaction(ctx.prisma, ownerKeyHash, async (tx) => {
+      if ((await countOwnerWebhooks(tx, ownerKeyHash)) >= cap) {
         throw badRequest(`A key may have at most ${cap} webhooks; delete one before registering another`);
       }
-      if (!stack) return tx.webhook.create({ ...query, data });
+      if (!stack) return insertWebhook(tx, data, query);
       await checkWatchedComponents(tx, ownerKeyHash, stack.parsed.components.length);
-      const { id } = await tx.webhook.create({ data, select: { id: true } });
+      const id = await insertWebhookId(tx, data);
       await saveStack(tx, id, stack.parsed, stack.known);
-      return tx.webhook.findUniqueOrThrow({ ...query, where: { id } });
+      return readWebhook(tx, id, query);
     }),
   );
 }
@@ -174,19 +166,18 @@ export async function updateWebhook<Q extends object>(
   } else if (input.active === false && current.active) {
     Object.assign(data, { active: false, deactivatedReason: 'paused by its owner' });
   }
-  if (input.stack === undefined) return ctx.prisma.webhook.update({ ...query, where: { id: current.id }, data });
+  if (input.stack === undefined) return writeWebhook(ctx.prisma, current.id, data, query);
   const stack = input.stack === null ? undefined : await checkedStack(ctx, input.stack);
   // Like new filters, a new stack applies to what is published from now on.
   Object.assign(data, { subscribedAt: now });
   return inOwnerTurn(ownerKeyHash, () =>
-    ctx.prisma.$transaction(async (tx) => {
-      // Two stack writes of one webhook at once would each delete the rows the other inserts.
-      await lockOwner(tx, ownerKeyHash);
+    // Two stack writes of one webhook at once would each delete the rows the other inserts: the owner's lock orders them.
+    inOwnerTransaction(ctx.prisma, ownerKeyHash, async (tx) => {
       if (stack) {
         await checkWatchedComponents(tx, ownerKeyHash, stack.parsed.components.length, current.id);
         await saveStack(tx, current.id, stack.parsed, stack.known);
       } else await removeStack(tx, current.id);
-      return tx.webhook.update({ ...query, where: { id: current.id }, data });
+      return writeWebhook(tx, current.id, data, query);
     }),
   );
 }

@@ -4,6 +4,7 @@
 // embedded database, where every statement runs on one thread.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
+import { type OutcomeRow, writeOutcomes } from './outbox.js';
 import { retryDelay, type RetryPolicy } from './retry.js';
 
 export interface Outcome {
@@ -44,9 +45,10 @@ function describeStatus(statusCode: number): string {
   return `HTTP ${statusCode}`;
 }
 
-async function write(prisma: PrismaClient, batch: Decided[], deadLimit: number): Promise<void> {
+/** The batch as the outbox writes it, in the order the outcomes arrived. */
+function rowsOf(batch: Decided[]): OutcomeRow[] {
   const now = new Date();
-  const rows = batch.map((d, seq) => ({
+  return batch.map((d, seq) => ({
     id: d.outcome.deliveryId,
     token: d.outcome.claim.toISOString(),
     status: d.ok ? 'succeeded' : d.dead ? 'dead' : 'failed',
@@ -64,64 +66,6 @@ async function write(prisma: PrismaClient, batch: Decided[], deadLimit: number):
     failure: !d.ok && !d.gone && d.outcome.kind !== 'ping',
     dead: d.dead,
   }));
-  const deadReason = `${deadLimit} deliveries in a row failed every retry`;
-  await prisma.$transaction([
-    // Every attempt is recorded, even one whose claim expired meanwhile, unless its delivery is
-    // gone (the webhook was deleted while it was in flight).
-    prisma.$executeRaw`
-      INSERT INTO "DeliveryAttempt" ("id", "deliveryId", "attemptedAt", "statusCode", "error", "durationMs")
-      SELECT gen_random_uuid(), a."id", a."attempted_at", a."status_code", a."error", a."duration_ms"
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-             AS a("id" uuid, "attempted_at" timestamptz, "status_code" int, "error" text, "duration_ms" int)
-       WHERE EXISTS (SELECT 1 FROM "WebhookDelivery" AS d WHERE d."id" = a."id")`,
-    // One statement: the delivery rows, then the health of their webhooks from the rows that were
-    // actually updated. The claim guards both: a row deleted meanwhile, or claimed again after this
-    // claim expired, is left alone and counts for nothing.
-    // Health follows the order of the outcomes: a success resets the counters, and only failures
-    // after the last success of the batch add to them.
-    prisma.$executeRaw`
-      WITH u AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
-          "id" uuid, "token" timestamptz, "status" text, "completed_at" timestamptz, "next_attempt_at" timestamptz,
-          "status_code" int, "error" text, "webhook_id" uuid, "seq" int, "ok" boolean, "gone" boolean, "failure" boolean, "dead" boolean)
-      ),
-      applied AS (
-        UPDATE "WebhookDelivery" AS d
-           SET "status" = u."status"::"DeliveryStatus",
-               "completedAt" = u."completed_at",
-               "nextAttemptAt" = COALESCE(u."next_attempt_at", d."nextAttemptAt"),
-               "lockedUntil" = NULL,
-               "lastStatusCode" = u."status_code",
-               "lastError" = u."error"
-          FROM u
-         WHERE d."id" = u."id" AND d."status" = 'delivering' AND d."lockedUntil" = u."token"
-        RETURNING d."id"
-      ),
-      done AS (SELECT u.* FROM u JOIN applied ON applied."id" = u."id"),
-      last_ok AS (
-        SELECT "webhook_id", max("seq") FILTER (WHERE "ok") AS "seq", bool_or("gone") AS "gone" FROM done GROUP BY "webhook_id"
-      ),
-      health AS (
-        SELECT l."webhook_id" AS "id", l."seq" IS NOT NULL AS "reset", l."gone",
-               count(*) FILTER (WHERE d."failure" AND d."seq" > COALESCE(l."seq", -1))::int AS "failures",
-               count(*) FILTER (WHERE d."failure" AND d."dead" AND d."seq" > COALESCE(l."seq", -1))::int AS "dead"
-          FROM last_ok AS l JOIN done AS d ON d."webhook_id" = l."webhook_id"
-         GROUP BY l."webhook_id", l."seq", l."gone"
-      )
-      UPDATE "Webhook" AS w
-         SET "consecutiveFailures" = CASE WHEN h."reset" THEN 0 ELSE w."consecutiveFailures" END + h."failures",
-             "deadDeliveries" = CASE WHEN h."reset" THEN 0 ELSE w."deadDeliveries" END + h."dead",
-             "active" = w."active" AND NOT h."gone"
-                        AND CASE WHEN h."reset" THEN 0 ELSE w."deadDeliveries" END + h."dead" < ${deadLimit},
-             "deactivatedReason" = CASE
-                 WHEN NOT w."active" THEN w."deactivatedReason"
-                 WHEN h."gone" THEN 'receiver answered 410 Gone'
-                 WHEN CASE WHEN h."reset" THEN 0 ELSE w."deadDeliveries" END + h."dead" >= ${deadLimit} THEN ${deadReason}
-                 ELSE w."deactivatedReason" END,
-             "updatedAt" = now()
-        FROM health AS h
-       WHERE w."id" = h."id"`,
-  ]);
 }
 
 export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: OutcomeRules, batchWindowMs = 20) {
@@ -132,7 +76,7 @@ export function createOutcomeRecorder(prisma: PrismaClient, log: Logger, rules: 
   /** Writes a batch; if it fails, each outcome alone, so one cannot cost the others theirs. */
   async function writeOrSplit(batch: Decided[]): Promise<void> {
     try {
-      await write(prisma, batch, rules.deadLimit);
+      await writeOutcomes(prisma, rowsOf(batch), rules.deadLimit);
     } catch (err) {
       // What still fails stays claimed until its lease ends, then goes out again with the same webhook-id.
       if (batch.length === 1) log.error('could not record a webhook delivery attempt', { deliveryId: batch[0]!.outcome.deliveryId, err });

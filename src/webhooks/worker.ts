@@ -5,6 +5,7 @@
 // webhook-id, so a receiver can drop the duplicate.
 import type { Database } from '../db/client.js';
 import type { Logger } from '../log.js';
+import { type ClaimedRow, claimDeliveries } from './outbox.js';
 import { createOutcomeRecorder } from './outcomes.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import { createSender, type SenderOptions, type SendResult } from './sender.js';
@@ -31,20 +32,6 @@ export interface WorkerOptions extends Partial<Omit<SenderOptions, 'allowPrivate
   deadDeliveriesToDeactivate?: number;
 }
 
-interface ClaimedRow {
-  id: string;
-  webhookId: string;
-  kind: string;
-  payload: Uint8Array;
-  attempts: number;
-  url: string;
-  secret: string;
-  /** The secret before the last rotation, while it still signs too. */
-  previousSecret: string | null;
-  /** The claim's expiry, which doubles as its token: only the current claim may record an outcome. */
-  lockedUntil: Date;
-}
-
 export function createDeliveryWorker({ db, log }: { db: Database; log: Logger }, options: WorkerOptions) {
   const prisma = db.prisma;
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -69,64 +56,6 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
   let wakeRequested = false;
-
-  async function claim(limit: number): Promise<ClaimedRow[]> {
-    // A row is due when it waits for an attempt, or when its claim expired (its worker died). Due
-    // rows are ranked within their webhook, key and host, counting what is already in flight there,
-    // and only those within every share are taken: keys and webhooks take turns, oldest first.
-    return prisma.$queryRaw<ClaimedRow[]>`
-      WITH busy AS (
-        SELECT b."webhookId", bw."ownerKeyHash" AS "key", substring(bw."url" from '^[a-z]+://([^/?#]*)') AS "host"
-          FROM "WebhookDelivery" AS b JOIN "Webhook" AS bw ON bw."id" = b."webhookId"
-         WHERE b."status" = 'delivering' AND b."lockedUntil" >= now()
-      ),
-      due AS (
-        SELECT q."id", qw."ownerKeyHash" AS "key", substring(qw."url" from '^[a-z]+://([^/?#]*)') AS "host", q."nextAttemptAt",
-               row_number() OVER (PARTITION BY q."webhookId" ORDER BY q."nextAttemptAt", q."id")
-                 + (SELECT count(*) FROM busy WHERE busy."webhookId" = q."webhookId") AS "hookRank"
-          FROM "WebhookDelivery" AS q JOIN "Webhook" AS qw ON qw."id" = q."webhookId"
-         WHERE qw."active"
-           AND ((q."status" IN ('pending', 'failed') AND q."nextAttemptAt" <= now())
-             OR (q."status" = 'delivering' AND q."lockedUntil" < now()))
-      ),
-      ranked AS (
-        SELECT u."id", u."host", u."hookRank", u."nextAttemptAt",
-               row_number() OVER (PARTITION BY u."key" ORDER BY u."hookRank", u."nextAttemptAt", u."id")
-                 + (SELECT count(*) FROM busy WHERE busy."key" = u."key") AS "keyRank"
-          FROM due AS u
-         WHERE u."hookRank" <= ${perWebhook}
-      ),
-      -- A host's places go to rows within their key's share only: ranked over every due row, a
-      -- key over its share could take the host's first places and leave them unused for ever.
-      hosted AS (
-        SELECT r."id", r."keyRank", r."hookRank", r."nextAttemptAt",
-               row_number() OVER (PARTITION BY r."host" ORDER BY r."keyRank", r."hookRank", r."nextAttemptAt", r."id")
-                 + (SELECT count(*) FROM busy WHERE busy."host" = r."host") AS "hostRank"
-          FROM ranked AS r
-         WHERE r."keyRank" <= ${perKey}
-      ),
-      chosen AS (
-        SELECT h."id" FROM hosted AS h
-         WHERE h."hostRank" <= ${perHost}
-         ORDER BY h."keyRank", h."hookRank", h."nextAttemptAt"
-         LIMIT ${limit}
-      )
-      UPDATE "WebhookDelivery" AS d
-         SET "status" = 'delivering',
-             "attempts" = d."attempts" + 1,
-             "lockedUntil" = now() + ${leaseMs} * interval '1 millisecond'
-        FROM "Webhook" AS w
-       WHERE w."id" = d."webhookId"
-         AND d."id" IN (
-           -- Locked and checked again: another worker may have claimed one meanwhile.
-           SELECT q."id" FROM "WebhookDelivery" AS q
-            WHERE q."id" IN (SELECT "id" FROM chosen)
-              AND ((q."status" IN ('pending', 'failed') AND q."nextAttemptAt" <= now())
-                OR (q."status" = 'delivering' AND q."lockedUntil" < now()))
-              FOR UPDATE OF q SKIP LOCKED)
-      RETURNING d."id", d."webhookId", d."kind", d."payload", d."attempts", d."lockedUntil", w."url", w."secret",
-                CASE WHEN w."previousSecretExpiresAt" > now() THEN w."previousSecret" END AS "previousSecret"`;
-  }
 
   /** The exact bytes sent: the stored message plus the time of this attempt. */
   function bodyFor(row: ClaimedRow, now: Date): Buffer {
@@ -185,7 +114,7 @@ export function createDeliveryWorker({ db, log }: { db: Database; log: Logger },
     // The lease starts no earlier than the claim statement is sent.
     const claimEnds = performance.now() + leaseMs;
     try {
-      rows = await claim(free);
+      rows = await claimDeliveries(prisma, { limit: free, perWebhook, perKey, perHost, leaseMs });
     } catch (err) {
       log.error('could not claim webhook deliveries', { err });
       return 0;

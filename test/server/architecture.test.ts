@@ -29,6 +29,7 @@ const aggregateModules = {
   keys: ['src/keys/api-keys.ts'],
   registry: ['src/registry/profiles.ts'],
   stacks: ['src/stacks/store.ts'],
+  webhooks: ['src/webhooks/store.ts', 'src/webhooks/outbox.ts'],
 };
 
 /**
@@ -40,7 +41,6 @@ const notYetFolded = [
   'src/ingest/changes.ts',
   'src/ingest/reclassify.ts',
   'src/ingest/relay.ts',
-  'src/schema/webhook.ts',
   'src/server/cli-report.ts',
   'src/sources/enrichment.ts',
   'src/sources/kev-issues.ts',
@@ -48,12 +48,6 @@ const notYetFolded = [
   'src/sources/status.ts',
   'src/sources/summary.ts',
   'src/sources/sync.ts',
-  'src/stacks/dispatch.ts',
-  'src/webhooks/deliveries.ts',
-  'src/webhooks/dispatcher.ts',
-  'src/webhooks/manage.ts',
-  'src/webhooks/outcomes.ts',
-  'src/webhooks/worker.ts',
 ];
 
 const models = [...readFileSync('prisma/schema.prisma', 'utf8').matchAll(/^model (\w+)/gm)].map(([, name]) => name![0]!.toLowerCase() + name!.slice(1));
