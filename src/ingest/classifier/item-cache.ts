@@ -59,7 +59,8 @@ export function cachedItems(version: string, train: () => TrainedItems): Trained
     writeFileSync(scratch, JSON.stringify(stored));
     renameSync(scratch, file);
     // Only the model of the current inputs is worth keeping.
-    for (const other of readdirSync(cacheDir)) if (/^items-[0-9a-f]{16}\.json$/.test(other) && join(cacheDir, other) !== file) rmSync(join(cacheDir, other), { force: true });
+    for (const other of readdirSync(cacheDir))
+      if (/^items-[0-9a-f]{16}\.json$/.test(other) && join(cacheDir, other) !== file) rmSync(join(cacheDir, other), { force: true });
   } catch {
     // A read-only checkout trains each time, as before.
   }
