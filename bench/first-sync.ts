@@ -1,7 +1,7 @@
 // The first sync of the default source set, as a newcomer's `npm start` runs it:
 //   npm run bench -- first-sync [--pypi N] [--npm N] [--go N] [--maven N] [--crates N] [--scale 1]
 //                               [--epss-rows 250000] [--ai-share 0.05] [--db pglite|postgres]
-//                               [--copies <dir>] [--mem-trace <file>] [--node-flags '<flags>']
+//                               [--copies <dir>] [--mem-trace <file>] [--node-flags='<flags>']
 // Every upstream of data/sources/default-sources.json is served by a local HTTPS server at its own
 // path, from local copies of the upstreams' real size (data/sources/README.md, "Volumes"): one OSV
 // export zip per ecosystem (bench/osv-export.ts: the ecosystem's share of malicious-package reports
@@ -51,9 +51,9 @@ const { values } = parseArgs({
 });
 /** The upstream exports as counted (data/sources/README.md, "Volumes"): records, and the share that are MAL-* reports. */
 const upstream: Record<string, { records: number; malShare: number; ecosystem: string; flag: string | undefined }> = {
-  'osv-pypi': { records: 25_000, malShare: 0.7, ecosystem: 'PyPI', flag: values.pypi },
-  'osv-npm': { records: 200_000, malShare: 0.97, ecosystem: 'npm', flag: values.npm },
-  'osv-go': { records: 6_000, malShare: 0, ecosystem: 'Go', flag: values.go },
+  'osv-pypi': { records: 18_000, malShare: 0.64, ecosystem: 'PyPI', flag: values.pypi },
+  'osv-npm': { records: 218_000, malShare: 0.98, ecosystem: 'npm', flag: values.npm },
+  'osv-go': { records: 6_000, malShare: 0.04, ecosystem: 'Go', flag: values.go },
   'osv-maven': { records: 6_000, malShare: 0.01, ecosystem: 'Maven', flag: values.maven },
   'osv-crates': { records: 2_500, malShare: 0.05, ecosystem: 'crates.io', flag: values.crates },
 };
