@@ -1,6 +1,7 @@
 // The first sync of the default source set, as a newcomer's `npm start` runs it:
 //   npm run bench -- first-sync [--pypi N] [--npm N] [--go N] [--maven N] [--crates N] [--scale 1]
 //                               [--epss-rows 250000] [--ai-share 0.05] [--db pglite|postgres]
+//                               [--copies <dir>] [--mem-trace <file>] [--node-flags='<flags>']
 // Every upstream of data/sources/default-sources.json is served by a local HTTPS server at its own
 // path, from local copies of the upstreams' real size (data/sources/README.md, "Volumes"): one OSV
 // export zip per ecosystem (bench/osv-export.ts: the ecosystem's share of malicious-package reports
@@ -14,6 +15,9 @@
 // received per second over the whole first sync; the server's peak RSS (bench/peak-rss.mjs), its
 // RSS 60 s after the sync, the database's size on disk; then a second start on the same database
 // with nothing changed upstream, to every source synced again.
+// `--copies`: keep the export zips in that directory and reuse them in later runs. `--mem-trace`:
+// the server's output, with a line every two seconds of where its memory is (bench/mem-trace.mjs), to
+// that file. `--node-flags`: Node flags for bin/secwire to add (V8's heap settings, say).
 // Results replace the "First sync" section of bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -40,13 +44,16 @@ const { values } = parseArgs({
     'epss-rows': { type: 'string', default: '250000' },
     'ai-share': { type: 'string', default: '0.05' },
     db: { type: 'string', default: 'pglite' },
+    'mem-trace': { type: 'string' },
+    copies: { type: 'string' },
+    'node-flags': { type: 'string', default: '' },
   },
 });
 /** The upstream exports as counted (data/sources/README.md, "Volumes"): records, and the share that are MAL-* reports. */
 const upstream: Record<string, { records: number; malShare: number; ecosystem: string; flag: string | undefined }> = {
-  'osv-pypi': { records: 25_000, malShare: 0.7, ecosystem: 'PyPI', flag: values.pypi },
-  'osv-npm': { records: 200_000, malShare: 0.97, ecosystem: 'npm', flag: values.npm },
-  'osv-go': { records: 6_000, malShare: 0, ecosystem: 'Go', flag: values.go },
+  'osv-pypi': { records: 18_000, malShare: 0.64, ecosystem: 'PyPI', flag: values.pypi },
+  'osv-npm': { records: 218_000, malShare: 0.98, ecosystem: 'npm', flag: values.npm },
+  'osv-go': { records: 6_000, malShare: 0.04, ecosystem: 'Go', flag: values.go },
   'osv-maven': { records: 6_000, malShare: 0.01, ecosystem: 'Maven', flag: values.maven },
   'osv-crates': { records: 2_500, malShare: 0.05, ecosystem: 'crates.io', flag: values.crates },
 };
@@ -85,9 +92,10 @@ try {
     const path = new URL(source.location).pathname;
     if (source.kind === 'osv-zip') {
       const records = exportSizes[source.name] ?? 0;
-      const zip = join(dir, `${source.name}.zip`);
       const { malShare, ecosystem } = upstream[source.name]!;
-      await buildOsvZip(zip, { records, aiShare, firstId, malShare, ecosystem });
+      // Built once per shape in --copies (minutes at the default volumes), else for this run only.
+      const zip = join(values.copies ?? dir, `${source.name}-${records}-${malShare}-${aiShare}-${firstId}.zip`);
+      if (!values.copies || !(await stat(zip).catch(() => undefined))) await buildOsvZip(zip, { records, aiShare, firstId, malShare, ecosystem });
       for (let i = 0; i < records; i++) exportCves.push(`CVE-2099-${String(100000 + firstId + i)}`);
       firstId += records;
       files.set(path, await readFile(zip));
@@ -135,9 +143,12 @@ try {
         SOURCES_FILE: join(dir, 'sources.json'),
         SOURCES_ALLOW_PRIVATE: 'true',
         NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
-        NODE_OPTIONS: `--import=${new URL('peak-rss.mjs', import.meta.url).href}`,
+        NODE_OPTIONS: [
+          `--import=${new URL('peak-rss.mjs', import.meta.url).href}`,
+          ...(values['mem-trace'] ? [`--import=${new URL('mem-trace.mjs', import.meta.url).href}`] : []),
+        ].join(' '),
       },
-      [],
+      values['node-flags'].split(' ').filter(Boolean),
       new URL('bin/secwire', root).pathname,
     );
   /** Until the first pass's one line; throws with the failures when a source failed. */
@@ -174,18 +185,23 @@ try {
   await new Promise((r) => setTimeout(r, 60_000));
   const rssAfter = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
   await server.stop();
+  // The server's whole output, the memory trace among it, for reading beside the sources' log lines.
+  if (values['mem-trace'])
+    await writeFile(
+      values['mem-trace'],
+      server
+        .lines()
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
   const peak = server
     .lines()
     .map((l) => /^peak-rss-mb (\d+)$/.exec(l.msg ?? '')?.[1])
     .filter(Boolean)
     .at(-1);
-  const diskMb = pg
-    ? undefined
-    : Number(
-        execFileSync('du', ['-sm', join(dir, 'db')])
-          .toString()
-          .split(/\s/)[0],
-      );
+  const megabytes = (path: string) => Number(execFileSync('du', ['-sm', path]).toString().split(/\s/)[0]);
+  const diskMb = pg ? undefined : megabytes(join(dir, 'db'));
+  const walMb = pg ? undefined : megabytes(join(dir, 'db', 'pg_wal'));
 
   // ---- a second start on the same database, nothing changed upstream
   const again = performance.now();
@@ -218,7 +234,7 @@ try {
     `| issues served at the end | ${stats.data.totalIssues.toLocaleString('en')} |`,
     `| **server peak RSS** | **${peak ?? '?'} MB** |`,
     `| **RSS 60 s after the sync** | **${rssAfter.toFixed(0)} MB** |`,
-    ...(diskMb !== undefined ? [`| **database on disk** | **${diskMb} MB** |`] : []),
+    ...(diskMb !== undefined ? [`| **database on disk** (of it WAL) | **${diskMb} MB** (${walMb} MB) |`] : []),
     `| **second start, nothing changed: to every source synced** | **${secondSeconds.toFixed(1)} s** |`,
     '<!-- first-sync:end -->',
   ].join('\n');

@@ -5,18 +5,23 @@
 // in one Wasm function, no file I/O, for ever. That is where the 250,000-record osv-zip sync stopped
 // (bench/components.md, sources), and any long-lived embedded server would get there in time. So the
 // process checkpoints on its own once the WAL since the last checkpoint passes a small threshold,
-// far below that point, which also keeps pg_wal small (a checkpoint recycles the segments before it).
+// far below that point, which also keeps pg_wal small: a checkpoint removes the segments before it.
 import type { PGlite } from '@electric-sql/pglite';
 
-/** WAL since the last checkpoint that makes the next check run one: ample headroom below the hang. */
+/**
+ * WAL since the last checkpoint that makes the next check run one: ample headroom below the hang,
+ * and about the most pg_wal holds (wal_recycle below).
+ */
 export const checkpointAfterBytes = 64 * 1024 * 1024;
 
 /**
  * The point of the hang is raised too (max_wal_size 8 GB puts it near 4.3 GB), so that only gigabytes
- * of WAL between two checks, or inside one transaction, could reach it; the threshold above, not
- * this, sets how much WAL is kept.
+ * of WAL between two checks, or inside one transaction, could reach it. With max_wal_size that
+ * large, PostgreSQL would keep the segments before a checkpoint for reuse, as many as the WAL its
+ * checkpoints were apart: wal_recycle=off removes them instead, so the threshold above, not
+ * max_wal_size, sets how much WAL is kept.
  */
-export const walStartParams = ['-c', 'max_wal_size=8GB'];
+export const walStartParams = ['-c', 'max_wal_size=8GB', '-c', 'wal_recycle=off'];
 
 /** Checks the WAL since the last checkpoint, and checkpoints past the threshold. */
 export async function checkpointIfDue(pglite: PGlite): Promise<boolean> {

@@ -113,10 +113,11 @@ async function entryBytes(file: WindowedFile, entry: Entry): Promise<Buffer> {
   let body: Buffer;
   if (entry.compressionMethod === 0) body = stored;
   else if (entry.compressionMethod === 8) {
-    body =
-      entry.compressedSize >= inflateOffThreadBytes
-        ? await inflateRawOffThread(stored, { maxOutputLength: maxRecordBytes })
-        : inflateRawSync(stored, { maxOutputLength: maxRecordBytes });
+    // Inflated into one buffer of the size the directory gives: zlib's default, a 16 KB buffer per
+    // entry of which the record (often under 1 KB) is a view, kept 16 KB of native memory alive
+    // per record until a collection swept it, and left malloc's heap fragmented after a sync.
+    const options = { maxOutputLength: maxRecordBytes, chunkSize: Math.max(64, Math.min(entry.uncompressedSize, maxRecordBytes)) };
+    body = entry.compressedSize >= inflateOffThreadBytes ? await inflateRawOffThread(stored, options) : inflateRawSync(stored, options);
   } else throw new Error(`unsupported compression method ${entry.compressionMethod}`);
   if (body.length !== entry.uncompressedSize) throw new Error(`entry is ${body.length} bytes, its directory says ${entry.uncompressedSize}`);
   return body;

@@ -145,7 +145,7 @@ export async function syncRecords(
   // Each record is parsed as it is read: the raw JSON is garbage at once rather than held, with
   // its parsed copy, until its chunk is full (two copies of each record lived long enough to be
   // moved to the old generation: a collector's cost of its own). Undefined: unreadable.
-  let batch: { key: string; fingerprint: string; parsed: ParsedEntry | undefined; dormant?: DormantRow }[] = [];
+  let batch: { key: string; fingerprint: string; parsed: ParsedEntry | undefined; dormant?: DormantRow; readAgain?: () => Promise<ParsedEntry> }[] = [];
   let done = 0;
   const handled = () => done + counts.skipped + counts.tooLarge;
   // The chunk being stored while the next one is classified and the one after it is read: the
@@ -195,8 +195,9 @@ export async function syncRecords(
       setAside.flatMap((b) => b.dormant!.knownBy ?? []),
     );
     for (const b of setAside) {
-      if (b.dormant!.knownBy?.some((id) => withIssues.has(id))) b.dormant = undefined;
-      else b.parsed = undefined;
+      if (!b.dormant!.knownBy?.some((id) => withIssues.has(id))) continue;
+      b.dormant = undefined;
+      b.parsed = await b.readAgain!();
     }
     const readable = chunk.filter((b) => b.parsed !== undefined);
     const parsed = batchOf(readable.map((b) => b.parsed!));
@@ -253,7 +254,14 @@ export async function syncRecords(
       const bytes = entry.bytes ?? 0;
       if (batch.length > 0 && batchBytes + bytes > chunkBytes) await flushUnlessAborted();
       const dormant = parsed && 'item' in parsed && cannotBeServed(parsed.item) ? dormantRow(entry.key, parsed.item) : undefined;
-      batch.push({ key: entry.key, fingerprint: entry.fingerprint, parsed, ...(dormant ? { dormant } : {}) });
+      // A record set aside is let go at once, its row kept: held until its chunk is stored, most of
+      // an npm export lived long enough to be moved to the old generation, which grew by the
+      // chunk until a full collection. The few that turn out to have an issue are read again.
+      batch.push(
+        dormant
+          ? { key: entry.key, fingerprint: entry.fingerprint, parsed: undefined, dormant, readAgain: entry.read }
+          : { key: entry.key, fingerprint: entry.fingerprint, parsed },
+      );
       batchBytes += bytes;
       if (batch.length >= chunkSize) await flushUnlessAborted();
     }

@@ -12,8 +12,12 @@ import { logFirstPass } from './summary.js';
 import { emptyCounts } from './records.js';
 import { syncSource, type SyncDeps, type SyncOutcome } from './sync.js';
 
-/** Sources syncing at once in one server. */
-export const syncsAtOnce = 2;
+/**
+ * Sources syncing at once in one server. The embedded database runs one statement at a time, so a
+ * second sync there gains little time (each sync already reads and classifies while it stores) and
+ * doubles the working set that sizes the process's peak memory.
+ */
+export const syncsAtOnce = (database: SyncDeps['db']['kind']) => (database === 'pglite' ? 1 : 2);
 
 /** Minutes before the next try after `failures` failures in a row. */
 export function retryMinutes(failures: number, intervalMinutes: number): number {
@@ -37,7 +41,7 @@ export function startSourceSchedule(
     timers.set(source.name, timer);
   };
   const failures = new Map<string, { count: number; message: string }>();
-  const turn = pLimit(syncsAtOnce);
+  const turn = pLimit(syncsAtOnce(deps.db.kind));
   const sync = (source: SourceDefinition, repeatedFailure: (message: string) => boolean) =>
     turn(async () =>
       // Stopped while waiting for its turn: it is not started.

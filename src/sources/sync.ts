@@ -1,6 +1,7 @@
 // One sync of one source: take the source's lease (lease.ts), fetch (or learn nothing changed), hand the
 // records to the ingest pipeline or the signals to the enrichment store, and write the source's
 // state row. A failure is logged and written to the state row; it never reaches other sources.
+import { setImmediate } from 'node:timers/promises';
 import type { Database } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { IngestDeps } from '../ingest/ingest.js';
@@ -66,7 +67,10 @@ type EnrichmentRows = Pick<EnrichmentRow[], 'length' | 'slice'>;
 
 async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRows, options: SyncOptions): Promise<SyncCounts> {
   const counts = { ...emptyCounts(), received: rows.length };
-  const chunk = 5000;
+  // Rows per transaction: a chunk's rows, its JSON and the rows it returns live as long as its
+  // transaction and are promoted to the old generation; at 5,000 rows each chunk's JSON was also a
+  // large object, freed only by a full collection, which a signal file's sync rarely met.
+  const chunk = 1000;
   for (let start = 0; start < rows.length; start += chunk) {
     const stored = await storeEnrichment(deps.db.bulkTransaction, rows.slice(start, start + chunk));
     // KEV is a judgement input: its issues are classified again, which decides their severity.
@@ -74,6 +78,10 @@ async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRows, options: Syn
     counts.updated += stored.updatedIssues + (rejudged?.updated ?? 0);
     options.onProgress?.(Math.min(start + chunk, rows.length), rows.length);
     options.signal?.throwIfAborted();
+    // A turn of the event loop between chunks: the embedded database answers every statement
+    // without one, so a signal file's whole sync would otherwise hold up every request and timer,
+    // and V8 could not finish a collection until its end (the old generation grew all along).
+    await setImmediate();
   }
   // CVEs the feed names that no issue has are neither: count them as unchanged.
   counts.unchanged = rows.length - counts.updated;
