@@ -23,6 +23,7 @@ import { createHttpServer } from '../src/http/server.js';
 import { createLogger } from '../src/log.js';
 import { createIssuePubSub } from '../src/pubsub.js';
 import { generateIssues } from './issue-rows.js';
+import { fileURLToPath } from 'node:url';
 import { scratchPGlite, scratchPostgres } from './scratch-databases.js';
 
 const { values } = parseArgs({
@@ -61,32 +62,13 @@ const exportsPaths = ['/api/v1/osv/all.zip', '/api/issues/export', '/api/v1/osv/
 const first: Record<string, number> = {};
 for (const path of exportsPaths) first[path] = Math.round((await download(path)).ms);
 
-const readerScript = `
-const latencies = [];
-let stop = false;
-let errors = 0;
-process.stdin.on('data', () => (stop = true));
-while (!stop) {
-  const started = performance.now();
-  try {
-    const res = await fetch(process.argv[1] + '/api/v1/issues?limit=20', { headers: { 'cache-control': 'no-cache' } });
-    await res.arrayBuffer();
-    if (res.status !== 200) errors++;
-    else latencies.push(performance.now() - started);
-  } catch {
-    errors++;
-  }
-}
-process.stdout.write(JSON.stringify({ latencies, errors }));
-`;
-
 const rssBefore = process.memoryUsage().rss;
 let peak = rssBefore;
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
 const until = performance.now() + seconds * 1000;
 const running = () => performance.now() < until;
 
-const reader = spawn(process.execPath, ['--input-type=module', '-e', readerScript, base], { stdio: ['pipe', 'pipe', 'inherit'] });
+const reader = spawn(process.execPath, [fileURLToPath(new URL('./other-reader.mjs', import.meta.url)), base], { stdio: ['pipe', 'pipe', 'inherit'] });
 const readerOutput = buffer(reader.stdout!);
 
 const looped: number[] = [];

@@ -24,6 +24,7 @@ import { createIssuePubSub } from '../src/pubsub.js';
 import { createApp } from '../src/server/app.js';
 import { adminHeaders, adminKey, clonedAdvisories, loadAdvisories } from '../test/helpers/samples.js';
 import { measuredCommit, writeReadmeSection } from './readme.js';
+import { fileURLToPath } from 'node:url';
 import { scratchPGlite, scratchPostgres } from './scratch-databases.js';
 
 const { values } = parseArgs({
@@ -76,31 +77,11 @@ if (registered.status !== 201) throw new Error(`register: ${registered.status} $
 const hookId = ((await registered.json()) as { data: { id: string } }).data.id;
 
 // ---- the others
-const readerScript = `
-const latencies = [];
-let stop = false;
-let errors = 0;
-let n = 0;
-process.stdin.on('data', () => (stop = true));
-while (!stop) {
-  const started = performance.now();
-  n++;
-  try {
-    const res = await fetch(process.argv[1] + '/api/v1/issues?limit=20', {
-      headers: { 'cache-control': 'no-cache', 'x-forwarded-for': '10.2.' + ((n >> 8) & 255) + '.' + (n & 255) },
-    });
-    await res.arrayBuffer();
-    if (res.status !== 200) errors++;
-    else latencies.push(performance.now() - started);
-  } catch {
-    errors++;
-  }
-}
-process.stdout.write(JSON.stringify({ latencies, errors }));
-`;
 
 async function others(during: () => Promise<void>) {
-  const reader = spawn(process.execPath, ['--input-type=module', '-e', readerScript, base], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const reader = spawn(process.execPath, [fileURLToPath(new URL('./other-reader.mjs', import.meta.url)), base, 'rotate'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const output = buffer(reader.stdout!);
   await during();
   reader.stdin!.end('stop');

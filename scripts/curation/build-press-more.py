@@ -66,6 +66,11 @@ def sampled(link: str, one_in: int) -> bool:
     return int(hashlib.sha256(normalise(link).encode()).hexdigest(), 16) % one_in == 0
 
 
+def headline(source: str, origin: str, licence: str, link: str, title: str, published: str) -> dict:
+    """A link list's item: headline and link only (no summary was kept)."""
+    return {"source": source, "origin": origin, "licence": licence, "link": link, "title": title, "summary": "", "publishedAt": published, "kind": "news"}
+
+
 def ridehome(clone: str, known_links: set, known_titles: set) -> list:
     head = git(clone, "rev-parse", "HEAD").strip()
     out = []
@@ -89,16 +94,7 @@ def ridehome(clone: str, known_links: set, known_titles: set) -> list:
             known_titles.add(title.lower())
             if not (AI_WORDS.search(title) or sampled(link, SAMPLE_ONE_IN[year])):
                 continue
-            out.append({
-                "source": f"news:{publisher}",
-                "origin": f"github.com/pberry/ridehome/{path}@{head[:8]}",
-                "licence": LICENCE,
-                "link": link,
-                "title": title,
-                "summary": "",
-                "publishedAt": day,
-                "kind": "news",
-            })
+            out.append(headline(f"news:{publisher}", f"github.com/pberry/ridehome/{path}@{head[:8]}", LICENCE, link, title, day))
     return out
 
 
@@ -140,16 +136,7 @@ def tracker(clone: str, known_links: set, known_titles: set) -> list:
                 known_titles.add(title.lower())
                 if not (section_id == "ai-security" or AI_WORDS.search(title) or sampled(link, TRACKER_SAMPLE_ONE_IN)):
                     continue
-                out.append({
-                    "source": f"news:{html.unescape(publisher).strip()}",
-                    "origin": f"github.com/delldevmann/cybersecurity-news-tracker/README.md ({day})@{commit[:8]}",
-                    "licence": TRACKER_LICENCE,
-                    "link": link,
-                    "title": title,
-                    "summary": "",
-                    "publishedAt": published,
-                    "kind": "news",
-                })
+                out.append(headline(f"news:{html.unescape(publisher).strip()}", f"github.com/delldevmann/cybersecurity-news-tracker/README.md ({day})@{commit[:8]}", TRACKER_LICENCE, link, title, published))
     return out
 
 
@@ -188,16 +175,7 @@ def newsletter(clone: str, known_links: set, known_titles: set) -> list:
                 continue
             known_links.add(key)
             known_titles.add(title.lower())
-            out.append({
-                "source": f"news:{urlsplit(link).netloc.lower().removeprefix('www.')}",
-                "origin": f"github.com/TalEliyahu/AI-Security-Newsletter/{path}@{head[:8]}",
-                "licence": "headline and link only, as facts; the headline belongs to its publisher. List: no licence stated (only headline and link kept)",
-                "link": link,
-                "title": title,
-                "summary": "",
-                "publishedAt": published,
-                "kind": "news",
-            })
+            out.append(headline(f"news:{urlsplit(link).netloc.lower().removeprefix('www.')}", f"github.com/TalEliyahu/AI-Security-Newsletter/{path}@{head[:8]}", "headline and link only, as facts; the headline belongs to its publisher. List: no licence stated (only headline and link kept)", link, title, published))
     return out
 
 
