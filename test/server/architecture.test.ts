@@ -24,7 +24,7 @@ describe('architecture', () => {
 /** Each aggregate's module: the one place its SQL lives (docs/architecture.md says the style of each). */
 const aggregateModules = {
   issues: ['src/issues/reads.ts', 'src/ingest/store.ts', 'src/ingest/dormant.ts'],
-  sources: ['src/sources/lease.ts'],
+  sources: ['src/sources/store.ts', 'src/sources/lease.ts'],
   digests: ['src/digest/store.ts'],
   keys: ['src/keys/api-keys.ts'],
   registry: ['src/registry/profiles.ts'],
@@ -37,18 +37,7 @@ const aggregateModules = {
  * it. The list may only shrink: a file that no longer reaches the database fails the test until it
  * is taken off.
  */
-const notYetFolded = [
-  'src/ingest/changes.ts',
-  'src/ingest/reclassify.ts',
-  'src/ingest/relay.ts',
-  'src/server/cli-report.ts',
-  'src/sources/enrichment.ts',
-  'src/sources/kev-issues.ts',
-  'src/sources/records.ts',
-  'src/sources/status.ts',
-  'src/sources/summary.ts',
-  'src/sources/sync.ts',
-];
+const notYetFolded = ['src/ingest/changes.ts', 'src/ingest/reclassify.ts', 'src/ingest/relay.ts', 'src/server/cli-report.ts'];
 
 const models = [...readFileSync('prisma/schema.prisma', 'utf8').matchAll(/^model (\w+)/gm)].map(([, name]) => name![0]!.toLowerCase() + name!.slice(1));
 const operations =
