@@ -262,3 +262,12 @@ export async function readCvesWithAdvisories(read: DriverRead, cves: string[]): 
     WHERE i.identifiers && ${cves}::text[] AND i.source->>'format' = 'osv' AND x.id = ANY(${cves}::text[])`);
   return new Set(rows.map((r) => r.id));
 }
+
+/** These issues, served or not, with what decides whether they are (the CLI's report after an ingest). */
+export function readIssueStates(
+  read: DriverRead,
+  ids: string[],
+): Promise<{ id: string; title: string; relevant: boolean; processed: boolean; withdrawn: boolean; classification: unknown }[]> {
+  return read(Prisma.sql`
+    SELECT id::text AS id, title, relevant, processed, withdrawn, classification FROM "Issue" WHERE id = ANY(${ids}::uuid[])`);
+}

@@ -1,10 +1,11 @@
-// Exploitation signals (CISA KEV, FIRST EPSS) by CVE. Sources write them to CveEnrichment.
+// Exploitation signals (CISA KEV, FIRST EPSS) by CVE. Sources write them to CveEnrichment
+// (store.ts, storeEnrichment).
 // - KEV is a judgement input: every ingest gives a record the KEV date stored for its CVE before
 //   classifying it (withKev), and the classifier alone decides exploitMaturity and the
 //   known-exploited severity floor from it. A KEV change therefore answers the issues of its CVEs
-//   (store.ts, storeEnrichment's `rejudge`) for the caller to classify again through reclassify({ ids }).
-// - EPSS is a plain copy: applyEnrichment (store.ts) copies it onto the issues of that CVE, by sources and by
-//   every ingest, so an issue created after the signal arrived has it too.
+//   (storeEnrichment's `rejudge`) for the caller to classify again through reclassify({ ids }).
+// - EPSS is a plain copy: applyEnrichment (store.ts) copies it onto the issues of that CVE, by
+//   sources and by every ingest, so an issue created after the signal arrived has it too.
 // Only rows that differ are written: a re-run over the same data changes nothing, and a new EPSS
 // score is an update of the issue, never a new one.
 import type { Item } from '../ingest/item.js';
