@@ -1,8 +1,10 @@
 // What every change to stored issues shares (an ingest in store.ts, an enrichment in
-// sources/enrichment.ts): one lock, a modifiedAt that only grows, and the change events.
+// sources/store.ts, a reclassification): one lock, a modifiedAt that only grows, and the change
+// events with their relay. The lock and the event rows go inside the caller's bulk transaction
+// (db/bulk.ts); the relay's claim and the reclassifier's pages are Prisma's, off the ingest's path.
 import { randomUUID } from 'node:crypto';
 import type { BulkClient } from '../db/bulk.js';
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 
 /** One lock for every ingest: batches serialise, so concurrent ingests of the same records never race. */
 const ingestLockKey = 0x5ec1e57n;
@@ -38,4 +40,52 @@ export async function recordChangeEvents(tx: BulkClient, byKind: Record<'issues_
   for (const [kind, issueIds] of Object.entries(byKind) as [keyof typeof byKind, string[]][]) {
     if (issueIds.length > 0) await recordEvent(tx, kind, issueIds);
   }
+}
+
+/** Events per relay transaction. */
+export const relayBatchSize = 100;
+
+/**
+ * Publishes up to relayBatchSize new_issues events nobody has published yet, oldest first, and
+ * marks them in the same transaction; answers how many. A publish that fails throws here and rolls
+ * the marks back: the next run tries again.
+ */
+export function relayNewIssueEvents(prisma: PrismaClient, publish: (event: { eventId: string; issueIds: string[] }) => Promise<void>): Promise<number> {
+  return prisma.$transaction(async (tx) => {
+    // SKIP LOCKED: several instances relaying at once each take different rows.
+    const rows = await tx.$queryRaw<{ id: string; issueIds: string[] }[]>`
+      SELECT id::text AS id, "issueIds" FROM "IssueEvent"
+      WHERE "relayedAt" IS NULL AND "kind" = 'new_issues' ORDER BY "createdAt", id LIMIT ${Prisma.raw(String(relayBatchSize))} FOR UPDATE SKIP LOCKED`;
+    for (const row of rows) await publish({ eventId: row.id, issueIds: row.issueIds });
+    if (rows.length) {
+      await tx.issueEvent.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { relayedAt: new Date() } });
+    }
+    return rows.length;
+  });
+}
+
+/** The issues to classify again: these ids, or those another classifier version or model judged. */
+export type StaleIssues = { ids: string[] } | { promptVersion: string; model: string };
+
+const staleWhere = (stale: StaleIssues): Prisma.IssueWhereInput =>
+  'ids' in stale ? { id: { in: stale.ids } } : { OR: [{ classifierPromptVersion: { not: stale.promptVersion } }, { classifierModel: { not: stale.model } }] };
+
+export function countStaleIssues(prisma: PrismaClient, stale: StaleIssues): Promise<number> {
+  return prisma.issue.count({ where: staleWhere(stale) });
+}
+
+/** One keyset page of stale issues by id, after `after`, with the records they were built from. */
+export function staleIssuePage(prisma: PrismaClient, stale: StaleIssues, after: string | undefined, take: number) {
+  const where = staleWhere(stale);
+  return prisma.issue.findMany({
+    where: after ? { AND: [where, { id: { gt: after } }] } : where,
+    select: { id: true, relevant: true, processed: true, withdrawn: true, source: true },
+    orderBy: { id: 'asc' },
+    take,
+  });
+}
+
+/** What decides whether these issues are served, as stored now. */
+export function servedStates(prisma: PrismaClient, ids: string[]) {
+  return prisma.issue.findMany({ where: { id: { in: ids } }, select: { id: true, relevant: true, processed: true, withdrawn: true } });
 }

@@ -9,7 +9,8 @@ import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js'
 import type { Logger } from '../log.js';
 import type { IssuePubSub } from '../pubsub.js';
 import { aiSummaries } from '../registry/profiles.js';
-import { kevDates, withKev } from '../sources/enrichment.js';
+import { withKev } from '../sources/enrichment.js';
+import { kevDates } from '../sources/store.js';
 import { extractFacts, type Classifier } from './classifier/index.js';
 import { RuleClassifier } from './classifier/rules.js';
 import { parseBatch, type ParsedBatch, type Rejection } from './parse.js';

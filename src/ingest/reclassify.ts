@@ -3,8 +3,8 @@
 // event row), so an issue that becomes served is published once as new, exactly as ingest would,
 // and one that stops being relevant stops being served. Idempotent: a second run finds nothing
 // stale. Rows are read in keyset pages by id, so memory stays flat at any size.
-import type { Prisma } from '../generated/prisma/client.js';
 import { isServed } from '../issues/served.js';
+import { countStaleIssues, servedStates, staleIssuePage, type StaleIssues } from './changes.js';
 import type { Classifier } from './classifier/index.js';
 import { defaultClassifier, ingest, type IngestDeps } from './ingest.js';
 import { relayPending } from './relay.js';
@@ -40,29 +40,22 @@ export interface ReclassifyOptions {
 export async function reclassify(deps: IngestDeps, options: ReclassifyOptions = {}): Promise<ReclassifyResult> {
   const classifier = options.classifier ?? defaultClassifier();
   const batchSize = options.batchSize ?? 500;
-  const stale: Prisma.IssueWhereInput = options.ids
-    ? { id: { in: options.ids } }
-    : { OR: [{ classifierPromptVersion: { not: classifier.promptVersion } }, { classifierModel: { not: classifier.model } }] };
-  const total = await deps.prisma.issue.count({ where: stale });
+  const stale: StaleIssues = options.ids ? { ids: options.ids } : { promptVersion: classifier.promptVersion, model: classifier.model };
+  const total = await countStaleIssues(deps.prisma, stale);
   const result: ReclassifyResult = { version: classifier.promptVersion, examined: 0, updated: 0, newlyServed: 0, unserved: 0, failed: 0 };
   let after: string | undefined;
   options.onProgress?.(0, total);
   for (;;) {
     // Updated rows leave the stale set; the id cursor keeps pages from overlapping either way.
-    const rows = await deps.prisma.issue.findMany({
-      where: after ? { AND: [stale, { id: { gt: after } }] } : stale,
-      select: { id: true, relevant: true, processed: true, withdrawn: true, source: true },
-      orderBy: { id: 'asc' },
-      take: batchSize,
-    });
+    const rows = await staleIssuePage(deps.prisma, stale, after, batchSize);
     if (rows.length === 0) break;
     after = rows.at(-1)!.id;
     const records = rows.map((r) => (r.source as { record?: unknown } | null)?.record);
     const stored = await ingest(deps, records, { classifier, chunkSize: batchSize, relay: false });
-    const now = await deps.prisma.issue.findMany({
-      where: { id: { in: rows.map((r) => r.id) } },
-      select: { id: true, relevant: true, processed: true, withdrawn: true },
-    });
+    const now = await servedStates(
+      deps.prisma,
+      rows.map((r) => r.id),
+    );
     const before = new Map(rows.map((r) => [r.id, isServed(r)]));
     for (const row of now) {
       if (isServed(row) && !before.get(row.id)) result.newlyServed++;

@@ -4,24 +4,14 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
 import type { IssuePubSub } from '../pubsub.js';
+import { relayBatchSize, relayNewIssueEvents } from './changes.js';
 
 export async function relayEvents(prisma: PrismaClient, pubsub: IssuePubSub, log?: Logger): Promise<number> {
   let relayed = 0;
   for (;;) {
-    const batch = await prisma.$transaction(async (tx) => {
-      // SKIP LOCKED: several instances relaying at once each take different rows.
-      const rows = await tx.$queryRaw<{ id: string; issueIds: string[] }[]>`
-        SELECT id::text AS id, "issueIds" FROM "IssueEvent"
-        WHERE "relayedAt" IS NULL AND "kind" = 'new_issues' ORDER BY "createdAt", id LIMIT 100 FOR UPDATE SKIP LOCKED`;
-      // A publish that fails throws here and rolls the marks back: the next run tries again.
-      for (const row of rows) await pubsub.publishNewIssues({ eventId: row.id, issueIds: row.issueIds });
-      if (rows.length) {
-        await tx.issueEvent.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { relayedAt: new Date() } });
-      }
-      return rows.length;
-    });
+    const batch = await relayNewIssueEvents(prisma, (event) => pubsub.publishNewIssues(event));
     relayed += batch;
-    if (batch < 100) break;
+    if (batch < relayBatchSize) break;
   }
   if (relayed) log?.info('issue events relayed', { relayed });
   return relayed;

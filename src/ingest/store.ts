@@ -7,7 +7,7 @@ import { bumpDataVersion } from '../db/data-version.js';
 import { utcDay } from '../dates.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { isServed, servedColumnsSql, servedIssueSql } from '../issues/served.js';
-import { applyEnrichment } from '../sources/enrichment.js';
+import { applyEnrichment } from '../sources/store.js';
 import { lockForChanges, recordChangeEvents, recordEvent } from './changes.js';
 import type { SourceRecord } from './item.js';
 import { sourceTextOf, withMember, type IssueRow } from './row.js';

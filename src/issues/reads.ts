@@ -253,3 +253,21 @@ export async function hasIssues(read: DriverRead): Promise<boolean> {
   const rows = await read(Prisma.sql`SELECT 1 FROM "Issue" LIMIT 1`);
   return rows.length > 0;
 }
+
+/** Of these CVEs, those a stored advisory (an issue built from an OSV record) names. */
+export async function readCvesWithAdvisories(read: DriverRead, cves: string[]): Promise<Set<string>> {
+  if (cves.length === 0) return new Set();
+  const rows = await read<{ id: string }>(Prisma.sql`
+    SELECT DISTINCT x.id FROM "Issue" AS i, unnest(i.identifiers) AS x(id)
+    WHERE i.identifiers && ${cves}::text[] AND i.source->>'format' = 'osv' AND x.id = ANY(${cves}::text[])`);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** These issues, served or not, with what decides whether they are (the CLI's report after an ingest). */
+export function readIssueStates(
+  read: DriverRead,
+  ids: string[],
+): Promise<{ id: string; title: string; relevant: boolean; processed: boolean; withdrawn: boolean; classification: unknown }[]> {
+  return read(Prisma.sql`
+    SELECT id::text AS id, title, relevant, processed, withdrawn, classification FROM "Issue" WHERE id = ANY(${ids}::uuid[])`);
+}

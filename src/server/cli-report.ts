@@ -1,8 +1,10 @@
 // What the CLI's commands print about their work: counts in words a person reads ("1 issue"), and
 // after an ingest, whether each issue is served and, when it is not, why.
+import { prismaRead } from '../db/driver-read.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Provenance } from '../ingest/classifier/relevance.js';
 import type { IngestResult } from '../ingest/ingest.js';
+import { readIssueStates } from '../issues/reads.js';
 import { isServed } from '../issues/served.js';
 
 /** `1 issue`, `2 issues`. */
@@ -52,10 +54,7 @@ function whyNotServed(issue: IssueState): string {
 export async function servedReport(prisma: PrismaClient, ids: readonly string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  const issues = await prisma.issue.findMany({
-    where: { id: { in: unique } },
-    select: { id: true, title: true, relevant: true, processed: true, withdrawn: true, classification: true },
-  });
+  const issues: IssueState[] = await readIssueStates(prismaRead(prisma), unique);
   const served = issues.filter((i) => isServed(i));
   const lines = [`served: ${served.length} of ${plural(issues.length, 'issue')} (how items are judged: docs/curation.md)`];
   if (issues.length > LISTED_ISSUES) return lines;

@@ -6,8 +6,10 @@
 // that CVE arriving later takes the same issue over in place (an OSV advisory ranks above a native
 // item), and a KEV entry whose CVE an advisory already covers only enriches that issue.
 import { createHash } from 'node:crypto';
+import { prismaRead } from '../db/driver-read.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { parseEntry } from '../ingest/parse.js';
+import { readCvesWithAdvisories } from '../issues/reads.js';
 import type { SourceRecordEntry } from './records.js';
 import type { KevEntry } from './signals.js';
 
@@ -41,15 +43,7 @@ export function kevItem(entry: KevEntry): Record<string, unknown> {
 /** The entries whose CVE no stored advisory (an issue built from an OSV record) covers, as source records. */
 export async function uncoveredKevRecords(prisma: PrismaClient, entries: KevEntry[]): Promise<SourceRecordEntry[]> {
   const cves = [...new Set(entries.map((e) => e.cveID))];
-  const covered = new Set(
-    cves.length === 0
-      ? []
-      : (
-          await prisma.$queryRaw<{ id: string }[]>`
-            SELECT DISTINCT x.id FROM "Issue" AS i, unnest(i.identifiers) AS x(id)
-            WHERE i.identifiers && ${cves}::text[] AND i.source->>'format' = 'osv' AND x.id = ANY(${cves}::text[])`
-        ).map((r) => r.id),
-  );
+  const covered = await readCvesWithAdvisories(prismaRead(prisma), cves);
   return entries
     .filter((e) => !covered.has(e.cveID))
     .map((entry) => {

@@ -8,6 +8,7 @@ import { defaultClassifier, ingestParsed, type IngestDeps, type IngestResult } f
 import { batchOf, type ParsedEntry } from '../ingest/parse.js';
 import { SourceError } from './fetch.js';
 import { checkRecordSize, maxRecordBytes, RecordTooLarge } from './record-size.js';
+import { analyseIssues, issueRowsEstimate, knownFingerprints, rememberFingerprints } from './store.js';
 
 export interface SyncCounts {
   received: number;
@@ -59,21 +60,6 @@ export interface RecordSyncOptions {
   separateConnections?: boolean;
 }
 
-export async function knownFingerprints(prisma: PrismaClient, source: string): Promise<Map<string, string>> {
-  const rows = await prisma.sourceEntry.findMany({ where: { source }, select: { key: true, fingerprint: true } });
-  return new Map(rows.map((r) => [r.key, r.fingerprint]));
-}
-
-async function rememberFingerprints(prisma: PrismaClient, source: string, entries: { key: string; fingerprint: string }[]): Promise<void> {
-  if (entries.length === 0) return;
-  // A zip may name one entry twice: the last one stands.
-  const unique = [...new Map(entries.map((e) => [e.key, e])).values()];
-  await prisma.$executeRaw`
-    INSERT INTO "SourceEntry" ("source", "key", "fingerprint")
-    SELECT ${source}, x."key", x."fingerprint" FROM jsonb_to_recordset(${JSON.stringify(unique)}::jsonb) AS x("key" text, "fingerprint" text)
-    ON CONFLICT ("source", "key") DO UPDATE SET "fingerprint" = excluded."fingerprint"`;
-}
-
 /**
  * Keeps the planner's statistics of Issue current while a sync grows it. A first sync multiplies
  * the table many times over before autovacuum's next ANALYZE (later still on a busy machine), and
@@ -85,15 +71,11 @@ async function rememberFingerprints(prisma: PrismaClient, source: string, entrie
  * (0.6 s each at 20,000 rows, awaited between chunks); autovacuum analyses the rest in its time.
  */
 async function plannerStatistics(prisma: PrismaClient, beside: boolean): Promise<{ grew: (created: number) => Promise<void>; settled: () => Promise<void> }> {
-  const rowsNow = async () => {
-    const [row] = await prisma.$queryRaw<{ rows: number }[]>`SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = '"Issue"'::regclass`;
-    return row?.rows ?? 0;
-  };
-  let analysed = await rowsNow();
+  let analysed = await issueRowsEstimate(prisma);
   let added = 0;
   const analyse = async () => {
-    await prisma.$executeRaw`ANALYZE "Issue" (id, identifiers, "packageNames", "naturalKey", relevant, processed, withdrawn, "modifiedAt", "publishedAt", "cveId")`;
-    analysed = await rowsNow();
+    await analyseIssues(prisma);
+    analysed = await issueRowsEstimate(prisma);
   };
   // Beside the stores (PostgreSQL, on a connection of its own): awaited, an ANALYZE held up the
   // next chunk's store, 0.4 s at 30,000 rows and more as the table grows; the chunk after it is

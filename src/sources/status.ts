@@ -2,6 +2,7 @@
 // sources in order, each with its state row (null fields until its first sync).
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { SourceDefinition } from './definition.js';
+import { sourceStates } from './store.js';
 
 export interface SourceStatus {
   name: string;
@@ -17,7 +18,10 @@ export interface SourceStatus {
 
 export async function sourceStatuses(prisma: PrismaClient, sources: SourceDefinition[]): Promise<SourceStatus[]> {
   if (sources.length === 0) return [];
-  const rows = await prisma.sourceState.findMany({ where: { name: { in: sources.map((s) => s.name) } } });
+  const rows = await sourceStates(
+    prisma,
+    sources.map((s) => s.name),
+  );
   const byName = new Map(rows.map((r) => [r.name, r]));
   return sources.map((s) => {
     const row = byName.get(s.name);

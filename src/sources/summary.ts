@@ -5,6 +5,7 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../log.js';
 import type { SourceDefinition } from './definition.js';
+import { latestDelivery } from './store.js';
 import type { SyncOutcome } from './sync.js';
 
 export interface FeedAtStart {
@@ -22,7 +23,7 @@ export async function logFeedAtStart(prisma: PrismaClient, log: Logger, { source
     return;
   }
   log.info('sources configured', { from, sources: sources.map((s) => s.name) });
-  const delivered = await prisma.sourceState.findFirst({ where: { lastNewDataAt: { not: null } }, orderBy: { lastNewDataAt: 'desc' } });
+  const delivered = await latestDelivery(prisma);
   if (delivered)
     log.info('the feed holds what the sources delivered; they sync again now', { lastNewDataAt: delivered.lastNewDataAt, latestSource: delivered.name });
   else log.info(`no source has delivered yet: until one does, the feed is ${sample}`, { ...(sampleDate ? { sampleDate } : {}) });

@@ -10,7 +10,7 @@ import { staleDormantKeys } from '../ingest/dormant.js';
 import { defaultClassifier } from '../ingest/ingest.js';
 import { reclassify } from '../ingest/reclassify.js';
 import type { SourceDefinition } from './definition.js';
-import { storeEnrichment, type EnrichmentRow } from './enrichment.js';
+import type { EnrichmentRow } from './enrichment.js';
 import { readFeed } from './feed.js';
 import { uncoveredKevRecords } from './kev-issues.js';
 import { fetchSource, SourceError, type Validators } from './fetch.js';
@@ -19,6 +19,7 @@ import { listOsvDir } from './osv-dir.js';
 import { changedSince, indexEntries, newestIn, readIndex } from './osv-index.js';
 import { openOsvZip } from './osv-zip.js';
 import { maxRecordBytes } from './record-size.js';
+import { recordFailure, recordSuccess, startAttempt, storeEnrichment } from './store.js';
 import { emptyCounts, syncRecords, type SourceRecordEntry, type SyncCounts } from './records.js';
 import { readEpss, readKev } from './signals.js';
 
@@ -146,11 +147,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
   const seconds = () => (performance.now() - started) / 1000;
   const outcome = await withSourceLease(deps.db, deps.log, source.name, async (): Promise<SyncOutcome> => {
     const { prisma, log } = deps;
-    const state = await prisma.sourceState.upsert({
-      where: { name: source.name },
-      create: { name: source.name, kind: source.kind, location: source.location, lastAttemptAt: new Date() },
-      update: { kind: source.kind, location: source.location, lastAttemptAt: new Date() },
-    });
+    const state = await startAttempt(prisma, source);
     const cursor = state.cursor as Cursor;
     // A source that now names another file starts over.
     const validators = cursor.kind === source.kind && cursor.location === source.location ? (cursor.validators ?? {}) : {};
@@ -193,16 +190,10 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
         }
       }
       const nextCursor: Cursor = { kind: source.kind, location: source.location, validators: next, ...(since ? { since } : {}) };
-      await prisma.sourceState.update({
-        where: { name: source.name },
-        data: {
-          lastSuccessAt: new Date(),
-          lastError: null,
-          lastErrorAt: null,
-          cursor: nextCursor as Prisma.InputJsonValue,
-          ...(changed ? { counts: counts as unknown as Prisma.InputJsonValue } : {}),
-          ...(counts.created + counts.updated > 0 ? { lastNewDataAt: new Date() } : {}),
-        },
+      await recordSuccess(prisma, source.name, {
+        cursor: nextCursor as Prisma.InputJsonValue,
+        ...(changed ? { counts: counts as unknown as Prisma.InputJsonValue } : {}),
+        newData: counts.created + counts.updated > 0,
       });
       const status = changed ? 'synced' : 'unchanged';
       log.info('source synced', { source: source.name, kind: source.kind, status, ...counts, seconds: Number(seconds().toFixed(2)) });
@@ -212,9 +203,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
       const message = err instanceof SourceError ? err.message : interrupted ? 'sync interrupted' : 'unexpected error';
       if (!(err instanceof SourceError) && !interrupted) log.error('source sync failed unexpectedly', { source: source.name, err });
       log[options.repeatedFailure?.(message) ? 'debug' : 'error']('source sync failed', { source: source.name, kind: source.kind, error: message });
-      await prisma.sourceState
-        .update({ where: { name: source.name }, data: { lastError: message, lastErrorAt: new Date() } })
-        .catch((stateErr) => log.error('source state not written', { source: source.name, err: stateErr }));
+      await recordFailure(prisma, source.name, message).catch((stateErr) => log.error('source state not written', { source: source.name, err: stateErr }));
       return { source: source.name, status: 'failed', counts: emptyCounts(), error: message, seconds: seconds() };
     } finally {
       await cleanup();

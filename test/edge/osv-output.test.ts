@@ -6,7 +6,7 @@ import { unzipSync } from 'fflate';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFeed } from '@rowanmanning/feed-parser';
-import { storeEnrichment } from '../../src/sources/enrichment.js';
+import { storeEnrichment } from '../../src/sources/store.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { makeIssue } from '../helpers/issues.js';
 import { adminHeaders, adminKey, ingestMutation, loadAdvisories, loadItems } from '../helpers/samples.js';
