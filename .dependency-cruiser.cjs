@@ -1,6 +1,6 @@
 // The import rules of src/ (README, "Architecture"): no cycles, and no import from a lower layer
-// back up. Checked by test/architecture.test.ts and `npm run check:imports`.
-const base = '^src/((config|log|errors|dates|params|redis|idle-collection|data-license)\\.ts$|db/|generated/|sources/definition\\.ts$)';
+// back up. Checked by test/server/architecture.test.ts and `npm run check:imports`.
+const base = '^src/((config|log|errors|dates|params|redis|idle-collection|data-license|install-cache)\\.ts$|db/|generated/|sources/definition\\.ts$)';
 const graphql = '^src/(schema/|context\\.ts$)';
 const edgeRoutes = '^src/(rest|paging)/|^src/[^/]+/route\\.ts$';
 const edge = `^src/http/|${edgeRoutes}`;
@@ -11,7 +11,7 @@ const uphill = (name, comment, from, to) => ({ name, comment, severity: 'error',
 module.exports = {
   forbidden: [
     { name: 'no-circular', comment: 'Modules that import each other, directly or around a loop.', severity: 'error', from: {}, to: { circular: true } },
-    uphill('base-up', 'The base (config, log, errors, dates, params, db, generated) imports only the base.', { path: base }, `^src/(?!${base.slice(5)})`),
+    uphill('base-up', 'The base (config, log, errors, dates, params, install-cache, db, generated) imports only the base.', { path: base }, `^src/(?!${base.slice(5)})`),
     uphill('domain-up', 'Domain modules know nothing of GraphQL, HTTP or composition.', { path: '^src/', pathNot: [base, graphql, edge, composition] }, `${graphql}|${edge}|${composition}`),
     uphill('graphql-up', 'The schema and its context know nothing of HTTP routes or composition.', { path: graphql }, `${edge}|${composition}`),
     uphill('edge-up', 'The edge does not import composition.', { path: edge }, composition),

@@ -7,14 +7,11 @@
 // The tarball is unpacked onto disk before PGlite starts, so PGlite opens it as it opens any
 // existing cluster: handing it the tarball instead (loadDataDir) unpacked it inside the Wasm
 // filesystem and cost about 100 MB more peak memory (bench/README.md, start-up).
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { extract } from 'tar';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
+import { installCacheDir, sourceTreeHash } from '../install-cache.js';
 
 /** Where a set of cluster templates lives. */
 export interface ClusterTemplates {
@@ -25,7 +22,7 @@ export interface ClusterTemplates {
 }
 
 /** The set `npm install` makes. */
-export const installedTemplates = templatesIn(join(root, 'node_modules/.cache/secwire'));
+export const installedTemplates = templatesIn(installCacheDir);
 
 export function templatesIn(dir: string): ClusterTemplates {
   return {
@@ -47,19 +44,12 @@ export interface SeededTemplate {
  * A hash of everything a seed's outcome depends on: the code (src/, the classifier and the ingest
  * path with it), the data (data/, the sample and what the classifier reads) and the schema with its
  * migrations (prisma/). Broader than the classifier's version on purpose: a change to how a record
- * becomes a row must not be hidden by a stale template. About 60 ms, paid on a fresh directory only.
+ * becomes a row must not be hidden by a stale template. Paid on a fresh directory only.
  */
 export async function seedInputsKey(): Promise<string> {
-  const hash = createHash('sha256');
-  for (const dir of ['src', 'data', 'prisma']) {
-    const files = (await readdir(join(root, dir), { recursive: true, withFileTypes: true }))
-      .filter((e) => e.isFile())
-      .map((e) => join(e.parentPath, e.name).slice(root.length))
-      .sort();
-    const contents = await Promise.all(files.map((file) => readFile(join(root, file))));
-    files.forEach((file, i) => hash.update(`${file}\0${contents[i]!.length}\0`).update(contents[i]!));
-  }
-  return hash.digest('hex');
+  const key = sourceTreeHash(['src', 'data', 'prisma']);
+  if (!key) throw new Error('no sources to key the seed by');
+  return key;
 }
 
 /** The seeded template when its key matches this process's code and data. */

@@ -5,26 +5,10 @@
 // classifier's version and data (relevance.ts) and every file of src/ingest, so a changed feature
 // or rule never meets a stale model. Training is deterministic, so a kept model equals a fresh one.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { installCacheDir as cacheDir, sourceTreeHash } from '../../install-cache.js';
 import type { TrainedItems } from './items.js';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-/** The sources, read from src/ whether this runs from src/ or from a build beside it (dist.*). */
-const sources = join(root, 'src', 'ingest');
-/** Beside the embedded database's install-time templates (db/pglite-template.ts). */
-const cacheDir = join(root, 'node_modules', '.cache', 'secwire');
-
-function sourceHash(): string | undefined {
-  if (!existsSync(sources)) return undefined;
-  const hash = createHash('sha256');
-  const files = readdirSync(sources, { recursive: true, encoding: 'utf8' })
-    .filter((f) => statSync(join(sources, f)).isFile())
-    .sort();
-  for (const f of files) hash.update(`\0${f}\0`).update(readFileSync(join(sources, f)));
-  return hash.digest('hex');
-}
 
 interface Stored {
   model: [string, number][];
@@ -34,7 +18,7 @@ interface Stored {
 
 /** The trained model for `version` (the classifier's version and data hash), trained by `train` only when none is kept. */
 export function cachedItems(version: string, train: () => TrainedItems): TrainedItems {
-  const sources = sourceHash();
+  const sources = sourceTreeHash(['src/ingest']);
   if (!sources) return train();
   const key = createHash('sha256').update(version).update(sources).digest('hex').slice(0, 16);
   const file = join(cacheDir, `items-${key}.json`);
