@@ -24,6 +24,7 @@ const benchmarks: Record<string, string> = {
   'hanging-postgres':
     '/health, /ready and ordinary reads (one at a time and 50 at once) while PostgreSQL hangs (a TCP proxy that stops forwarding), and /ready once it forwards again',
   'stack-loop': "one key reading its 1,000-component stack's VEX as fast as its budget allows: others' p50/p99 beside it and alone, RSS (--db pglite|postgres)",
+  soak: 'minutes of an open-loop mixed load (reads, GraphQL, scans, exports, webhooks, a trickle of ingests) at --rate req/s: per minute served rate, p50/p99, 5xx, RSS; deliveries each once (--db postgres|pglite)',
   'rest-layers': 'CPU per request of each layer under a REST read, no database: node:http, Yoga, sofa-api router inside Yoga (issue 29)',
   'sync-readers': 'a reader during a sync of an OSV zip of large entries ([entries] [MB] [pglite|postgres]): p50/p99 against no sync, of this checkout',
 };

@@ -2,13 +2,14 @@
 // that forwards nothing never fails on its own, and while the pool's connections are held by such
 // statements every other request waits for the pool's connection time-out before its 503. So every
 // statement and connection the pool hands out (Prisma's, the driver reads', the bulk writes') is
-// watched: once it has waited `suspectAfterMs`, the database is asked `SELECT 1` on a connection
-// of its own, outside the busy pool; if that does not answer within `answerWithinMs` either, the
+// watched: once it has waited `suspectAfterMs`, and unless another statement has just been
+// answered, the database is asked `SELECT 1` on a connection of its own, outside the busy pool; if that does not answer within `answerWithinMs` either, the
 // wait ends with a socket time-out, which every request path answers as 503 with Retry-After
 // (db/unavailable.ts), within about a second, as GET /ready does. A database that answers the
 // probe (only busy, or a statement waiting on a lock) is waited for as before, and asked again
 // after each further `suspectAfterMs`. Once a probe went unanswered, new statements are refused at
 // once until one answers. A connection given up on is not handed out again.
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { withinDeadline } from './deadline.js';
 
@@ -21,7 +22,11 @@ export interface LivenessTimes {
 
 export const livenessTimes: LivenessTimes = { suspectAfterMs: 600, answerWithinMs: 300 };
 
-/** A probe that answered this recently is still the answer (concurrent waits share it). */
+/**
+ * A probe or a statement that answered this recently is still the answer (concurrent waits share
+ * it): a database that keeps answering statements is alive, however long its queue, so under load
+ * no probe goes out at all, and a busy machine's slow `SELECT 1` cannot pass for a hang.
+ */
 const freshMs = 100;
 /** How long an unanswered probe refuses new statements at once (then one waits for a probe again). */
 const knownDownMs = 1_000;
@@ -38,6 +43,8 @@ const passesThrough = (args: unknown[]) => typeof args.at(-1) === 'function' || 
 
 export class DatabaseLiveness {
   private probeClient: pg.Client | undefined;
+  /** The probe connection's socket, made here (the driver's public `stream` option) so it can be destroyed at once. */
+  private probeSocket: Socket | undefined;
   private probe: { started: number; answer: Promise<boolean> } | undefined;
   private answeredAt = 0;
   private failedAt = Number.NEGATIVE_INFINITY;
@@ -95,27 +102,33 @@ export class DatabaseLiveness {
   private async ask(): Promise<void> {
     if (this.closed) throw notAnswering();
     if (!this.probeClient) {
-      const client = new pg.Client({ ...this.connection, statement_timeout: undefined });
+      const socket = new Socket();
+      const client = new pg.Client({ ...this.connection, statement_timeout: undefined, stream: () => socket });
       client.on('error', () => this.probeClient === client && this.dropProbe());
       this.probeClient = client;
+      this.probeSocket = socket;
       await client.connect();
     }
     await this.probeClient.query('SELECT 1');
   }
 
   private dropProbe() {
-    const client = this.probeClient;
+    const socket = this.probeSocket;
     this.probeClient = undefined;
+    this.probeSocket = undefined;
     this.probe = undefined;
-    // end() waits for the server, which may be what hangs; the socket goes now.
-    (client as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream?.destroy();
+    // end() waits for the server, which may be what hangs (it only half-closes a connection still
+    // starting up); the socket goes now.
+    socket?.destroy();
   }
 
   /**
    * `work`'s outcome, or notAnswering() once it has waited and the database does not answer a probe.
    * `abandoned` receives what work resolves to after it was given up on (a connection to give back).
+   * `statement`: work is a statement, whose answer shows the database answers (a connection handed
+   * out from the pool's idle ones shows nothing).
    */
-  guard<T>(work: Promise<T>, abandoned?: (value: T) => void): Promise<T> {
+  guard<T>(work: Promise<T>, abandoned?: (value: T) => void, statement = false): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const hang = new Promise<never>((_, reject) => {
@@ -133,6 +146,7 @@ export class DatabaseLiveness {
       (value) => {
         settled = true;
         clearTimeout(timer);
+        if (statement) this.answeredAt = performance.now();
         return value;
       },
       (err: unknown) => {
@@ -153,7 +167,7 @@ export class DatabaseLiveness {
     const broken = new WeakSet<pg.PoolClient>();
     pool.query = ((...args: unknown[]) => {
       if (passesThrough(args)) return query(...args);
-      return this.refusesNow() ? Promise.reject(notAnswering()) : this.guard(query(...args) as Promise<unknown>);
+      return this.refusesNow() ? Promise.reject(notAnswering()) : this.guard(query(...args) as Promise<unknown>, undefined, true);
     }) as typeof pool.query;
     pool.connect = ((...args: unknown[]) => {
       if (typeof args[0] === 'function') return connect(...args);
@@ -164,7 +178,7 @@ export class DatabaseLiveness {
           const clientQuery = client.query.bind(client) as (...a: unknown[]) => unknown;
           client.query = ((...a: unknown[]) => {
             if (passesThrough(a)) return clientQuery(...a);
-            const answer = this.refusesNow() ? Promise.reject(notAnswering()) : this.guard(clientQuery(...a) as Promise<unknown>);
+            const answer = this.refusesNow() ? Promise.reject(notAnswering()) : this.guard(clientQuery(...a) as Promise<unknown>, undefined, true);
             return answer.catch((err: unknown) => {
               if ((err as { code?: unknown }).code === 'ETIMEDOUT') broken.add(client);
               throw err;
@@ -183,6 +197,7 @@ export class DatabaseLiveness {
     this.closed = true;
     const client = this.probeClient;
     this.probeClient = undefined;
+    this.probeSocket = undefined;
     void client?.end().catch(() => undefined);
   }
 }

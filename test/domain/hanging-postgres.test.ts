@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/client.js';
+import { DatabaseLiveness } from '../../src/db/liveness.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/database.js';
 import { hangDatabase } from '../helpers/hang.js';
@@ -84,5 +85,25 @@ describe.skipIf(!testDatabaseUrl)('a PostgreSQL that hangs', () => {
     await admin.end();
     await release();
     expect((await answer).status).toBe(200);
+  });
+
+  it('gives up a probe connection that stays silent, even one that never finished starting up, for a new one', async () => {
+    // A proxy stalled from the start: the probe's connection opens but its start-up is never answered.
+    const target = new URL(db.url!);
+    const silent = await createTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    silent.stall();
+    const viaSilent = new URL(db.url!);
+    viaSilent.port = String(silent.port);
+    const liveness = new DatabaseLiveness({ connectionString: viaSilent.toString() }, { suspectAfterMs: 50, answerWithinMs: 50 });
+    try {
+      expect(await liveness.answers()).toBe(false);
+      expect(silent.accepted()).toBe(1);
+      // Asked again once the probe has been silent past its limit, the watch drops that connection
+      // (its socket destroyed) and the next probe opens another.
+      await eventually(async () => (await liveness.answers(), silent.accepted() >= 2), 20_000, 250);
+    } finally {
+      liveness.close();
+      await silent.close();
+    }
   });
 });

@@ -10,6 +10,8 @@ export interface TcpProxy {
   cut(): void;
   stall(): void;
   restore(): void;
+  /** Client connections accepted so far. */
+  accepted(): number;
   close(): Promise<void>;
 }
 
@@ -17,6 +19,7 @@ export async function createTcpProxy(target: { host: string; port: number }, opt
   let state: 'open' | 'cut' | 'stalled' = options.cut ? 'cut' : 'open';
   const open = new Set<Socket>();
   const pairs = new Set<[Socket, Socket]>();
+  let accepted = 0;
   const track = (socket: Socket) => {
     open.add(socket);
     socket.on('close', () => open.delete(socket));
@@ -33,6 +36,7 @@ export async function createTcpProxy(target: { host: string; port: number }, opt
     upstream.pause();
   };
   const server = createServer((client) => {
+    accepted++;
     track(client);
     if (state === 'cut') return void client.destroy();
     const upstream = connect(target.port, target.host);
@@ -59,6 +63,7 @@ export async function createTcpProxy(target: { host: string; port: number }, opt
       if (state === 'stalled') for (const pair of pairs) forward(pair);
       state = 'open';
     },
+    accepted: () => accepted,
     async close() {
       for (const socket of open) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
