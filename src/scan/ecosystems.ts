@@ -22,36 +22,9 @@ const goScheme: VersionScheme<semver.SemVer> = {
   compare: (a, b) => semver.compare(a, b),
 };
 
-/**
- * The answers of `answer` by key, kept until `size` of them are (then forgotten all at once, so the
- * memory stays bounded whatever the versions asked about).
- */
-function remembered<T>(size: number, answer: (key: string) => T): (key: string) => T {
-  const answers = new Map<string, T>();
-  return (key) => {
-    let known = answers.get(key);
-    if (known === undefined && !answers.has(key)) {
-      if (answers.size >= size) answers.clear();
-      known = answer(key);
-      answers.set(key, known);
-    }
-    return known as T;
-  };
-}
-
-// pep440's valid() and compare() run its version regular expression on each string every call, and
-// a scan asks about the same few hundred range boundaries and stack versions again and again (a
-// version list is sorted and binary-searched per range), so the answers are kept.
-const pep440Valid = remembered(10_000, (v) => pep440.valid(v) !== null);
-// A valid PEP 440 version holds no space, so the pair's key is unambiguous.
-const pep440Order = remembered(50_000, (pair) => {
-  const at = pair.indexOf(' ');
-  return pep440.compare(pair.slice(0, at), pair.slice(at + 1));
-});
-
 const pep440Scheme: VersionScheme<string> = {
-  parse: (v) => (pep440Valid(v) ? v : undefined),
-  compare: (a, b) => (a === b ? 0 : pep440Order(`${a} ${b}`)),
+  parse: (v) => (pep440.valid(v) ? v : undefined),
+  compare: (a, b) => pep440.compare(a, b),
 };
 
 const mavenScheme: VersionScheme<string> = {
