@@ -12,9 +12,10 @@ import { keepCheckpointing, walStartParams } from './pglite-checkpoints.js';
 import { unpackClusterTemplate } from './pglite-template.js';
 
 // PostgreSQL's default 128 MB of shared buffers lives in the Wasm heap, which never shrinks: it was
-// most of the embedded server's memory. 32 MB holds the sample many times over (bench/README.md,
-// start-up section, has the figures).
-const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB', ...walStartParams];
+// most of the embedded server's memory, and a first sync fills whatever is given, for the process's
+// life. 16 MB holds the sample many times over; a page outside them is read from the OS's page cache
+// (bench/README.md, first-sync and throughput, has the figures).
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', ...walStartParams];
 
 /** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
 export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {

@@ -3,9 +3,10 @@
 //   kev:  CISA's Known Exploited Vulnerabilities catalog (JSON): kevDateAdded, exploitMaturity active.
 //   epss: FIRST's EPSS scores (CSV, plain or gzip): a first line
 //         "#model_version:...,score_date:YYYY-MM-DDT00:00:00+0000", then cve,epss,percentile.
-import { readFile } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
-import { parse } from 'csv-parse';
+import { createReadStream } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { PassThrough, pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { z } from 'zod';
 import type { EnrichmentRow } from './enrichment.js';
 import { SourceError } from './fetch.js';
@@ -47,66 +48,94 @@ export async function readKev(path: string): Promise<{ rows: EnrichmentRow[]; en
 const epssHeader = /^#model_version:[^,]*,score_date:(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:?\d{2}))\s*$/;
 
 /**
- * A day's scores, held compactly (the ids, and the scores in one typed array): a real file has some
- * 300,000 rows, which as one object each (or as the CSV parser's arrays) were a hundred MB and more
- * of heap at the sync's peak. `slice` gives the rows of a range, as an array's slice would.
+ * A day's scores, read from the file in chunks as they are stored: a real file has some 300,000
+ * rows, and holding them all (as one object each, the CSV parser's arrays, or even one id string
+ * each) was the heap's peak of a first sync. The file is read twice: once whole to check it (so a
+ * malformed file changes nothing), then chunk by chunk.
  */
 export interface EpssScores {
   length: number;
-  slice(start: number, end: number): EnrichmentRow[];
+  chunks(size: number): AsyncIterable<EnrichmentRow[]>;
+}
+
+/** The file's lines, decompressed as they are read (FIRST serves it gzipped). */
+async function* fileLines(path: string, gzipped: boolean): AsyncIterable<string> {
+  const file = createReadStream(path);
+  const text = gzipped ? createGunzip() : new PassThrough();
+  text.setEncoding('utf8');
+  pipeline(file, text, () => {});
+  let rest = '';
+  try {
+    for await (const piece of text as AsyncIterable<string>) {
+      const lines = (rest + piece).split('\n');
+      rest = lines.pop()!;
+      yield* lines;
+    }
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('Z_')) throw new SourceError('bad EPSS file: corrupt gzip data');
+    throw err;
+  }
+  if (rest) yield rest;
+}
+
+/** Each score row of the file, checked, with its line number; the header lines are checked and skipped. */
+async function* scoreRows(path: string, gzipped: boolean, onScoreDate?: (date: Date) => void): AsyncIterable<{ cve: string; score: number }> {
+  let line = 0;
+  let header = false;
+  for await (const raw of fileLines(path, gzipped)) {
+    line += 1;
+    if (line === 1) {
+      const date = epssHeader.exec(raw.replace(/\r$/, ''))?.[1];
+      // "+0000" is not ISO 8601 enough for Date everywhere: give it its colon.
+      const scoreDate = date ? new Date(date.replace(/([+-]\d{2})(\d{2})$/, '$1:$2')) : undefined;
+      if (!scoreDate || Number.isNaN(scoreDate.getTime())) {
+        throw new SourceError('bad EPSS file: line 1 must be #model_version:...,score_date:YYYY-MM-DDT00:00:00+0000');
+      }
+      onScoreDate?.(scoreDate);
+      continue;
+    }
+    const fields = raw.split(',').map((f) => f.trim());
+    if (fields.length === 1 && fields[0] === '') continue;
+    if (!header) {
+      if (fields.join(',') !== 'cve,epss,percentile') throw new SourceError(`bad EPSS file: line ${line} must be the header cve,epss,percentile`);
+      header = true;
+      continue;
+    }
+    const [cve, epss] = fields;
+    const score = Number(epss);
+    if (!cveId.safeParse(cve).success || epss === undefined || epss === '' || !(score >= 0 && score <= 1)) {
+      throw new SourceError(`bad EPSS file: line ${line}: expected a CVE id and a score from 0 to 1`);
+    }
+    yield { cve: cve!, score };
+  }
+  if (line === 0) throw new SourceError('bad EPSS file: line 1 must be #model_version:...,score_date:YYYY-MM-DDT00:00:00+0000');
+  if (!header) throw new SourceError('bad EPSS file: line 2 must be the header cve,epss,percentile');
 }
 
 export async function readEpss(path: string): Promise<EpssScores> {
-  let bytes = await readFile(path);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      bytes = gunzipSync(bytes);
-    } catch {
-      throw new SourceError('bad EPSS file: corrupt gzip data');
-    }
-  }
-  const text = bytes.toString('utf8');
-  const firstBreak = text.indexOf('\n');
-  const first = text.slice(0, firstBreak < 0 ? undefined : firstBreak).replace(/\r$/, '');
-  const date = epssHeader.exec(first)?.[1];
-  // "+0000" is not ISO 8601 enough for Date everywhere: give it its colon.
-  const scoreDate = date ? new Date(date.replace(/([+-]\d{2})(\d{2})$/, '$1:$2')) : undefined;
-  if (!scoreDate || Number.isNaN(scoreDate.getTime())) {
-    throw new SourceError('bad EPSS file: line 1 must be #model_version:...,score_date:YYYY-MM-DDT00:00:00+0000');
-  }
-  const epssCheckedAt = scoreDate.toISOString();
-  const cves: string[] = [];
-  let scores = new Float64Array(1 << 16);
-  // Row by row: each parsed row is garbage at once; the whole file is checked before anything is written.
-  const rows = parse(text.slice(firstBreak + 1), { skip_empty_lines: true, trim: true });
-  let line = 1;
+  const head = Buffer.alloc(2);
+  const handle = await open(path);
   try {
-    for await (const row of rows as AsyncIterable<string[]>) {
-      line += 1;
-      if (line === 2) {
-        if (row.join(',') !== 'cve,epss,percentile') throw new SourceError('bad EPSS file: line 2 must be the header cve,epss,percentile');
-        continue;
-      }
-      const [cve, epss] = row;
-      const score = Number(epss);
-      if (!cveId.safeParse(cve).success || epss === undefined || epss === '' || !(score >= 0 && score <= 1)) {
-        throw new SourceError(`bad EPSS file: line ${line}: expected a CVE id and a score from 0 to 1`);
-      }
-      if (cves.length === scores.length) {
-        const grown = new Float64Array(scores.length * 2);
-        grown.set(scores);
-        scores = grown;
-      }
-      scores[cves.length] = score;
-      cves.push(cve!);
-    }
-  } catch (err) {
-    if (err instanceof SourceError) throw err;
-    throw new SourceError(`bad EPSS file: ${(err as Error).message.split('\n')[0]}`);
+    await handle.read(head, 0, 2, 0);
+  } finally {
+    await handle.close();
   }
-  if (line < 2) throw new SourceError('bad EPSS file: line 2 must be the header cve,epss,percentile');
+  const gzipped = head[0] === 0x1f && head[1] === 0x8b;
+  let epssCheckedAt = '';
+  let length = 0;
+  for await (const _ of scoreRows(path, gzipped, (date) => (epssCheckedAt = date.toISOString()))) length += 1;
   return {
-    length: cves.length,
-    slice: (start, end) => cves.slice(start, end).map((cve, i) => ({ cveId: cve, epssScore: scores[start + i]!, epssCheckedAt })),
+    length,
+    async *chunks(size) {
+      let chunk: EnrichmentRow[] = [];
+      for await (const { cve, score } of scoreRows(path, gzipped)) {
+        chunk.push({ cveId: cve, epssScore: score, epssCheckedAt });
+        if (chunk.length === size) {
+          yield chunk;
+          chunk = [];
+        }
+      }
+      if (chunk.length) yield chunk;
+    },
   };
 }

@@ -21,7 +21,7 @@ import { openOsvZip } from './osv-zip.js';
 import { maxRecordBytes } from './record-size.js';
 import { recordFailure, recordSuccess, startAttempt, storeEnrichment } from './store.js';
 import { emptyCounts, syncRecords, type SourceRecordEntry, type SyncCounts } from './records.js';
-import { readEpss, readKev } from './signals.js';
+import { type EpssScores, readEpss, readKev } from './signals.js';
 
 export interface SyncDeps extends IngestDeps {
   db: Database;
@@ -63,21 +63,29 @@ interface Cursor {
   since?: string;
 }
 
-/** The rows of a signal file: an array, or EPSS's compact scores (signals.ts). */
-type EnrichmentRows = Pick<EnrichmentRow[], 'length' | 'slice'>;
+/** The rows of a signal file, chunk by chunk: KEV's array, or EPSS's file read as it is stored (signals.ts). */
+type EnrichmentRows = Pick<EpssScores, 'length' | 'chunks'>;
+
+const arrayRows = (rows: EnrichmentRow[]): EnrichmentRows => ({
+  length: rows.length,
+  async *chunks(size) {
+    for (let start = 0; start < rows.length; start += size) yield rows.slice(start, start + size);
+  },
+});
 
 async function syncEnrichment(deps: SyncDeps, rows: EnrichmentRows, options: SyncOptions): Promise<SyncCounts> {
   const counts = { ...emptyCounts(), received: rows.length };
   // Rows per transaction: a chunk's rows, its JSON and the rows it returns live as long as its
   // transaction and are promoted to the old generation; at 5,000 rows each chunk's JSON was also a
   // large object, freed only by a full collection, which a signal file's sync rarely met.
-  const chunk = 1000;
-  for (let start = 0; start < rows.length; start += chunk) {
-    const stored = await storeEnrichment(deps.db.bulkTransaction, rows.slice(start, start + chunk));
+  let done = 0;
+  for await (const chunk of rows.chunks(1000)) {
+    const stored = await storeEnrichment(deps.db.bulkTransaction, chunk);
     // KEV is a judgement input: its issues are classified again, which decides their severity.
     const rejudged = stored.rejudge.length ? await reclassify(deps, { ids: stored.rejudge, relay: options.relay ?? false }) : undefined;
     counts.updated += stored.updatedIssues + (rejudged?.updated ?? 0);
-    options.onProgress?.(Math.min(start + chunk, rows.length), rows.length);
+    done += chunk.length;
+    options.onProgress?.(done, rows.length);
     options.signal?.throwIfAborted();
     // A turn of the event loop between chunks: the embedded database answers every statement
     // without one, so a signal file's whole sync would otherwise hold up every request and timer,
@@ -94,7 +102,7 @@ type Listing = { total: number; entries: AsyncIterable<SourceRecordEntry>; close
 async function processFile(deps: SyncDeps, source: SourceDefinition, path: string, options: SyncOptions): Promise<SyncCounts> {
   if (source.kind === 'kev') {
     const { rows, entries } = await readKev(path);
-    const counts = await syncEnrichment(deps, rows, options);
+    const counts = await syncEnrichment(deps, arrayRows(rows), options);
     // Then the entries no advisory covers, as records of their own (kev-issues.ts).
     const records = await uncoveredKevRecords(deps.prisma, entries);
     const listing = (async function* () {

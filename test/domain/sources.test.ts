@@ -375,6 +375,13 @@ describe('interrupted and failing syncs', () => {
       /^bad EPSS file: line 3: /,
     ],
     ['EPSS without its model line', 'epss', '/bad/epss2.csv', 'cve,epss,percentile\nCVE-2025-3248,0.5,0.9\n', /^bad EPSS file: line 1 must be #model_version/],
+    [
+      'truncated EPSS gzip',
+      'epss',
+      '/bad/epss3.csv.gz',
+      gzipSync('#model_version:v1,score_date:2025-08-25T00:00:00+0000\ncve,epss,percentile\nCVE-2025-3248,0.5,0.9\n').subarray(0, 30),
+      /^bad EPSS file: corrupt gzip data$/,
+    ],
     ['malformed feed', 'feed', '/bad/feed.xml', '<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>', /^not a readable RSS or Atom feed: /],
     ['KEV that is not KEV', 'kev', '/bad/kev.json', '{"vulnerabilities": [{"cveID": "nope"}]}', /^not a KEV catalog: /],
   ] as const)('a %s gets a clear logged error and changes nothing', async (_label, kind, path, body, message) => {

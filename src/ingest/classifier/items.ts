@@ -87,12 +87,15 @@ export function foldOf(source: string, arxivSources: string[]): number {
   return arxivSources.length + (h % (foldCount - arxivSources.length));
 }
 
-let examples: ItemExample[] | undefined;
-export function itemExamples(): ItemExample[] {
-  if (examples) return examples;
+/**
+ * The labelled items, read and parsed anew: a server that trains the model (none kept for its
+ * inputs) lets go of them once trained; kept, they were the largest thing in a synced server's
+ * heap, for the process's life. itemExamples() keeps them, for evaluation's many passes.
+ */
+export function readItemExamples(): ItemExample[] {
   const labelled = JSON.parse(readFileSync(labelledItemsUrl, 'utf8')) as LabelledItem[];
   const arxivSources = [...new Set(labelled.map((l) => l.source).filter((s) => s.startsWith('arxiv-')))].sort();
-  examples = labelled.map((l) => {
+  return labelled.map((l) => {
     const hints = hintsOf(l.source);
     const record = {
       title: l.title,
@@ -105,6 +108,11 @@ export function itemExamples(): ItemExample[] {
     if (!('item' in parsed)) throw new Error(`labelled item ${l.link} does not parse: ${parsed.message}`);
     return { labelled: l, item: parsed.item, features: itemFeatures(parsed.item), fold: foldOf(l.source, arxivSources) };
   });
+}
+
+let examples: ItemExample[] | undefined;
+export function itemExamples(): ItemExample[] {
+  examples ??= readItemExamples();
   return examples;
 }
 

@@ -7,7 +7,7 @@ import type { Item } from '../item.js';
 import { catalogueFiles, defaultCatalogue, type Catalogue, type CatalogueEntry } from './catalogue.js';
 import { crosswalkUrl } from './crosswalk.js';
 import type { Evidence } from './evidence.js';
-import { decideItem, isTextItem, itemExamples, labelledItemsUrl, trainItems, type TrainedItems } from './items.js';
+import { decideItem, isTextItem, labelledItemsUrl, readItemExamples, trainItems, type TrainedItems } from './items.js';
 import { cachedItems } from './item-cache.js';
 import { gazetteerUrl } from './item-features.js';
 import { scoreText } from './model.js';
@@ -91,7 +91,7 @@ export function defaultJudge(): RelevanceJudge {
       trainRelevance(),
       defaultCatalogue(),
       version,
-      cachedItems(version, () => trainItems(defaultCatalogue(), itemExamples())),
+      cachedItems(version, () => trainItems(defaultCatalogue(), readItemExamples())),
     );
   }
   return judge;
