@@ -26,8 +26,8 @@ export const installedTemplates = templatesIn(installCacheDir);
 
 export function templatesIn(dir: string): ClusterTemplates {
   return {
-    empty: join(dir, 'pglite-cluster.tar.gz'),
-    seeded: join(dir, 'pglite-cluster-seeded.tar.gz'),
+    empty: join(dir, 'pglite-cluster.tar'),
+    seeded: join(dir, 'pglite-cluster-seeded.tar'),
     seededManifest: join(dir, 'pglite-cluster-seeded.json'),
   };
 }
