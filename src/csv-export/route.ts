@@ -28,8 +28,8 @@ export function csvExport({ db, log }: Pick<Services, 'db' | 'log'>, exports: Ex
       rejectUnknownParameters(url.searchParams, Object.keys(filterDescriptions));
       where = issueFilterSql(parseIssueFilters(queryFilters(url.searchParams)));
     } catch (err) {
-      const { status, message } = caughtFailure(err, log);
-      return errorResponse(status, message);
+      const { status, message, headers } = caughtFailure(err, log);
+      return errorResponse(status, message, headers);
     }
     const headers = {
       'Content-Type': 'text/csv; charset=utf-8',

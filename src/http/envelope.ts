@@ -2,7 +2,7 @@
 // status. Expected errors carry their status in extensions.http; request errors (a variable GraphQL
 // itself rejected) are 400s; anything else is a 500 whose message says nothing about the cause.
 import { GraphQLError } from 'graphql';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
 import { currentRequestId } from './request-id.js';
 
@@ -63,8 +63,9 @@ function isRequestError(error: unknown): error is GraphQLError {
 }
 
 /**
- * Chooses the status and message for a failed operation: the highest explicit status wins, then
- * request errors (400); the rest is a masked 500. `unexpected` lists the errors that were neither.
+ * Chooses the status and message for a failed operation: the highest explicit status wins (a
+ * database out of reach is a 503), then request errors (400); the rest is a masked 500.
+ * `unexpected` lists the errors that carried no status and were no request error, for the log.
  */
 export function envelopeFor(errors: readonly unknown[]): { status: number; message: string; headers: Record<string, string>; unexpected: unknown[] } {
   let chosen: { status: number; message: string } | undefined;
@@ -77,6 +78,14 @@ export function envelopeFor(errors: readonly unknown[]): { status: number; messa
       if (!chosen || http.status > chosen.status) chosen = { status: http.status, message: (error as GraphQLError).message };
     } else if (isRequestError(error)) {
       if (!chosen) chosen = { status: 400, message: error.message };
+    } else if (isDatabaseUnavailable(error)) {
+      // An outage is a 503 wherever it surfaces: a plain route's read, a request hook's key look-up.
+      // Still listed with the unexpected errors, so callers log it (logUnexpected: as a warning).
+      const outage = serviceUnavailable();
+      const http = outage.extensions.http as Required<HttpExtension>;
+      Object.assign(headers, http.headers);
+      if (!chosen || http.status > chosen.status) chosen = { status: http.status, message: outage.message };
+      unexpected.push(error);
     } else {
       unexpected.push(error);
     }

@@ -57,8 +57,8 @@ export function sbomScan({ db, log }: Pick<Services, 'db' | 'log'>): BodyHandler
       const document = vexDocument(result, inputs.components, { issueUrl: (id) => `${url.origin}${restBasePath}/issues/${id}` });
       return new Response(JSON.stringify(document), { headers: { 'Content-Type': `${CYCLONEDX_MEDIA_TYPE}; version=1.6` } });
     } catch (err) {
-      const { status, message } = caughtFailure(err, log);
-      return errorResponse(status, message);
+      const { status, message, headers } = caughtFailure(err, log);
+      return errorResponse(status, message, headers);
     }
   };
 }

@@ -122,8 +122,8 @@ export function taxiiResources({ db, config, log }: Pick<Services, 'db' | 'confi
       if (!acceptable(request.headers.get('accept'))) return taxiiError(406, `Ask for ${TAXII_MEDIA_TYPE}`);
       return await resource(match, url.searchParams);
     } catch (err) {
-      const { status, message } = caughtFailure(err, log);
-      return taxiiError(status, message);
+      const { status, message, headers } = caughtFailure(err, log);
+      return taxiiError(status, message, headers);
     }
   };
 }
