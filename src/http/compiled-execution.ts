@@ -9,9 +9,9 @@
 // routes keep it. Subscriptions stay with graphql-js. A document graphql-jit cannot compile
 // runs interpreted, as before. Its results are given graphql-js's own shape (errors first, each a
 // graphql-js GraphQLError placed in the document), so clients see no difference; variables that
-// do not coerce run interpreted too, so their errors (and the 400) stay graphql-js's own.
+// do not coerce are run again interpreted, so their errors (and the 400) stay graphql-js's own.
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { getOperationAST, getVariableValues, GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode, type Source } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type OperationDefinitionNode, type Source } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../log.js';
 
@@ -21,7 +21,7 @@ type Entry = { seen: number } | { compiled: CompiledQuery; operation: OperationD
 export function useCompiledExecution(log: Logger): Plugin {
   const byDocument = new WeakMap<DocumentNode, Map<string | undefined, Entry>>();
   return {
-    onExecute({ args, setExecuteFn }) {
+    onExecute({ args, executeFn, setExecuteFn }) {
       let byOperation = byDocument.get(args.document);
       if (!byOperation) byDocument.set(args.document, (byOperation = new Map()));
       const operationName = args.operationName ?? undefined;
@@ -35,14 +35,15 @@ export function useCompiledExecution(log: Logger): Plugin {
         byOperation.set(operationName, entry);
       }
       if (entry === null) return;
-      // graphql-jit words coercion errors its own way (and Yoga would answer them 200, not 400).
-      const { variableDefinitions = [] } = entry.operation;
-      if (variableDefinitions.length && 'errors' in getVariableValues(args.schema, variableDefinitions, args.variableValues ?? {})) return;
       const query = entry.compiled.query;
       const source = args.document.loc?.source;
       setExecuteFn((execution) => {
         const result = query(execution.rootValue, execution.contextValue, execution.variableValues);
-        return result instanceof Promise ? result.then((r) => asGraphqlJs(r, source)) : asGraphqlJs(result, source);
+        if (result instanceof Promise) return result.then((r) => asGraphqlJs(r, source));
+        // No data at all: a request error, before anything ran (GraphQL spec 7.1.2), which here is
+        // variables that do not coerce. graphql-jit words those its own way (and Yoga would answer
+        // them 200, not 400): the interpreted run gives graphql-js's.
+        return 'data' in result ? asGraphqlJs(result, source) : executeFn(execution);
       });
     },
   };

@@ -12,15 +12,17 @@
 // never names a route that needs one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getCORSHeadersByRequestAndOptions, type CORSOptions } from '@whatwg-node/server';
-import { earlyDataVersion, type NodeServerContext } from './edge.js';
+import { handOverDataVersion, newRequestId, type NodeServerContext } from './edge.js';
 import type { DataVersionReader } from '../db/data-version.js';
 import { isRateLimited, type RateLimiter } from './rate-limit.js';
 import { asHeaders, finish } from './finish.js';
-import { requestIdOf } from './request-id.js';
 import type { HeaderReader, ResponseCache } from './response-cache.js';
 
-/** Answers a cache hit before Yoga: 'hit' when it did, false when Yoga is to handle the request. */
-export type EarlyReply = (req: IncomingMessage, res: ServerResponse) => Promise<'hit' | false>;
+/**
+ * Answers a cache hit before Yoga: 'hit' when it did, false when Yoga is to handle the request
+ * (at once, without a promise, for a request that cannot be a hit: no URL is parsed for it).
+ */
+export type EarlyReply = (req: IncomingMessage, res: ServerResponse) => Promise<'hit' | false> | false;
 
 export interface EarlyReplyOptions {
   responseCache: ResponseCache;
@@ -45,35 +47,47 @@ const hasBody = (req: IncomingMessage) =>
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
 
 export function earlyReply({ responseCache, versions, rateLimiter, cors }: EarlyReplyOptions): EarlyReply {
-  return async (req, res) => {
-    const { method } = req;
-    if ((method !== 'GET' && method !== 'HEAD') || hasBody(req) || !responseCache.enabled) return false;
-    const headers = headerReader(req);
+  /** The CORS headers Yoga's plugin gives a request with these headers (a Request carrying just the ones CORS reads). */
+  const corsHeadersOf = (url: URL, method: string, headers: HeaderReader) => {
+    // No Origin, no CORS headers: the same function answers null for it without reading anything else.
+    if (headers.get('origin') === null) return null;
+    const corsHeaders = corsRequestHeaders.flatMap((name) => {
+      const value = headers.get(name);
+      return value === null ? [] : [[name, value] as [string, string]];
+    });
+    return getCORSHeadersByRequestAndOptions(new Request(url.href, { method, headers: corsHeaders }), cors);
+  };
+
+  async function reply(req: IncomingMessage, res: ServerResponse, method: string, headers: HeaderReader): Promise<'hit' | false> {
     // As the Fetch adapter builds it (requestTargetProblem has checked both parts), so the key is Yoga's.
     const url = new URL(`http://${req.headers.host}${req.url}`);
     const request = { url: url.href, method, headers };
-    try {
-      // A miss goes on to Yoga, which takes this read of the data version over (edge.ts).
-      const key = await responseCache.keyOf(headers, url, () => earlyDataVersion(req, () => versions.current()));
-      const reply = key && (await responseCache.reply(key, headers));
-      if (!reply) return false;
-      const limited = rateLimiter && isRateLimited(url.pathname) ? await rateLimiter.check(request, { req } satisfies NodeServerContext) : undefined;
-      if (limited?.refused) return false;
-      if (res.destroyed) return 'hit';
-      // A Request carrying just the headers CORS reads, for the same answer Yoga's plugin gives.
-      const corsHeaders = corsRequestHeaders.flatMap((name) => {
-        const value = headers.get(name);
-        return value === null ? [] : [[name, value] as [string, string]];
-      });
-      const corsRequest = new Request(url.href, { method, headers: corsHeaders });
-      const sent = { ...reply.headers, ...getCORSHeadersByRequestAndOptions(corsRequest, cors) };
-      finish(asHeaders(sent), { requestId: requestIdOf(request), rateLimit: limited?.headers, cached: true });
-      res.writeHead(reply.status, sent);
-      res.end(method === 'HEAD' ? undefined : (reply.body ?? undefined));
-      return 'hit';
-    } catch {
-      // Yoga answers it, with its own handling of whatever failed (a database outage is a 503).
-      return false;
-    }
+    let version: Promise<string> | undefined;
+    const key = await responseCache.keyOf(headers, url, () => (version = versions.current()));
+    // Yoga takes this read of the data version over (edge.ts).
+    const goesOn = () => {
+      if (version) handOverDataVersion(req, version);
+      return false as const;
+    };
+    const reply = key && (await responseCache.reply(key, headers));
+    if (!reply) return goesOn();
+    const limited = rateLimiter && isRateLimited(url.pathname) ? await rateLimiter.check(request, { req } satisfies NodeServerContext) : undefined;
+    if (limited?.refused) return goesOn();
+    if (res.destroyed) return 'hit';
+    const sent = { ...reply.headers, ...corsHeadersOf(url, method, headers) };
+    // The request has no edge context (edge.ts): nothing but this answer asks for its id.
+    finish(asHeaders(sent), { requestId: newRequestId(headers.get('x-request-id')), rateLimit: limited?.headers, cached: true });
+    res.writeHead(reply.status, sent);
+    res.end(method === 'HEAD' ? undefined : (reply.body ?? undefined));
+    return 'hit';
+  }
+
+  return (req, res) => {
+    const { method } = req;
+    if ((method !== 'GET' && method !== 'HEAD') || hasBody(req)) return false;
+    const headers = headerReader(req);
+    if (responseCache.bypassedBy(headers)) return false;
+    // Yoga answers whatever failed, with its own handling of it (a database outage is a 503).
+    return reply(req, res, method, headers).catch(() => false as const);
   };
 }

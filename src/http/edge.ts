@@ -47,7 +47,7 @@ const edges = new WeakMap<object, Edge>();
 const acceptableId = /^[\w.:-]{1,128}$/;
 
 /** The id of a request that sent this X-Request-Id (or none): the header when it is sane, else a fresh UUID. */
-const newRequestId = (given: string | null): string => (given && acceptableId.test(given) ? given : randomUUID());
+export const newRequestId = (given: string | null): string => (given && acceptableId.test(given) ? given : randomUUID());
 
 /** The request's edge context, made on first use. */
 export function edgeOf(request: HeadersOf): Edge {
@@ -73,13 +73,11 @@ export interface NodeServerContext {
 const earlyVersions = new WeakMap<object, Promise<string>>();
 
 /**
- * The data version read for a node request before Yoga (the early reply): a miss goes on to Yoga,
- * whose pipeline takes this read over instead of making a second one.
+ * The data version read for a node request before Yoga (the early reply), handed on with a request
+ * that goes on to Yoga, whose pipeline takes this read over instead of making a second one.
  */
-export function earlyDataVersion(req: object, read: () => Promise<string>): Promise<string> {
-  const version = read();
+export function handOverDataVersion(req: object, version: Promise<string>): void {
   earlyVersions.set(req, version);
-  return version;
 }
 
 /** The data version as read for this request, once (by the early reply, or by `read` now); the response cache and the counts key on it. */

@@ -12,10 +12,17 @@ import { errorEnvelope } from './envelope.js';
 const hostShape = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?$/i;
 const absoluteForm = /^https?:\/\//i;
 
+/** Hosts found valid lately: clients name the same few on every request. Bounded, since any client can name any. */
+const validHosts = new Set<string>();
+const VALID_HOSTS_KEPT = 64;
+
 function validHost(host: string): boolean {
+  if (validHosts.has(host)) return true;
   const m = hostShape.exec(host);
-  if (!m || Number(m[1] ?? 0) > 65_535) return false;
-  return URL.canParse(`http://${host}/`);
+  if (!m || Number(m[1] ?? 0) > 65_535 || !URL.canParse(`http://${host}/`)) return false;
+  if (validHosts.size >= VALID_HOSTS_KEPT) validHosts.clear();
+  validHosts.add(host);
+  return true;
 }
 
 /** The probes' paths, answered to any well-formed request, with or without Host (health checks send none). */

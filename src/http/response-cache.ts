@@ -26,6 +26,8 @@ export const CACHE_CONTROL = 'no-cache';
 /**
  * How long a request waits for the data version before it is served uncached: a database that
  * hangs must not hold every cacheable read for the pool's own time-out before routing starts.
+ * The requests that share one read (DataVersionReader) share its deadline, counted from the first
+ * of them: none waits longer.
  */
 export const VERSION_READ_TIMEOUT_MS = 250;
 
@@ -44,7 +46,8 @@ const keptHeaders = new Set(['content-type', 'link']);
 
 interface Entry {
   body: Buffer;
-  headers: [string, string][];
+  /** The kept headers with the validators: what every 200 of the entry starts from. */
+  headers: Record<string, string>;
   etag: string;
   encoded: Partial<Record<Encoding, Buffer>>;
 }
@@ -78,6 +81,9 @@ export function varyOnEncoding(vary: string | null): string {
   if (!vary) return 'Accept-Encoding';
   return /\baccept-encoding\b/i.test(vary) ? vary : `${vary}, Accept-Encoding`;
 }
+
+/** What an entry is revalidated by, on its 200s and 304s. */
+const validatorsOf = (etag: string) => ({ ETag: etag, 'Cache-Control': CACHE_CONTROL });
 
 /** Requests answered from the cache, by server context (one object per request): later hooks leave them as they are. */
 const replays = new WeakSet<object>();
@@ -121,19 +127,32 @@ export class ResponseCache {
 
   readonly enabled: boolean;
 
+  /** Each data-version read with its deadline, shared by the requests that wait for it. */
+  private readonly timedReads = new WeakMap<Promise<string>, Promise<string | undefined>>();
+
+  /** Whether a request with these headers is answered fresh whatever its path: the cache is off, or the client asked for a fresh answer (Cache-Control: no-cache). */
+  bypassedBy(headers: HeaderReader): boolean {
+    return !this.enabled || /\bno-cache\b/i.test(headers.get('cache-control') ?? '');
+  }
+
   /**
    * The key of a request at the current data version, or undefined when it is not to be cached
-   * (the cache is off, the path is not a cached one, the client asked for a fresh answer with
-   * Cache-Control: no-cache, or the data version did not come within VERSION_READ_TIMEOUT_MS;
-   * `readVersion`: the request's own read, edge.ts dataVersionOf). The
+   * (bypassedBy, the path is not a cached one, or the data version did not come within
+   * VERSION_READ_TIMEOUT_MS; `readVersion`: the request's own read, edge.ts dataVersionOf). The
    * URL is taken as sent: the paging links repeat its parameters in their order.
    */
   async keyOf(headers: HeaderReader, url: Pick<URL, 'pathname' | 'search'>, readVersion = () => this.versions.current()): Promise<string | undefined> {
-    if (!this.enabled || !url.pathname.startsWith(this.pathPrefix) || /\bno-cache\b/i.test(headers.get('cache-control') ?? '')) return undefined;
-    const version = await withinDeadline(
-      readVersion().catch(() => undefined),
-      VERSION_READ_TIMEOUT_MS,
-    );
+    if (!url.pathname.startsWith(this.pathPrefix) || this.bypassedBy(headers)) return undefined;
+    const read = readVersion();
+    let timed = this.timedReads.get(read);
+    if (!timed) {
+      timed = withinDeadline(
+        read.catch(() => undefined),
+        VERSION_READ_TIMEOUT_MS,
+      );
+      this.timedReads.set(read, timed);
+    }
+    const version = await timed;
     return version === undefined ? undefined : `${version} ${url.pathname}${url.search}`;
   }
 
@@ -172,15 +191,15 @@ export class ResponseCache {
    */
   async keep(key: string, body: Buffer, headers: [string, string][], request: HeaderReader, ttlSeconds?: number): Promise<Reply> {
     const etag = `W/"${createHash('sha1').update(body).digest('base64url')}"`;
-    const entry: Entry = { body, headers: headers.filter(([name]) => keptHeaders.has(name)), etag, encoded: {} };
+    const kept = Object.fromEntries(headers.filter(([name]) => keptHeaders.has(name)));
+    const entry: Entry = { body, headers: { ...kept, ...validatorsOf(etag) }, etag, encoded: {} };
     this.entries.set(key, entry, { ttl: ttlSeconds ? ttlSeconds * 1000 : undefined });
     return this.answer(key, entry, request);
   }
 
   private async answer(key: string, entry: Entry, request: HeaderReader): Promise<Reply> {
     // Vary comes last (varyOnEncoding): the CORS headers name Origin in it after this point.
-    const validators = { ETag: entry.etag, 'Cache-Control': CACHE_CONTROL };
-    if (matches(request.get('if-none-match'), entry.etag)) return { status: 304, headers: { ...validators }, body: null };
+    if (matches(request.get('if-none-match'), entry.etag)) return { status: 304, headers: validatorsOf(entry.etag), body: null };
     const encoding = entry.body.length >= COMPRESSION_THRESHOLD ? chooseEncoding(request.get('accept-encoding')) : undefined;
     let body = entry.body;
     if (encoding) {
@@ -204,7 +223,7 @@ export class ResponseCache {
       }
       body = encoded;
     }
-    const headers: Record<string, string> = { ...Object.fromEntries(entry.headers), ...validators, 'Content-Length': String(body.length) };
+    const headers: Record<string, string> = { ...entry.headers, 'Content-Length': String(body.length) };
     if (encoding) headers['Content-Encoding'] = encoding;
     return { status: 200, headers, body };
   }

@@ -53,8 +53,9 @@ export function createHttpServer(app: RequestListener & { earlyReply?: EarlyRepl
       res.setTimeout(writeStallTimeout, () => {
         if (res.socket && res.socket.writableLength > 0) res.socket.destroy();
       });
-      if (!earlyReply) return app(req, res);
-      void earlyReply(req, res).then((answered) => answered || app(req, res));
+      const early = earlyReply?.(req, res) ?? false;
+      if (early === false) return app(req, res);
+      void early.then((answered) => answered || app(req, res));
     },
   );
   server.on('clientError', answerClientError);

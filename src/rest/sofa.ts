@@ -5,9 +5,9 @@
 // its 404 and 405 (route-plugin.ts), the response cache, the documents, the bearer check, the one
 // reading of the body and the argument checks. What this plugin adds to Yoga's:
 // - the body was read and checked already: SOFA gets a request of its own without it (and without
-//   the URL's fragment, which SOFA would read as part of the last query value), so the Yoga request
-//   keeps its shape, and the body's arguments join the variables SOFA took from the path and query
-//   (where it looks first) at execute;
+//   the URL's fragment, which SOFA would read as part of the last query value; a GET without one is
+//   handed on as it is, as Yoga's plugin does), and the body's arguments join the variables SOFA
+//   took from the path and query (where it looks first) at execute;
 // - the answer is kept on the edge context, for the list's paging links;
 // - a failure is the API's envelope (failure.ts).
 import type { ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
@@ -88,7 +88,11 @@ export function restSofa({ schema, routes, log }: RestSofaOptions) {
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
       const rest = edgeOf(request).rest;
       if (!rest || !(rest.key in routes)) return;
-      const sent = replacingRequest(request, new fetchAPI.Request(request.url.split('#')[0]!, { method: request.method, headers: request.headers }));
+      // A GET has no body to hide: without a fragment it is handed on as it is.
+      const sent =
+        request.method === 'GET' && !request.url.includes('#')
+          ? request
+          : replacingRequest(request, new fetchAPI.Request(request.url.split('#')[0]!, { method: request.method, headers: request.headers }));
       serverContexts.set(sent, serverContext);
       return Promise.resolve(router.handleRequest(sent, {})).then((response) => endResponse(response ?? noRoute(request.method, url.pathname)));
     },
