@@ -54,7 +54,13 @@ function call(
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       `${base}${path}`,
-      { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, agent: agentFor(from) },
+      {
+        method,
+        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        // A write goes on a connection of its own: the balancer does not retry one that failed on a
+        // reused socket it was closing, and that race says nothing about the service.
+        ...(method === 'GET' || method === 'HEAD' ? { agent: agentFor(from) } : { agent: false, localAddress: from }),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
