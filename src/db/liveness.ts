@@ -3,8 +3,9 @@
 // statements every other request waits for the pool's connection time-out before its 503. So every
 // statement and connection the pool hands out (Prisma's, the driver reads', the bulk writes') is
 // watched: once it has waited `suspectAfterMs`, and unless another statement has just been
-// answered, the database is asked `SELECT 1` on a connection of its own, outside the busy pool; if that does not answer within `answerWithinMs` either, the
-// wait ends with a socket time-out, which every request path answers as 503 with Retry-After
+// answered, the database is asked `SELECT 1` on a connection of its own, outside the busy pool; if
+// that does not answer within `answerWithinMs` either, the wait ends with a socket time-out, which
+// every request path answers as 503 with Retry-After
 // (db/unavailable.ts), within about a second, as GET /ready does. A database that answers the
 // probe (only busy, or a statement waiting on a lock) is waited for as before, and asked again
 // after each further `suspectAfterMs`. Once a probe went unanswered, new statements are refused at
