@@ -13,11 +13,13 @@ import { outOfScopeSample } from '../src/ingest/classifier/training.js';
 import { printCorpus } from './corpus.js';
 import { itemLines } from './items.js';
 import { ruleLines } from './rules.js';
+import { thresholdLines } from './threshold.js';
 import { severityFloor, severityLines } from './severity.js';
 import { metricRow, metricsHeader, missCount, missRows, pct, shownMisses } from './markdown.js';
 
 const usage = `usage: npm run eval [-- --write]
        npm run eval -- --rules
+       npm run eval -- --threshold
        npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]
 
   (no options)  grouped cross-validation of the relevance decision, printed as Markdown
@@ -25,7 +27,8 @@ const usage = `usage: npm run eval [-- --write]
   --osv         judge the OSV records of a directory or zip instead (eval/corpus.ts)
   --labels      a CSV of id,relevant labels for --osv
   --unserved    with --osv, list the records the classifier would not serve
-  --rules       what each family of text-item rules earns on the development folds`;
+  --rules       what each family of text-item rules earns on the development folds
+  --threshold   press figures on the development folds from each serving threshold`;
 const { values: args } = (() => {
   try {
     return parseArgs({
@@ -35,6 +38,7 @@ const { values: args } = (() => {
         unserved: { type: 'boolean', default: false },
         write: { type: 'boolean', default: false },
         rules: { type: 'boolean', default: false },
+        threshold: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -49,6 +53,7 @@ if (args.help) {
 }
 if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
 else if (args.rules) console.log(ruleLines().join('\n'));
+else if (args.threshold) console.log(thresholdLines().join('\n'));
 else await writeFolds();
 
 async function writeFolds() {

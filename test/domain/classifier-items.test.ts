@@ -1,7 +1,7 @@
 // Text items (news, research, regulation, incidents): the labelled set keeps its promises, and the
 // decision needs both kinds of evidence. Quality figures are npm run eval's (eval/README.md).
 import { describe, expect, it } from 'vitest';
-import { itemExamples } from '../../src/ingest/classifier/items.js';
+import { decideItem, defaultThreshold, itemExamples, pressThreshold } from '../../src/ingest/classifier/items.js';
 import { defaultJudge } from '../../src/ingest/classifier/relevance.js';
 import { parseEntry } from '../../src/ingest/parse.js';
 
@@ -99,5 +99,22 @@ describe('a text item', () => {
     expect(judge('How generative AI is changing cybersecurity', 'Security teams adopt AI tools while attackers experiment with them.').relevant).toBe(false);
     // A concrete event in the title keeps it in scope.
     expect(judge('OpenAI unveils fix for ChatGPT flaw that leaked chat histories').relevant).toBe(true);
+  });
+
+  it('is served from pressThreshold when it is press, and from 0.5 when it is research, on the same calibrated probability', () => {
+    expect(pressThreshold).toBeLessThan(defaultThreshold);
+    const { items, catalogue } = defaultJudge();
+    const title = 'Researchers show a chatbot can be tricked into revealing user data';
+    for (const [hints, at] of [
+      [undefined, pressThreshold],
+      [{ issueType: 'research' } as const, defaultThreshold],
+    ] as const) {
+      const parsed = parseEntry({ title, url: 'https://news.example/chatbot', publishedAt: '2025-06-01', ...(hints ? { sourceHints: hints } : {}) });
+      if (!('item' in parsed)) throw new Error(parsed.message);
+      const decided = decideItem(items!, parsed.item, catalogue, []);
+      expect(decided.threshold).toBe(at);
+      const d = defaultJudge().decide(parsed.item, []);
+      expect(d.relevant, `${d.probability}`).toBe(d.probability >= at);
+    }
   });
 });

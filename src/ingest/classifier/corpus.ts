@@ -59,7 +59,7 @@ export async function judgeCorpus(entries: AsyncIterable<CorpusEntry>, labels?: 
   const judge = defaultJudge();
   const rejected: CorpusReport['rejected'] = [];
   const tallies = new Map<string, PackageTally>();
-  const results: { relevant: boolean; p: number; miss: () => Miss }[] = [];
+  const results: { relevant: boolean; p: number; served: boolean; miss: () => Miss }[] = [];
   let records = 0;
   let served = 0;
   let unlabelled = 0;
@@ -94,6 +94,7 @@ export async function judgeCorpus(entries: AsyncIterable<CorpusEntry>, labels?: 
     results.push({
       relevant: label,
       p: decision.probability,
+      served: decision.relevant,
       miss: () => ({
         id: item.sourceId,
         package: [...new Set(item.affected.map((a) => a.package.name))].join(', '),
@@ -106,7 +107,7 @@ export async function judgeCorpus(entries: AsyncIterable<CorpusEntry>, labels?: 
   const packages = [...tallies.values()].sort((a, b) => b.served - a.served || b.records - a.records || a.name.localeCompare(b.name));
   const report: CorpusReport = { records, rejected, served, packages };
   if (labels) {
-    const misses = results.filter((r) => r.p >= 0.5 !== r.relevant).map((r) => r.miss());
+    const misses = results.filter((r) => r.served !== r.relevant).map((r) => r.miss());
     report.labelled = { metrics: metrics(results), misses: misses.sort((a, b) => a.probability - b.probability || a.id.localeCompare(b.id)), unlabelled };
   }
   return report;

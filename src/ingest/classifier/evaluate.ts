@@ -1,6 +1,7 @@
 // Figures for eval/README.md and the floors test: grouped cross-validation of the relevance
 // decision on the labelled examples, and how the service's classifier judges the bundled sample.
 import type { Evidence } from './evidence.js';
+import { defaultThreshold } from './items.js';
 import { defaultJudge } from './relevance.js';
 import { vendorFacts } from './vendors.js';
 import { crossValidatedProbabilities, outOfFold, packageGroups, stackerPoints, trainingExamples, type FoldMode, type OutOfFold } from './training.js';
@@ -46,14 +47,15 @@ export interface Evaluation extends CrossValidation {
   sample: { name: string; total: number; served: number; unserved: string[]; wronglyServed: string[] }[];
 }
 
-export function metrics(results: { relevant: boolean; p: number }[]): Metrics {
+/** `served`: whether the service serves it (a press item's threshold is lower, items.ts); else p >= defaultThreshold. */
+export function metrics(results: { relevant: boolean; p: number; served?: boolean }[]): Metrics {
   let tp = 0;
   let fp = 0;
   let fn = 0;
   let tn = 0;
   let brier = 0;
-  for (const { relevant, p } of results) {
-    const said = p >= 0.5;
+  for (const { relevant, p, served } of results) {
+    const said = served ?? p >= defaultThreshold;
     if (said && relevant) tp++;
     else if (said) fp++;
     else if (relevant) fn++;
@@ -103,7 +105,7 @@ function crossValidate(predictions: { o: OutOfFold; p: number }[]): CrossValidat
     probability: p,
     evidence: describeEvidence([...o.evidence, { kind: 'model', detail: o.modelTop.join(' '), weight: o.modelLogit }]),
   });
-  const wrong = (x: (typeof predictions)[number]) => x.p >= 0.5 !== x.o.example.relevant;
+  const wrong = (x: (typeof predictions)[number]) => x.p >= defaultThreshold !== x.o.example.relevant;
   const thin = (x: (typeof predictions)[number]) => !wrong(x) && ((x.o.example.relevant && x.p < 0.9) || (x.p > 0.3 && x.p < 0.7));
   const byProbability = (a: Miss, b: Miss) => a.probability - b.probability || a.id.localeCompare(b.id);
   return {

@@ -16,6 +16,7 @@ import {
   isTextItem,
   itemExamples,
   textItemType,
+  thresholdOf,
   trainItemTyper,
   type ItemExample,
   type ItemScore,
@@ -85,18 +86,21 @@ export interface ItemEvaluation {
 export const kindType: Record<string, string> = { news: 'news', research: 'research', regulation: 'regulatory', incident: 'incident' };
 
 type Scored = { e: ItemExample; s: ItemScore; p: number };
+/** Served as the service serves it: press from pressThreshold, the rest from 0.5 (items.ts). */
+const isServed = (r: { s: ItemScore; p: number }) => r.p >= thresholdOf(r.s);
+const outcome = (r: Scored) => ({ relevant: r.e.labelled.relevant, p: r.p, served: isServed(r) });
 type Classified = Awaited<ReturnType<RuleClassifier['classify']>>;
 
 const sourceFamily = (s: string) => (s.startsWith('news:') ? 'press link lists (news:)' : s.startsWith('feed:') ? 'feed archive (feed:)' : s);
 
 function section(name: string, rows: Scored[], said: Map<ItemExample, Classified>): ItemSection {
-  const served = rows.filter((r) => r.p >= 0.5);
+  const served = rows.filter(isServed);
   const typeOf = (r: Scored) => said.get(r.e)?.issueType;
   const servedIn = served.filter((r) => r.e.labelled.relevant);
   const byKind = Object.entries(kindType).map(([kind, type]): KindRow => {
     const ofKind = rows.filter((r) => r.e.labelled.kind === kind);
     const inScope = ofKind.filter((r) => r.e.labelled.relevant);
-    const found = inScope.filter((r) => r.p >= 0.5);
+    const found = inScope.filter(isServed);
     const typed = served.filter((r) => typeOf(r) === type);
     const typedInScope = typed.filter((r) => r.e.labelled.relevant).length;
     const recall = found.length / (inScope.length || 1);
@@ -111,17 +115,17 @@ function section(name: string, rows: Scored[], said: Map<ItemExample, Classified
       recall,
       precision,
       f1: (2 * precision * recall) / (precision + recall || 1),
-      brier: metrics(ofKind.map((r) => ({ relevant: r.e.labelled.relevant, p: r.p }))).brier,
+      brier: metrics(ofKind.map(outcome)).brier,
       typeRight: found.filter((r) => typeOf(r) === type).length,
     };
   });
   const families = [...new Set(rows.map((r) => sourceFamily(r.e.labelled.source)))].sort();
   const groups = [...new Set(rows.map((r) => r.e.labelled.group))].sort().map((group) => {
     const inGroup = rows.filter((r) => r.e.labelled.group === group);
-    return { group, n: inGroup.length, served: inGroup.filter((r) => r.p >= 0.5).length };
+    return { group, n: inGroup.length, served: inGroup.filter(isServed).length };
   });
   const misses = rows
-    .filter((r) => r.p >= 0.5 !== r.e.labelled.relevant)
+    .filter((r) => isServed(r) !== r.e.labelled.relevant)
     .map((r) => ({
       source: r.e.labelled.source,
       link: r.e.labelled.link,
@@ -134,13 +138,13 @@ function section(name: string, rows: Scored[], said: Map<ItemExample, Classified
     .sort((a, b) => a.probability - b.probability || a.link.localeCompare(b.link));
   return {
     name,
-    overall: metrics(rows.map((r) => ({ relevant: r.e.labelled.relevant, p: r.p }))),
-    press: metrics(rows.filter((r) => isPress(r.e.labelled.source)).map((r) => ({ relevant: r.e.labelled.relevant, p: r.p }))),
+    overall: metrics(rows.map(outcome)),
+    press: metrics(rows.filter((r) => isPress(r.e.labelled.source)).map(outcome)),
     typed: { right: servedIn.filter((r) => typeOf(r) === kindType[r.e.labelled.kind]).length, of: servedIn.length },
     byKind,
     bySource: families.map((f) => ({
       name: f,
-      metrics: metrics(rows.filter((r) => sourceFamily(r.e.labelled.source) === f).map((r) => ({ relevant: r.e.labelled.relevant, p: r.p }))),
+      metrics: metrics(rows.filter((r) => sourceFamily(r.e.labelled.source) === f).map(outcome)),
     })),
     groups,
     misses,
@@ -166,12 +170,14 @@ export async function evaluateItems(): Promise<ItemEvaluation> {
   const frozenTyper = trainItemTyper(dev);
   const foldTypers = Array.from({ length: foldCount }, (_, fold) => trainItemTyper(dev.filter((e) => e.fold !== fold)));
   const said = new Map<ItemExample, Classified>();
-  for (const { e, p } of [...frozen, ...folds])
-    if ((p >= 0.5 || e.labelled.relevant) && !said.has(e)) {
+  for (const r of [...frozen, ...folds]) {
+    const { e } = r;
+    if ((isServed(r) || e.labelled.relevant) && !said.has(e)) {
       const c = await classifier.classify(e.item, extractFacts(e.item));
       const typer = inTestSplit(e.labelled) ? frozenTyper : foldTypers[e.fold]!;
       said.set(e, isTextItem(e.item) && ['news', 'incident', 'regulatory'].includes(c.issueType) ? { ...c, issueType: textItemType(e.item, typer) } : c);
     }
+  }
 
   const fields: FieldCheck[] = (['issueType', 'labels', 'attackType', 'exploitMaturity'] as const).map((field) => {
     const check: FieldCheck = { field, right: 0, of: 0, wrong: [] };

@@ -1,5 +1,5 @@
 // Relevance of text items: news, research, regulation and incidents (native items with no package),
-// which have no package, repository or CWE to go on (classifier 3.1.0, issue 38). A logistic text
+// which have no package, repository or CWE to go on (classifier 3.2.0, issue 38). A logistic text
 // model over the title's and the summary's words and pairs, title character 4-grams, an AI-system
 // gazetteer and a concern lexicon (item-features.ts), trained on data/labelled-items, is stacked
 // with four families of hand-written evidence: that the item is about an AI/ML system
@@ -10,8 +10,8 @@
 // calibrated; each family stays only while it earns its place on the development folds (npm run
 // eval -- --rules, eval/README.md). The concern must be about the AI system, so words with a second
 // sense in abstracts ("exploit", "safety", a bare "attack") count only in the title or beside a
-// specific one, and AI named only in the body weighs half. A press item's issueType is learned
-// (item-typer.ts).
+// specific one, and AI named only in the body weighs half. A press item is served from a lower
+// probability than the rest (pressThreshold). A press item's issueType is learned (item-typer.ts).
 // docs/curation.md is the policy; eval/README.md has the figures.
 import { readFileSync } from 'node:fs';
 import type { Item, SourceHints } from '../item.js';
@@ -337,12 +337,30 @@ export function frozenSplitItems(
     });
 }
 
+/**
+ * The probability from which a press item is served. The stacker's probability stays calibrated;
+ * only the bar moves: press is about a tenth of what the press sources publish, so 0.5 served only
+ * the sure half of it. Chosen on the development folds' out-of-fold probabilities, never the
+ * frozen split: the threshold of highest press F1 (npm run eval -- --threshold prints the sweep),
+ * near the F1/2 that theory gives a calibrated classifier's F1-optimal threshold. Research and
+ * ATLAS case studies (pressOf 0) keep 0.5: lowered for them too, arXiv's near misses cost
+ * research precision that press recall does not pay back.
+ */
+export const pressThreshold = 0.34;
+/** Every other decision's threshold: advisories, research, ATLAS case studies. */
+export const defaultThreshold = 0.5;
+
+/** The threshold a text item's score is served at (pressThreshold for press, else defaultThreshold). */
+export const thresholdOf = (s: Pick<ItemScore, 'press'>) => (s.press ? pressThreshold : defaultThreshold);
+
 function probabilityOf(t: Pick<TrainedItems, 'stacker'>, s: ItemScore): number {
   return sigmoid(stackedItemLogit(t.stacker, s.x));
 }
 
 export interface ItemDecision {
   probability: number;
+  /** Served at or above this probability (thresholdOf). */
+  threshold: number;
   modelScore: number;
   reasons: Evidence[];
 }
@@ -370,6 +388,7 @@ export function decideItem(t: TrainedItems, item: Item, catalogue: Catalogue, ve
   const [b0 = 0, modelBoth = 0, modelOne = 0, , , , , gate = 0, pressModel = 0] = t.stacker.weights;
   return {
     probability: probabilityOf(t, s),
+    threshold: thresholdOf(s),
     modelScore: sigmoid(b0 + (s.x[6] ? gate + modelBoth * s.modelLogit : modelOne * s.modelLogit) + s.press * pressModel * s.modelLogit),
     reasons: itemReasons(t, s),
   };

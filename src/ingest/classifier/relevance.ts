@@ -7,14 +7,14 @@ import type { Item } from '../item.js';
 import { catalogueFiles, defaultCatalogue, type Catalogue, type CatalogueEntry } from './catalogue.js';
 import { crosswalkUrl } from './crosswalk.js';
 import type { Evidence } from './evidence.js';
-import { decideItem, isTextItem, labelledItemsUrl, readItemExamples, trainItems, type TrainedItems } from './items.js';
+import { decideItem, defaultThreshold, isTextItem, labelledItemsUrl, readItemExamples, trainItems, type TrainedItems } from './items.js';
 import { cachedItems } from './item-cache.js';
 import { gazetteerUrl } from './item-features.js';
 import { scoreText } from './model.js';
 import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
 
 /** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
-const rulesVersion = '3.1.0';
+const rulesVersion = '3.2.0';
 
 export interface Provenance {
   /** classifierPromptVersion of the classifier that decided. */
@@ -49,7 +49,14 @@ export class RelevanceJudge {
     if (this.items && isTextItem(item)) {
       const decided = decideItem(this.items, item, this.catalogue, vendors);
       const probability = round(decided.probability);
-      return { version: this.version, relevant: probability >= 0.5, probability, modelScore: round(decided.modelScore), reasons: decided.reasons, entries: [] };
+      return {
+        version: this.version,
+        relevant: probability >= decided.threshold,
+        probability,
+        modelScore: round(decided.modelScore),
+        reasons: decided.reasons,
+        entries: [],
+      };
     }
     const { stacker, model } = this.trained;
     const catalogue = lookedUp?.size ? { ...this.catalogue, lookedUp } : this.catalogue;
@@ -62,7 +69,7 @@ export class RelevanceJudge {
     ].sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight));
     return {
       version: this.version,
-      relevant: probability >= 0.5,
+      relevant: probability >= defaultThreshold,
       probability: round(probability),
       modelScore: round(modelScore),
       reasons,
