@@ -2,7 +2,8 @@
 import type { ItemEvaluation, ItemSection } from '../src/ingest/classifier/item-evaluate.js';
 import { cell, metricRow, metricsHeader, missCount, pct, shownMisses } from './markdown.js';
 
-const sectionLines = (title: string, s: ItemSection, misses: boolean) => [
+/** `first`: the first section explains its columns; the second only names them. */
+const sectionLines = (title: string, s: ItemSection, first: boolean) => [
   `### ${title}`,
   '',
   `${s.overall.n} items (${s.publishers} press publishers). issueType right on ${s.typed.right} of ${s.typed.of} served in-scope items (${pct(s.typed.right / (s.typed.of || 1))}).`,
@@ -11,7 +12,9 @@ const sectionLines = (title: string, s: ItemSection, misses: boolean) => [
   metricRow(s.name, s.overall),
   metricRow('press only', s.press),
   '',
-  'By kind: recall over the in-scope items of the kind, precision over the served items the service typed as the kind, Brier over the items of the kind, issueType accuracy on its served in-scope items.',
+  first
+    ? 'By kind: recall over the in-scope items of the kind, precision over the served items the service typed as the kind, Brier over the items of the kind, issueType accuracy on its served in-scope items.'
+    : 'By kind:',
   '',
   '| kind | items | in scope | found | typed as it | of them in scope | recall | precision | F1 | Brier | issueType |',
   '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -31,7 +34,7 @@ const sectionLines = (title: string, s: ItemSection, misses: boolean) => [
   '|---|---|---|',
   ...s.groups.map((g) => `| ${g.group} | ${g.n} | ${g.served} |`),
   '',
-  ...(misses
+  ...(first
     ? [
         `Misclassified (${missCount(s.misses.length)}), with the evidence, strongest first:`,
         '',
