@@ -12,10 +12,18 @@ import { stackOf, type WatchedComponent } from './watched.js';
 /** Matches kept across every stack of a process: an answer's weight is its number of matches. */
 const MAX_KEPT_MATCHES = 200_000;
 
-/** Per database (a process has one; tests open several): its kept answers and its version reader. */
-const caches = new WeakMap<Database, { answers: LRUCache<string, Promise<ScanResult>>; versions: DataVersionReader }>();
+interface StackAnswers {
+  /** The data version the kept answers are of. */
+  version?: string;
+  /** By stack key. */
+  answers: LRUCache<string, Promise<ScanResult>>;
+  versions: DataVersionReader;
+}
 
-function cacheOf(db: Database) {
+/** Per database (a process has one; tests open several): its kept answers and its version reader. */
+const caches = new WeakMap<Database, StackAnswers>();
+
+function cacheOf(db: Database): StackAnswers {
   let cache = caches.get(db);
   if (!cache) {
     cache = { answers: new LRUCache({ maxSize: MAX_KEPT_MATCHES, sizeCalculation: () => 1 }), versions: new DataVersionReader(db.read) };
@@ -23,6 +31,9 @@ function cacheOf(db: Database) {
   }
   return cache;
 }
+
+/** How many stacks' answers are kept (at the current data version only). */
+export const keptStackAnswers = (db: Database): number => caches.get(db)?.answers.size ?? 0;
 
 /** The stack's identity: its distinct entries, in order (what the scan reads of it). */
 const stackKey = (components: WatchedComponent[]) =>
@@ -32,16 +43,26 @@ const stackKey = (components: WatchedComponent[]) =>
 
 /** The scan's answer for a watched stack at the current data version: computed once per stack and version. */
 export async function stackFindings(db: Database, components: WatchedComponent[]): Promise<ScanResult> {
-  const { answers, versions } = cacheOf(db);
-  const key = `${await versions.current()} ${stackKey(components)}`;
+  const cache = cacheOf(db);
+  const { answers } = cache;
+  const version = await cache.versions.current();
+  // Versions only move forward, so an answer of an earlier one is never asked for again: without
+  // this it would weigh on the process until the size bound pushed it out.
+  if (version !== cache.version) {
+    answers.clear();
+    cache.version = version;
+  }
+  const key = stackKey(components);
   const hit = answers.get(key);
   if (hit) return hit;
   const answer = scanStack(db.read, stackOf(components));
   answers.set(key, answer);
   // A failed scan is not kept: the next read tries again. Once known, the answer weighs its matches.
+  // (Only while it is still the kept one: the version may have moved on meanwhile.)
+  const kept = () => answers.peek(key) === answer;
   answer.then(
-    (result) => answers.has(key) && answers.set(key, answer, { size: Math.max(1, result.data.length) }),
-    () => answers.delete(key),
+    (result) => kept() && answers.set(key, answer, { size: Math.max(1, result.data.length) }),
+    () => kept() && answers.delete(key),
   );
   return answer;
 }

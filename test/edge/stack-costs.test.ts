@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http/server.js';
+import { keptStackAnswers } from '../../src/stacks/findings.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit-store.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -196,6 +197,33 @@ describe('the VEX is paged', () => {
     const bad = await t.fetch(`/api/v1/webhooks/${hook.id}/findings/vex?limit=0`, { headers: bearer() });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.message).toMatch(/limit/);
+    await t.close();
+  });
+});
+
+describe('kept stack answers', () => {
+  it('are those of the current data version only: a change to what is served drops the others', async () => {
+    const t = await limitedApp();
+    const hooks = [await register(t, ['langchain@0.0.300']), await register(t, ['transformers@4.0.0'])];
+    const read = async (id: string) => {
+      const res = await t.fetch(`/api/v1/webhooks/${id}/findings`, { headers: bearer() });
+      expect(res.status).toBe(200);
+      return (await res.json()).data as { id: string }[];
+    };
+    for (const hook of hooks) await read(hook.id);
+    expect(keptStackAnswers(t.db)).toBeGreaterThanOrEqual(2);
+
+    const [advisory] = loadAdvisories().filter((a) => !a.withdrawn);
+    const changed = await t.fetch('/api/v1/admin/ingest', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...adminHeaders },
+      body: JSON.stringify({ items: [{ ...advisory, id: 'GHSA-2222-3333-4444', aliases: [], modified: new Date().toISOString() }] }),
+    });
+    expect(changed.status).toBe(200);
+    const before = await read(hooks[0]!.id);
+    expect(keptStackAnswers(t.db)).toBe(1);
+    expect(await read(hooks[0]!.id)).toEqual(before);
+    expect(keptStackAnswers(t.db)).toBe(1);
     await t.close();
   });
 });
