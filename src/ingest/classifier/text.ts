@@ -116,7 +116,7 @@ function names(title: string, pkg: string): boolean {
 }
 
 // A title that says nothing but that there is a problem: the weakness says more.
-const emptyTitle = /^(?:[\w.\/-]+\s+)?(?:security\s+)?(?:vulnerability|issue|bug|flaw|advisory)?$/i;
+const emptyTitle = /^(?:[\w./-]+\s+)?(?:security\s+)?(?:vulnerability|issue|bug|flaw|advisory)?$/i;
 
 /**
  * A short title that never says less than the source's: advisories keep their own title,
