@@ -15,7 +15,11 @@ import { unpackClusterTemplate } from './pglite-template.js';
 // most of the embedded server's memory, and a first sync fills whatever is given, for the process's
 // life. 16 MB holds the sample many times over; a page outside them is read from the OS's page cache
 // (bench/README.md, first-sync and throughput, has the figures).
-const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', ...walStartParams];
+// ANALYZE (the sync's own, sources/records.ts; PGlite runs no autovacuum) holds its sample rows
+// whole, 300 per unit of the statistics target: at the default 100, 30,000 rows of Issue grew the
+// Wasm heap by tens of MB for good. 10 samples 3,000 rows, enough for what the sync asks of the
+// statistics (the table's size, so that lookups probe the indexes).
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'default_statistics_target=10', ...walStartParams];
 
 /** A PGlite (in memory without a dataDir) with the extensions our migrations use (also the diff's shadow DB). */
 export function newPGlite(dataDir?: string, loadDataDir?: Blob): PGlite {

@@ -11,7 +11,7 @@ import { decideItem, defaultThreshold, isTextItem, labelledItemsUrl, readItemExa
 import { cachedItems } from './item-cache.js';
 import { gazetteerUrl } from './item-features.js';
 import { scoreText } from './model.js';
-import { scoreItem, sigmoid, stackedLogit, trainingExamples, trainRelevance, type TrainedRelevance } from './training.js';
+import { readTrainingExamples, scoreItem, sigmoid, stackedLogit, trainRelevance, type Example, type TrainedRelevance } from './training.js';
 
 /** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
 const rulesVersion = '3.2.0';
@@ -79,11 +79,11 @@ export class RelevanceJudge {
 }
 
 /** A short hash of everything the decision is made from, so any change is a new version. */
-function dataHash(): string {
+function dataHash(examples: Example[]): string {
   const hash = createHash('sha256').update(rulesVersion);
   for (const file of catalogueFiles) hash.update(readFileSync(file));
   hash.update(readFileSync(crosswalkUrl));
-  for (const e of trainingExamples()) hash.update(`${e.id}:${e.relevant}\n`);
+  for (const e of examples) hash.update(`${e.id}:${e.relevant}\n`);
   hash.update(readFileSync(labelledItemsUrl));
   hash.update(readFileSync(gazetteerUrl));
   return hash.digest('hex').slice(0, 8);
@@ -93,9 +93,10 @@ let judge: RelevanceJudge | undefined;
 /** Trained on first use, deterministically, from the project's own data; the text items' model is kept between processes (item-cache.ts). */
 export function defaultJudge(): RelevanceJudge {
   if (!judge) {
-    const version = `rules-${rulesVersion}+${dataHash()}`;
+    const examples = readTrainingExamples();
+    const version = `rules-${rulesVersion}+${dataHash(examples)}`;
     judge = new RelevanceJudge(
-      trainRelevance(),
+      trainRelevance(examples),
       defaultCatalogue(),
       version,
       cachedItems(version, () => trainItems(defaultCatalogue(), readItemExamples())),

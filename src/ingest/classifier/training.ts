@@ -44,14 +44,23 @@ function example(record: unknown, relevant: boolean, labelled: boolean): Example
 /** Sample items kept to show the filter at work: outside the feed's scope (data/items/README.md). */
 export const outOfScopeSample = new Set(['https://www.cisa.gov/news-events/news/apache-log4j-vulnerability-guidance']);
 
-let examples: Example[] | undefined;
-export function trainingExamples(): Example[] {
-  examples ??= [
+/**
+ * The labelled examples, read and parsed anew: the server trains on them once and lets them go
+ * (kept, they stayed in a synced server's heap for its life). trainingExamples() keeps them, for
+ * evaluation's many passes.
+ */
+export function readTrainingExamples(): Example[] {
+  return [
     ...readJson('relevance/positive/').map((r) => example(r, true, true)),
     ...readJson('relevance/negative/').map((r) => example(r, false, true)),
     ...readJson('advisories/').map((r) => example(r, true, false)),
     ...readJson('items/').map((r) => example(r, true, false)),
   ].map((e) => (outOfScopeSample.has(e.id) ? { ...e, relevant: false } : e));
+}
+
+let examples: Example[] | undefined;
+export function trainingExamples(): Example[] {
+  examples ??= readTrainingExamples();
   return examples;
 }
 
