@@ -34,6 +34,11 @@ try {
   rmSync(templates.seededManifest, { force: true });
   const key = await seedInputsKey();
   await migrate(db.adapterFactory);
+  // The server connects only to the cluster's `postgres` database: template0 and template1 would be
+  // half the files a fresh start unpacks.
+  await db.pglite.exec(`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`);
+  await db.pglite.exec('DROP DATABASE template0');
+  await db.pglite.exec('DROP DATABASE template1');
   writeAtomically(templates.empty, await dump());
 
   // The same seed a server runs at start: nothing subscribes to this in-process topic, just as
