@@ -44,7 +44,10 @@ function osvZipStream(records: AsyncGenerator<OsvRecord>, keep: (record: OsvReco
           break;
         }
         if (!keep(next.value)) continue;
+        // The entry's date is the record's own (fflate's default is the time of the build): the
+        // same data is then the same bytes on every instance and at every rebuild, as its ETag says.
         const file = new ZipDeflate(`${next.value.id}.json`, { level: 6 });
+        file.mtime = next.value.modified;
         zip.add(file);
         file.push(encoder.encode(JSON.stringify(next.value, null, 2)), true);
       }

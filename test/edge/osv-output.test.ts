@@ -146,6 +146,14 @@ describe('bulk OSV export', () => {
     expect(json(files[`${single.id}.json`]!)).toEqual(single);
   });
 
+  it("dates each entry by its record's modified, so the same data is the same bytes on every instance and at every rebuild", async () => {
+    const zip = new Uint8Array(await (await get('/api/v1/osv/all.zip')).arrayBuffer());
+    const files = unzipSync(zip);
+    const entries = zipEntryDates(zip);
+    expect(entries.size).toBe(Object.keys(files).length);
+    for (const [name, bytes] of Object.entries(files)) expect(entries.get(name), name).toBe(dosDateTime(new Date(json(bytes).modified)));
+  });
+
   it('<ecosystem>/all.zip holds the records affecting that ecosystem, and ecosystems.txt names them', async () => {
     const all = Object.values(await unzip(await get('/api/v1/osv/all.zip'))).map(json);
     const text = await (await get('/api/v1/osv/ecosystems.txt')).text();
@@ -172,3 +180,28 @@ describe('bulk OSV export', () => {
     expect((await missing.json()).error.status).toBe(404);
   });
 });
+
+/** A zip's entries by name, each with its date and time as the central directory holds them (DOS, local time). */
+function zipEntryDates(zip: Uint8Array): Map<string, number> {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const end = zip.byteLength - 22; // the end-of-directory record, with no comment
+  expect(view.getUint32(end, true)).toBe(0x06054b50);
+  const dates = new Map<string, number>();
+  let at = view.getUint32(end + 16, true);
+  for (let i = 0; i < view.getUint16(end + 10, true); i++) {
+    expect(view.getUint32(at, true)).toBe(0x02014b50);
+    const nameLength = view.getUint16(at + 28, true);
+    const name = new TextDecoder().decode(zip.subarray(at + 46, at + 46 + nameLength));
+    dates.set(name, view.getUint32(at + 12, true));
+    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return dates;
+}
+
+/** A date as a zip entry's DOS time (low 16 bits) and date (high 16 bits), two-second precision. */
+const dosDateTime = (d: Date) =>
+  (((((d.getFullYear() - 1980) << 9) | ((d.getMonth() + 1) << 5) | d.getDate()) << 16) |
+    (d.getHours() << 11) |
+    (d.getMinutes() << 5) |
+    (d.getSeconds() >> 1)) >>>
+  0;
