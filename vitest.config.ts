@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 import { databaseIndependent } from './test/helpers/passes.js';
+import { longestFirstSequencer, longestOnEmbedded, longestOnServers } from './test/helpers/sequencer.js';
 
 const require = createRequire(import.meta.url);
+const onServers = Boolean(process.env.TEST_DATABASE_URL || process.env.TEST_REDIS_URL);
 
 export default defineConfig({
   resolve: {
@@ -15,7 +17,9 @@ export default defineConfig({
     // CI runs the suite twice, on the embedded database and then on PostgreSQL and Redis. Files
     // whose outcome cannot depend on either variable would only repeat the first pass, so a run
     // with one set leaves them out (test/helpers/passes.ts lists them; test/server/passes.test.ts checks).
-    exclude: process.env.TEST_DATABASE_URL || process.env.TEST_REDIS_URL ? databaseIndependent : [],
+    exclude: onServers ? databaseIndependent : [],
+    // The longest files first, so the two workers finish together (test/helpers/sequencer.ts).
+    sequence: { sequencer: longestFirstSequencer(onServers ? longestOnServers : longestOnEmbedded) },
     globalSetup: ['test/helpers/build-setup.ts', 'test/helpers/global-setup.ts'],
     // Each file builds its own database; two workers match the machine's two cores.
     pool: 'forks',

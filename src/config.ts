@@ -89,6 +89,7 @@ const environment = z.object({
   SOURCES: optionalString,
   SOURCES_FILE: optionalString,
   SOURCES_ALLOW_PRIVATE: bool(false),
+  SOURCES_RETRY_MS: wholeNumber(1000, 'must be a whole number of milliseconds'),
   REGISTRY_LOOKUP: bool(true),
   PYPI_URL: httpUrl('https://pypi.org'),
   NPM_REGISTRY_URL: httpUrl('https://registry.npmjs.org'),
@@ -129,6 +130,8 @@ const schema = environment.transform((e) => ({
   taxiiSettleSeconds: e.TAXII_SETTLE_SECONDS,
   /** Test/dev escape hatch: fetch source URLs that resolve to private or loopback addresses. */
   sourcesAllowPrivate: e.SOURCES_ALLOW_PRIVATE,
+  /** The wait before a failed source fetch is tried again; each later try waits 4 times longer (with jitter). */
+  sourcesRetryMs: e.SOURCES_RETRY_MS,
   /**
    * Look up the registry summary of PyPI and npm packages no catalogue list names, after ingests
    * and syncs (src/registry), from these registries.

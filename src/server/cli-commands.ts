@@ -121,6 +121,7 @@ export const commands: Record<string, { help: string; run: Command }> = {
           bar.start(0, 0);
           const outcome = await syncSource(pipeline, source, {
             allowPrivate: config.sourcesAllowPrivate,
+            retryMs: config.sourcesRetryMs,
             relay: false,
             // The outcome line below reports a failure: the log says nothing more of it.
             repeatedFailure: () => true,

@@ -110,6 +110,7 @@ await logFeedAtStart(db.prisma, log, {
 const sources = config.sources.length
   ? (await import('../sources/schedule.js')).startSourceSchedule({ prisma: db.prisma, pubsub, log, db }, config.sources, {
       allowPrivate: config.sourcesAllowPrivate,
+      retryMs: config.sourcesRetryMs,
       onChanged: () => registryLookups?.request(),
     })
   : { stop: async () => {} };

@@ -26,6 +26,8 @@ export interface FetchOptions {
   timeoutMs?: number;
   maxBytes?: number;
   attempts?: number;
+  /** The wait before the second attempt (SOURCES_RETRY_MS); each later one waits 4 times longer. */
+  retryMs?: number;
   /** Extra CA certificates to trust (tests serve files over HTTPS with their own certificate). */
   ca?: string;
   onRetry?: (attempt: number, err: Error) => void;
@@ -55,8 +57,8 @@ export async function fetchSource(location: string, options: FetchOptions): Prom
       const error = err instanceof SourceError ? err : new SourceError(`fetch failed: ${(err as Error).message}`, true);
       if (!error.retryable || attempt >= attempts) throw error;
       options.onRetry?.(attempt, error);
-      // 1 s, 4 s, 16 s, ... with jitter, so instances retrying together spread out.
-      await sleep(4 ** (attempt - 1) * 1000 * (0.5 + Math.random() / 2));
+      // 1 s, 4 s, 16 s, ... (by default) with jitter, so instances retrying together spread out.
+      await sleep(4 ** (attempt - 1) * (options.retryMs ?? 1000) * (0.5 + Math.random() / 2));
     }
   }
 }

@@ -28,7 +28,7 @@ export function retryMinutes(failures: number, intervalMinutes: number): number 
 export function startSourceSchedule(
   deps: SyncDeps,
   sources: SourceDefinition[],
-  options: { allowPrivate: boolean; onChanged?: () => void },
+  options: { allowPrivate: boolean; retryMs?: number; onChanged?: () => void },
 ): { stop(): Promise<void> } {
   const stopping = new AbortController();
   const running = new Map<string, Promise<unknown>>();
@@ -47,7 +47,7 @@ export function startSourceSchedule(
       // Stopped while waiting for its turn: it is not started.
       stopping.signal.aborted
         ? undefined
-        : syncSource(deps, source, { allowPrivate: options.allowPrivate, relay: true, signal: stopping.signal, repeatedFailure }),
+        : syncSource(deps, source, { allowPrivate: options.allowPrivate, retryMs: options.retryMs, relay: true, signal: stopping.signal, repeatedFailure }),
     );
   // Each source's first outcome, until every source has one: then the one line on the first pass.
   const firstPass = new Map<string, SyncOutcome>();

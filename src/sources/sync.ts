@@ -29,6 +29,8 @@ export interface SyncDeps extends IngestDeps {
 
 export interface SyncOptions {
   allowPrivate: boolean;
+  /** The wait before a failed fetch's first retry (fetch.ts). */
+  retryMs?: number;
   /** Publish new issues from this process (the server); the CLI leaves them to the server's relay. */
   relay?: boolean;
   signal?: AbortSignal;
@@ -164,6 +166,7 @@ export async function syncSource(deps: SyncDeps, source: SourceDefinition, optio
     try {
       const fetchOptions = {
         allowPrivate: options.allowPrivate,
+        retryMs: options.retryMs,
         validators,
         ca: options.ca,
         onRetry: (attempt: number, err: Error) =>

@@ -52,6 +52,10 @@ describe('schema.graphql', () => {
 });
 
 describe('configuration', () => {
+  // The compiled server, as `npm start` runs it (build-setup.ts built it): the tsx loader would
+  // transpile all of src/ again in each of these processes.
+  const server = ['dist/server/main.js'];
+
   it('reports each bad variable on its own line, naming it', () => {
     try {
       parseConfig({ PORT: 'abc', DATABASE_URL: 'mysql://x', RATE_LIMIT_PER_MINUTE: '-1' });
@@ -122,7 +126,7 @@ describe('configuration', () => {
         HOST: '127.0.0.1',
         PORT: String((taken.address() as AddressInfo).port),
       };
-      const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], { env, timeout: 90_000 }).catch((e) => e);
+      const err = await promisify(execFile)(process.execPath, server, { env, timeout: 90_000 }).catch((e) => e);
       expect(err.code).toBe(1);
       expect(String(err.stderr).trim()).toMatch(/^secwire: cannot listen on 127\.0\.0\.1:\d+: listen EADDRINUSE[^\n]*$/);
       const db = await openDatabase({ kind: 'pglite', dataDir });
@@ -135,7 +139,7 @@ describe('configuration', () => {
 
   it('the server exits 1 with a one-line message and no stack trace', async () => {
     const run = promisify(execFile);
-    const err = await run(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    const err = await run(process.execPath, server, {
       env: { ...process.env, PORT: 'abc', DATABASE_URL: 'mysql://x', SOURCES: '[]' },
       timeout: 90_000,
     }).catch((e) => e);
@@ -144,6 +148,6 @@ describe('configuration', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^secwire: invalid configuration: PORT: /);
     expect(lines[1]).toMatch(/^secwire: invalid configuration: DATABASE_URL: /);
-    expect(String(err.stderr)).not.toMatch(/at .*\.ts:\d+/);
+    expect(String(err.stderr)).not.toMatch(/\bat .+:\d+:\d+/);
   }, 120_000);
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/keys/api-keys.js';
 import { maxWatchedComponentsPerKey } from '../../src/stacks/watched.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { makeIssue } from '../helpers/issues.js';
+import { insertIssues, makeIssue } from '../helpers/issues.js';
 import { bearer, webhookKey } from '../helpers/webhooks.js';
 
 let t: TestApp;
@@ -17,11 +17,12 @@ beforeAll(async () => {
   t = await createTestApp({ webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, webhooksPerKey: cap });
   // Issues under the stacks' names, as many as a real feed holds: each registration's scan has
   // work to do, and each records hundreds of findings as known.
-  await t.db.prisma.issue.createMany({
-    data: Array.from({ length: 2000 }, (_, i) =>
+  await insertIssues(
+    t.db.prisma,
+    Array.from({ length: 2000 }, (_, i) =>
       makeIssue({ title: `Issue ${i}`, packageNames: [`contended-${i % 50}`], affectedPackages: [`contended-${i % 50}@<2.0.0`] }),
     ),
-  });
+  );
 });
 afterAll(async () => t?.close());
 

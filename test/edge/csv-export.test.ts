@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import { csvColumns } from '../../src/csv-export/route.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { makeIssue } from '../helpers/issues.js';
+import { insertIssues, makeIssue } from '../helpers/issues.js';
 
 let t: TestApp;
 
@@ -72,7 +72,7 @@ const hidden = [
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.db.prisma.issue.createMany({ data: [tricky, ...bulk, ...hidden] as Prisma.IssueCreateManyInput[] });
+  await insertIssues(t.db.prisma, [tricky, ...bulk, ...hidden] as Prisma.IssueCreateManyInput[]);
 });
 afterAll(async () => t?.close());
 

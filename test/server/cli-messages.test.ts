@@ -72,6 +72,8 @@ it('a sync that fails reports each failure once, and no registry lookups it did 
       ...scratch.env,
       SOURCES: sources,
       SOURCES_ALLOW_PRIVATE: 'true',
+      // The refused source's retries, sooner than in production (the wait is all they would add here).
+      SOURCES_RETRY_MS: '20',
       REGISTRY_LOOKUP: 'true',
       PYPI_URL: 'http://127.0.0.1:9',
       NPM_REGISTRY_URL: 'http://127.0.0.1:9',

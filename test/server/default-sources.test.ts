@@ -54,10 +54,13 @@ it('a start without the network serves the sample at once, says so, names each u
   const server = await startServerProcess({
     DATA_DIR: join(dir, 'db'),
     SEED_SAMPLE_DATA: 'true',
-    LOG_LEVEL: 'info',
+    // Debug, to see each source's retries: the production ones, only sooner (at the production
+    // waits this file spent nearly all its time asleep).
+    LOG_LEVEL: 'debug',
     SOURCES: '',
     SOURCES_FILE: join(dir, 'sources.json'),
     SOURCES_ALLOW_PRIVATE: 'true',
+    SOURCES_RETRY_MS: '20',
   });
   try {
     const at = await server.waitForLog((l) => l.msg === 'sources configured');
@@ -81,6 +84,10 @@ it('a start without the network serves the sample at once, says so, names each u
       }),
     ]);
     expect(JSON.stringify(server.lines())).not.toMatch(/\bat .+:\d+:\d+/);
+    // Each source was tried three times before it counted as failed; the retries say so at debug only.
+    const retries = server.lines().filter((l) => l.msg === 'source fetch failed, retrying');
+    expect(retries.map((l) => `${l.source} ${l.attempt}`).sort()).toEqual(defaults.flatMap((s) => [`${s.name} 1`, `${s.name} 2`]).sort());
+    expect(retries.every((l) => l.level === 'debug')).toBe(true);
     const ready = await (await fetch(`${server.base}/ready`)).json();
     expect(ready.status).toBe('ready');
     expect(ready.sources.map((s: { name: string }) => s.name)).toEqual(defaults.map((s) => s.name));

@@ -7,6 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { databaseIndependent } from '../helpers/passes.js';
+import { longestOnEmbedded, longestOnServers } from '../helpers/sequencer.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -39,4 +40,9 @@ it.each(databaseIndependent)('%s depends on neither the test database nor Redis'
 it('the check sees files that do', () => {
   expect(dependsOnConfiguredServices('test/edge/foundation.test.ts')).toContain('imports test/helpers/database.ts');
   expect(dependsOnConfiguredServices('test/domain/redis-outage.test.ts')[0]).toMatch(/^test\/domain\/redis-outage\.test\.ts: /);
+});
+
+it('the longest-first lists of test/helpers/sequencer.ts name files that exist and run in their pass', () => {
+  for (const file of [...longestOnEmbedded, ...longestOnServers]) expect(existsSync(join(root, file)), file).toBe(true);
+  expect(longestOnServers.filter((file) => databaseIndependent.includes(file))).toEqual([]);
 });
