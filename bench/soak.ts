@@ -17,6 +17,7 @@
 //
 //   npm run bench -- soak [--minutes 10] [--rate 200] [--db postgres|pglite] [--issues 3000]
 //     [--cpu-prof <dir>]: the server runs under node --cpu-prof; its profile over the load is summarised
+//     [--node-flags='<flags>']: Node flags for bin/secwire to add (V8's heap settings, --trace-gc)
 //     [--no-readme]: print only (a short run, a profile), leaving bench/README.md as it is
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -46,6 +47,7 @@ const { values } = parseArgs({
     'ingest-every': { type: 'string', default: '10' },
     'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
     'cpu-prof': { type: 'string' },
+    'node-flags': { type: 'string', default: '' },
     'no-readme': { type: 'boolean', default: false },
   },
 });
@@ -79,7 +81,7 @@ const env: Record<string, string> = {
     ? { DATABASE_URL: scratch.url, REDIS_URL: values['redis-url']!, REDIS_KEY_PREFIX: `soak-${randomBytes(4).toString('hex')}:` }
     : { DATA_DIR: join(scratchDir, 'data') }),
 };
-const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+const nodeFlags = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...values['node-flags']!.split(' ').filter(Boolean)];
 const server = await startServerProcess(env, nodeFlags, launcher);
 const pid = server.child.pid!;
 const base = server.base;
