@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { PassThrough, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { parse } from 'csv-parse';
 import { z } from 'zod';
 import type { EnrichmentRow } from './enrichment.js';
 import { SourceError } from './fetch.js';
@@ -58,34 +59,27 @@ export interface EpssScores {
   chunks(size: number): AsyncIterable<EnrichmentRow[]>;
 }
 
-/** The file's lines, decompressed as they are read (FIRST serves it gzipped). */
-async function* fileLines(path: string, gzipped: boolean): AsyncIterable<string> {
-  const file = createReadStream(path);
-  const text = gzipped ? createGunzip() : new PassThrough();
-  text.setEncoding('utf8');
-  pipeline(file, text, () => {});
-  let rest = '';
+/** The file's records, decompressed and parsed as they are read (FIRST serves it gzipped), each with its line number. */
+async function* fileRecords(path: string, gzipped: boolean): AsyncIterable<{ fields: string[]; line: number }> {
+  // The model line has two fields, the rest three.
+  const records = parse({ skip_empty_lines: true, trim: true, relax_column_count: true, info: true });
+  pipeline(createReadStream(path), gzipped ? createGunzip() : new PassThrough(), records, () => {});
   try {
-    for await (const piece of text as AsyncIterable<string>) {
-      const lines = (rest + piece).split('\n');
-      rest = lines.pop()!;
-      yield* lines;
-    }
+    for await (const { record, info } of records as AsyncIterable<{ record: string[]; info: { lines: number } }>) yield { fields: record, line: info.lines };
   } catch (err) {
+    if (err instanceof SourceError) throw err;
     if ((err as { code?: string }).code?.startsWith('Z_')) throw new SourceError('bad EPSS file: corrupt gzip data');
-    throw err;
+    throw new SourceError(`bad EPSS file: ${(err as Error).message.split('\n')[0]}`);
   }
-  if (rest) yield rest;
 }
 
-/** Each score row of the file, checked, with its line number; the header lines are checked and skipped. */
+/** Each score row of the file, checked; the header lines are checked and skipped. */
 async function* scoreRows(path: string, gzipped: boolean, onScoreDate?: (date: Date) => void): AsyncIterable<{ cve: string; score: number }> {
-  let line = 0;
-  let header = false;
-  for await (const raw of fileLines(path, gzipped)) {
-    line += 1;
-    if (line === 1) {
-      const date = epssHeader.exec(raw.replace(/\r$/, ''))?.[1];
+  let records = 0;
+  for await (const { fields, line } of fileRecords(path, gzipped)) {
+    records += 1;
+    if (records === 1) {
+      const date = line === 1 ? epssHeader.exec(fields.join(','))?.[1] : undefined;
       // "+0000" is not ISO 8601 enough for Date everywhere: give it its colon.
       const scoreDate = date ? new Date(date.replace(/([+-]\d{2})(\d{2})$/, '$1:$2')) : undefined;
       if (!scoreDate || Number.isNaN(scoreDate.getTime())) {
@@ -94,11 +88,8 @@ async function* scoreRows(path: string, gzipped: boolean, onScoreDate?: (date: D
       onScoreDate?.(scoreDate);
       continue;
     }
-    const fields = raw.split(',').map((f) => f.trim());
-    if (fields.length === 1 && fields[0] === '') continue;
-    if (!header) {
+    if (records === 2) {
       if (fields.join(',') !== 'cve,epss,percentile') throw new SourceError(`bad EPSS file: line ${line} must be the header cve,epss,percentile`);
-      header = true;
       continue;
     }
     const [cve, epss] = fields;
@@ -108,8 +99,8 @@ async function* scoreRows(path: string, gzipped: boolean, onScoreDate?: (date: D
     }
     yield { cve: cve!, score };
   }
-  if (line === 0) throw new SourceError('bad EPSS file: line 1 must be #model_version:...,score_date:YYYY-MM-DDT00:00:00+0000');
-  if (!header) throw new SourceError('bad EPSS file: line 2 must be the header cve,epss,percentile');
+  if (records === 0) throw new SourceError('bad EPSS file: line 1 must be #model_version:...,score_date:YYYY-MM-DDT00:00:00+0000');
+  if (records === 1) throw new SourceError('bad EPSS file: line 2 must be the header cve,epss,percentile');
 }
 
 export async function readEpss(path: string): Promise<EpssScores> {
