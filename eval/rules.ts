@@ -4,7 +4,8 @@
 import { defaultCatalogue } from '../src/ingest/classifier/catalogue.js';
 import { metrics } from '../src/ingest/classifier/evaluate.js';
 import { inTestSplit, isPress } from '../src/ingest/classifier/item-split.js';
-import { crossValidatedItems, itemExamples, type RuleFamily, ruleFamilies, thresholdOf } from '../src/ingest/classifier/items.js';
+import { outcome } from '../src/ingest/classifier/item-evaluate.js';
+import { crossValidatedItems, itemExamples, type RuleFamily, ruleFamilies } from '../src/ingest/classifier/items.js';
 import { metricRow, metricsHeader } from './markdown.js';
 
 export function ruleLines(): string[] {
@@ -19,7 +20,6 @@ export function ruleLines(): string[] {
   const press: string[] = [];
   for (const [name, rules] of variants) {
     const cv = crossValidatedItems(catalogue, dev, rules);
-    const outcome = (r: (typeof cv)[number]) => ({ relevant: r.e.labelled.relevant, p: r.p, served: r.p >= thresholdOf(r.s) });
     all.push(metricRow(name, metrics(cv.map(outcome))));
     press.push(metricRow(name, metrics(cv.filter((r) => isPress(r.e.labelled.source)).map(outcome))));
   }

@@ -88,7 +88,8 @@ export const kindType: Record<string, string> = { news: 'news', research: 'resea
 type Scored = { e: ItemExample; s: ItemScore; p: number };
 /** Served as the service serves it: press from pressThreshold, the rest from 0.5 (items.ts). */
 const isServed = (r: { s: ItemScore; p: number }) => r.p >= thresholdOf(r.s);
-const outcome = (r: Scored) => ({ relevant: r.e.labelled.relevant, p: r.p, served: isServed(r) });
+/** A scored item as metrics() counts it: its label, its probability and whether it is served. */
+export const outcome = (r: Scored) => ({ relevant: r.e.labelled.relevant, p: r.p, served: isServed(r) });
 type Classified = Awaited<ReturnType<RuleClassifier['classify']>>;
 
 const sourceFamily = (s: string) => (s.startsWith('news:') ? 'press link lists (news:)' : s.startsWith('feed:') ? 'feed archive (feed:)' : s);
