@@ -24,7 +24,9 @@ export interface IdleCollection {
  */
 export function startIdleCollection(collect: Collect, { intervalMs = 5_000, quietShare = 0.01, minWorkMs = 250 } = {}): IdleCollection {
   let last = performance.eventLoopUtilization();
-  let workMs = 0;
+  // Start-up is work too: with no arguments the utilisation covers the life of the process, so the
+  // first quiet interval after a start collects what loading and seeding left behind.
+  let workMs = last.active;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const since = performance.eventLoopUtilization(now, last);

@@ -35,4 +35,15 @@ describe('idle collection', () => {
     while (calls.length < 2) await tick();
     clearInterval(counter);
   });
+
+  it('counts the work done before it started, as a server start-up is', async () => {
+    busy(150);
+    const calls: unknown[] = [];
+    running = startIdleCollection((options) => calls.push(options), { intervalMs: 50, quietShare: 0.5, minWorkMs: 100 });
+    let intervals = 0;
+    const counter = setInterval(() => intervals++, 50);
+    while (calls.length === 0 && intervals < 20) await tick();
+    clearInterval(counter);
+    expect(calls).toHaveLength(1);
+  });
 });
