@@ -30,10 +30,11 @@ const judge = (title: string, summary?: string, hints?: { issueType: 'research' 
 describe('labelled items', () => {
   it('are real, sourced, from many publishers and years, with hard negatives of the out-of-scope groups, and none reserved', () => {
     const all = itemExamples().map((e) => e.labelled);
-    expect(all.filter((l) => l.relevant).length).toBeGreaterThanOrEqual(1500);
-    // The press part (issue 38): 5,000 items from many publishers, every year from 2019 (bar the reserved 2023).
+    // The press part (issue 38): 5,000 items from many publishers, every year from 2019 (bar the
+    // reserved 2023), 1,500 of them in scope.
     const press = all.filter((l) => !l.source.startsWith('arxiv-'));
     expect(press.length).toBeGreaterThanOrEqual(5000);
+    expect(press.filter((l) => l.relevant).length).toBeGreaterThanOrEqual(1500);
     expect(new Set(press.map((l) => l.source)).size).toBeGreaterThanOrEqual(20);
     expect(new Set(press.map((l) => l.publishedAt.slice(0, 4)))).toEqual(new Set(['2019', '2020', '2021', '2022', '2024', '2025']));
     const groups = new Set(all.filter((l) => !l.relevant).map((l) => l.group));

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import type { Item } from '../item.js';
 import { concernFamilies } from './item-lexicon.js';
+import { toolOrBait } from './tables.js';
 import { plainText } from './text.js';
 
 export const gazetteerUrl = new URL('../../../data/catalogue/gazetteer.json', import.meta.url);
@@ -90,8 +91,10 @@ export function itemFeatures(item: Item): string[] {
   const concernS = concernFamilies(summary);
   for (const f of concernT) out.add(`k:${f}`);
   for (const f of concernS) if (!concernT.includes(f)) out.add(`ks:${f}`);
-  const aiT = inTitle.size > 0 || /\bai\b/i.test(item.title);
-  const aiS = aiT || inSummary.size > 0 || /\bai\b/i.test(summary);
+  // A defender's tool or a lure names a concern beside an AI system that is not its object.
+  const usedAsTool = !toolOrBait.againstTheModel.test(item.title) && (toolOrBait.defence.test(item.title) || toolOrBait.lure.test(item.title));
+  const aiT = !usedAsTool && (inTitle.size > 0 || /\bai\b/i.test(item.title));
+  const aiS = !usedAsTool && (aiT || inSummary.size > 0 || /\bai\b/i.test(summary));
   if (aiT) for (const f of concernT) out.add(`x:${f}`);
   if (aiS) for (const f of new Set([...concernT, ...concernS])) out.add(`xs:${f}`);
   if (aiT && concernT.length > 0) out.add('x:any');

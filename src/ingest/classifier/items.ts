@@ -1,5 +1,5 @@
 // Relevance of text items: news, research, regulation and incidents (native items with no package),
-// which have no package, repository or CWE to go on (classifier 3.2.0, issue 38). A logistic text
+// which have no package, repository or CWE to go on (classifier 3.3.0, issue 38). A logistic text
 // model over the title's and the summary's words and pairs, title character 4-grams, an AI-system
 // gazetteer and a concern lexicon (item-features.ts), trained on data/labelled-items, is stacked
 // with four families of hand-written evidence: that the item is about an AI/ML system
@@ -341,8 +341,8 @@ export function frozenSplitItems(
  * The probability from which a press item is served. The stacker's probability stays calibrated;
  * only the bar moves: press is about a tenth of what the press sources publish, so 0.5 served only
  * the sure half of it. Chosen on the development folds' out-of-fold probabilities, never the
- * frozen split: the threshold of highest press F1 (npm run eval -- --threshold prints the sweep),
- * near the F1/2 that theory gives a calibrated classifier's F1-optimal threshold. Research and
+ * frozen split: the threshold of highest press F1 (npm run eval -- --threshold prints the sweep).
+ * Research and
  * ATLAS case studies (pressOf 0) keep 0.5: lowered for them too, arXiv's near misses cost
  * research precision that press recall does not pay back.
  */
