@@ -183,7 +183,10 @@ try {
   const stats = (await (await fetch(`${server.base}/api/v1/stats`, { headers: { 'cache-control': 'no-cache' } })).json()) as { data: { totalIssues: number } };
   // Settled: a minute after the sync, as an operator's monitor would see it.
   await new Promise((r) => setTimeout(r, 60_000));
-  const rssAfter = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
+  const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
+  const rssAfter = Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+  // The peak of the start and the sync, before the stop: the exit's own peak (bench/peak-rss.mjs) includes shutting down.
+  const peakBeforeStop = Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
   await server.stop();
   // The server's whole output, the memory trace among it, for reading beside the sources' log lines.
   if (values['mem-trace'])
@@ -232,7 +235,7 @@ try {
     `| records received (all sources) / **records/s** over that time | ${received.toLocaleString('en')} / **${Math.round(received / allSeconds).toLocaleString('en')}** |`,
     `| OSV records / of them set aside (MAL-*, no AI/ML evidence: a DormantRecord row only) | ${osvReceived.toLocaleString('en')} / ${dormant.toLocaleString('en')} |`,
     `| issues served at the end | ${stats.data.totalIssues.toLocaleString('en')} |`,
-    `| **server peak RSS** | **${peak ?? '?'} MB** |`,
+    `| **server peak RSS** (start and sync; with the stop) | **${peakBeforeStop.toFixed(0)} MB** (${peak ?? '?'} MB) |`,
     `| **RSS 60 s after the sync** | **${rssAfter.toFixed(0)} MB** |`,
     ...(diskMb !== undefined ? [`| **database on disk** (of it WAL) | **${diskMb} MB** (${walMb} MB) |`] : []),
     `| **second start, nothing changed: to every source synced** | **${secondSeconds.toFixed(1)} s** |`,
