@@ -8,8 +8,17 @@ export interface ChildServer {
   base: string;
 }
 
-export async function startChildServer(name: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startChildServer(
+  name: string,
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  nodeFlags: string[] = [],
+): Promise<ChildServer> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {

@@ -11,8 +11,9 @@
 //   npm run bench -- throughput --trace-gc ...: the real server runs with --trace-gc, and each of its
 //     runs is followed (on stderr) by the collector's pauses during it, to read the latency tail by.
 //   npm run bench -- throughput --cpu-prof <dir> [--only list] [--seconds 10]: instead of comparing,
-//     drives only the real server under node --cpu-prof, one process per workload, and summarises
-//     where its CPU went while under load (bench/cpu-profile.ts), into bench/README.md.
+//     drives the real server and then the floor under node --cpu-prof, one process per workload each,
+//     and summarises where their CPU went while under load (bench/cpu-profile.ts): both on stderr,
+//     the real server's into bench/README.md.
 //   npm run bench -- throughput --secwire-dir <checkout> ...: another checkout's server (its bin/secwire,
 //     installed and built there) runs as a third server in the same rounds, and a second table sets
 //     its ratios to the raw server beside this checkout's: a before/after on one machine at one load.
@@ -280,9 +281,10 @@ async function startReal(env: Record<string, string>, extraFlags: string[] = [],
   return { name, base: server.base, pid: server.child.pid!, stop: () => server.stop(), output: () => server.lines().map((l) => l.msg ?? '') };
 }
 
-/** The raw server (raw-server.ts) or the stack floor (floor-server.ts). */
-async function startBaseline(name: 'raw' | 'floor', env: Record<string, string>): Promise<Server> {
-  const { child, base } = await startChildServer(name, new URL(`./${name}-server.ts`, import.meta.url).pathname, [], { ...env, PORT: '0' });
+/** The raw server (raw-server.ts) or the stack floor (floor-server.ts); `nodeFlags` before the script. */
+async function startBaseline(name: 'raw' | 'floor', env: Record<string, string>, nodeFlags: string[] = []): Promise<Server> {
+  const script = new URL(`./${name}-server.ts`, import.meta.url).pathname;
+  const { child, base } = await startChildServer(name, script, [], { ...env, PORT: '0' }, nodeFlags);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return { name, base, pid: child.pid!, stop: () => (child.kill('SIGTERM'), exited) };
 }
@@ -441,29 +443,47 @@ async function drive(server: Server, workload: Workload, duration: number): Prom
   };
 }
 
-/** One profiled server process per workload: 1 s warm-up, then `seconds` under load, summarised. */
+/** The newest .cpuprofile in `dir` that was not among `before`. */
+async function newestProfile(dir: string, before: Set<string>): Promise<string> {
+  const written = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
+  const modified = new Map(await Promise.all(written.map(async (f) => [f, (await stat(join(dir, f))).mtimeMs] as const)));
+  const file = written.sort((a, b) => modified.get(a)! - modified.get(b)!).at(-1);
+  if (!file) throw new Error(`no profile written into ${dir}`);
+  return join(dir, file);
+}
+
+/**
+ * One profiled process per workload and server (the real one, then the floor): 1 s warm-up, then
+ * `seconds` under load, summarised. The floor's profile is what secwire's is read against.
+ */
 async function profile(target: Target, dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   const sections: string[] = [];
+  const flags = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+  const starters = [
+    { name: 'secwire', start: () => startReal(target.env.real, flags) },
+    { name: 'floor', start: () => startBaseline('floor', target.env.floor, flags) },
+  ];
   for (const workload of target.workloads) {
-    const before = new Set(await readdir(dir));
-    const real = await startReal(target.env.real, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-    let sample: Sample;
-    try {
-      await drive(real, workload, 1);
-      sample = await drive(real, workload, seconds);
-    } finally {
-      await real.stop();
+    for (const { name, start } of starters) {
+      const before = new Set(await readdir(dir));
+      const server = await start();
+      let sample: Sample;
+      try {
+        await drive(server, workload, 1);
+        sample = await drive(server, workload, seconds);
+      } finally {
+        await server.stop();
+      }
+      // The last one written: start.ts re-executes the process once, and node writes a profile of
+      // the few milliseconds before that too.
+      const file = await newestProfile(dir, before);
+      const summary = summariseProfile(file, 25, seconds * 1000);
+      const figures = `${sample.reqPerSec.toFixed(0)} req/s, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req`;
+      console.error(`${workload.name}, ${name}: ${figures} (profiled, ${file})\n${summary}`);
+      if (name === 'secwire')
+        sections.push(`### ${workload.name} (\`${workload.method} ${workload.path}\`), ${sample.reqPerSec.toFixed(0)} req/s under the profiler\n\n${summary}`);
     }
-    // The last one written: start.ts re-executes the process once, and node writes a profile of
-    // the few milliseconds before that too.
-    const written = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
-    const modified = new Map(await Promise.all(written.map(async (f) => [f, (await stat(join(dir, f))).mtimeMs] as const)));
-    const file = written.sort((a, b) => modified.get(a)! - modified.get(b)!).at(-1);
-    if (!file) throw new Error(`no profile written into ${dir}`);
-    const summary = summariseProfile(join(dir, file), 25, seconds * 1000);
-    console.error(`${workload.name}: ${sample.reqPerSec.toFixed(0)} req/s, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req (profiled)\n${summary}`);
-    sections.push(`### ${workload.name} (\`${workload.method} ${workload.path}\`), ${sample.reqPerSec.toFixed(0)} req/s under the profiler\n\n${summary}`);
   }
   const section = [
     `<!-- throughput-profile-${target.kind}:begin -->`,

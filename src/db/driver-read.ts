@@ -14,6 +14,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { inPoolTransaction } from './pool-transaction.js';
+import { simpleStatement } from './simple-statement.js';
 
 /**
  * Runs one statement and answers its rows. With `settings` (name to value), it runs in a
@@ -51,11 +52,15 @@ const pgTypes = {
 /** Instants bound as UTC, as Prisma's adapters bind them (node-postgres would write local time). */
 const bound = (values: unknown[]) => values.map((value) => (value instanceof Date ? value.toISOString() : value));
 
-/** Reads on `pool`, the pool Prisma's adapter was given. */
+/** Reads on `pool`, the pool Prisma's adapter was given; a statement whose parameters can be written in goes as a simple query. */
 export function poolReads(pool: pg.Pool): DriverRead {
   return driverRead<pg.Pool | pg.PoolClient>(
     pool,
-    async (on, { text, values }) => (await on.query({ text, values: bound(values), types: pgTypes })).rows,
+    async (on, statement) => {
+      const simple = simpleStatement(statement);
+      const query = simple === undefined ? { text: statement.text, values: bound(statement.values), types: pgTypes } : { text: simple, types: pgTypes };
+      return (await on.query(query)).rows;
+    },
     (work) => inPoolTransaction(pool, work),
   );
 }

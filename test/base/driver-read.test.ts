@@ -3,6 +3,7 @@
 // an outage, on whichever database the suite runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
+import { simpleStatement } from '../../src/db/simple-statement.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/database.js';
 
@@ -59,5 +60,25 @@ describe('driver reads', () => {
   it.runIf(testDatabaseUrl)('report a statement cancelled by its time-out as an outage (503), not a fault', async () => {
     const err = await db.read(Prisma.sql`SELECT pg_sleep(1)`, { statement_timeout: '50' }).catch((e: unknown) => e);
     expect(isDatabaseUnavailable(err)).toBe(true);
+  });
+
+  it('write integers and UUIDs into a statement as untyped literals, which read as the bound values do', async () => {
+    const id = 'd3b07384-d113-4ec3-9f3c-d0b5e4ecf1a1';
+    // Each value meets an integer, a text and a uuid context, as a bound parameter without a type would.
+    const query = Prisma.sql`SELECT ${7} + 1 AS "sum", 'n' || ${-3} AS "text", ${id}::uuid AS "id", ${id} AS "plain", ${0} = 0 AS "zero" LIMIT ${1} OFFSET ${0}`;
+    expect(simpleStatement(query)).toBe(
+      `SELECT '7' + 1 AS "sum", 'n' || '-3' AS "text", '${id}'::uuid AS "id", '${id}' AS "plain", '0' = 0 AS "zero" LIMIT '1' OFFSET '0'`,
+    );
+    const [simple] = await db.read(query);
+    const [bound] = await db.prisma.$queryRaw<Record<string, unknown>[]>(query);
+    expect(simple).toEqual(bound);
+    expect(simple).toEqual({ sum: 8, text: 'n-3', id, plain: id, zero: true });
+  });
+
+  it('keep a statement bound when any value is not an integer or a UUID', () => {
+    for (const value of ["x' OR '1'='1", "d3b07384-d113-4ec3-9f3c-d0b5e4ecf1a1'", 1.5, 2 ** 53, Number.NaN, 1n, true, new Date(0), ['1'], null]) {
+      expect(simpleStatement(Prisma.sql`SELECT ${1} AS "a", ${value} AS "b"`)).toBeUndefined();
+    }
+    expect(simpleStatement(Prisma.sql`SELECT 1 AS "a"`)).toBe('SELECT 1 AS "a"');
   });
 });
