@@ -4,7 +4,7 @@
 // - seconds from spawn to the first answer of GET /api/v1/issues?limit=1;
 // - what the Liftoff-only choice costs once warm: seconds for a fixed round of list, search and
 //   stats requests, after one round of warm-up;
-// - peak RSS (the kernel's VmHWM) and RSS after 15 s idle (VmRSS);
+// - peak RSS (the kernel's VmHWM) and RSS after 30 s idle (VmRSS);
 // on a fresh embedded database (unpacked from the cluster `npm install` seeded; for `npm start` also
 // seeded at start, SEED_FROM_TEMPLATE=false, as before that cluster existed), on a restart of that
 // database, and on a fresh PostgreSQL database and a restart on it. Writes its table into bench/README.md.
@@ -38,9 +38,9 @@ const runners = {
 };
 const warmRound = ['/api/v1/issues?limit=20', '/api/v1/issues?limit=20&search=injection', '/api/v1/issues?limit=20&severity=critical', '/api/v1/stats'];
 const warmRounds = 50;
-// The idle collection (src/idle-collection.ts) looks every 5 s and collects after a quiet 5 s: up to 10 s after
-// the warm round; read a little later than that.
-const idleSeconds = 15;
+// The idle collection (src/idle-collection.ts) looks every 5 s and collects after four quiet looks: up to 25 s
+// after the warm round; read a little later than that.
+const idleSeconds = 30;
 
 interface Measurement {
   firstAnswerS: number;

@@ -17,7 +17,7 @@ describe('idle collection', () => {
     const calls: unknown[] = [];
     let intervals = 0;
     const counter = setInterval(() => intervals++, 50);
-    running = startIdleCollection((options) => calls.push(options), { intervalMs: 50, quietShare: 0.5, minWorkMs: 100 });
+    running = startIdleCollection((options) => calls.push(options), { intervalMs: 50, quietIntervals: 3, quietShare: 0.5, minWorkMs: 100 });
     // Busy intervals (the loop blocked for 150 ms at a time) never collect.
     for (let i = 0; i < 3; i++) {
       busy(150);
@@ -39,11 +39,28 @@ describe('idle collection', () => {
   it('counts the work done before it started, as a server start-up is', async () => {
     busy(150);
     const calls: unknown[] = [];
-    running = startIdleCollection((options) => calls.push(options), { intervalMs: 50, quietShare: 0.5, minWorkMs: 100 });
+    running = startIdleCollection((options) => calls.push(options), { intervalMs: 50, quietIntervals: 3, quietShare: 0.5, minWorkMs: 100 });
     let intervals = 0;
     const counter = setInterval(() => intervals++, 50);
     while (calls.length === 0 && intervals < 20) await tick();
     clearInterval(counter);
     expect(calls).toHaveLength(1);
+  });
+
+  it('does not collect in a pause between bursts of work, shorter than its quiet intervals', async () => {
+    const calls: unknown[] = [];
+    let intervals = 0;
+    const counter = setInterval(() => intervals++, 50);
+    running = startIdleCollection((options) => calls.push(options), { intervalMs: 50, quietIntervals: 6, quietShare: 0.5, minWorkMs: 100 });
+    // Bursts a pause of about two intervals apart: work enough to collect after, never quiet enough.
+    for (let burst = 0; burst < 5; burst++) {
+      busy(150);
+      const from = intervals;
+      while (intervals < from + 2) await tick();
+    }
+    expect(calls).toHaveLength(0);
+    // Then a real quiet spell: one collection.
+    while (calls.length === 0) await tick();
+    clearInterval(counter);
   });
 });
