@@ -27,7 +27,7 @@ export interface IdleCollection {
 export function startIdleCollection(collect: Collect, { intervalMs = 5_000, quietIntervals = 4, quietShare = 0.01, minWorkMs = 250 } = {}): IdleCollection {
   let last = performance.eventLoopUtilization();
   // Start-up is work too: with no arguments the utilisation covers the life of the process, so the
-  // first quiet interval after a start collects what loading and seeding left behind.
+  // first quiet spell after a start collects what loading and seeding left behind.
   let workMs = last.active;
   let quiet = 0;
   const timer = setInterval(() => {
