@@ -157,9 +157,7 @@ def main(argv: list) -> None:
     # The topical list first, so an item it shares with the digests keeps the topical origin.
     out = catalogue(argv[1], seen)
     out += digests(argv[0], seen)
-    out.sort(key=lambda i: (i["publishedAt"], i["link"]))
-    json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
-    sys.stdout.write("\n")
+    third.write_candidates(out)
 
 
 if __name__ == "__main__":

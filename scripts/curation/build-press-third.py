@@ -262,6 +262,11 @@ def main(argv: list) -> None:
     out += awful(argv[2], seen)
     out += blog(argv[3], seen)
     out += hackernews(argv[4], seen)
+    write_candidates(out)
+
+
+def write_candidates(out: list) -> None:
+    """The candidates on stdout, sorted by date, then link, so that a rebuild gives the same file."""
     out.sort(key=lambda i: (i["publishedAt"], i["link"]))
     json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
     sys.stdout.write("\n")
