@@ -1,5 +1,5 @@
-// The import rules of src/ (README, "Architecture"): no cycles, and no import from a lower layer
-// back up. Checked by test/server/architecture.test.ts and `npm run check:imports`.
+// The import rules of src/ (docs/architecture.md, "Architecture"): no cycles, and no import from a
+// lower layer back up. Checked by test/server/architecture.test.ts and `npm run check:imports`.
 const base = '^src/((config|log|errors|dates|params|redis|idle-collection|data-license|install-cache)\\.ts$|db/|generated/|sources/definition\\.ts$)';
 const graphql = '^src/(schema/|context\\.ts$)';
 const edgeRoutes = '^src/(rest|paging)/|^src/[^/]+/route\\.ts$';

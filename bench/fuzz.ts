@@ -6,7 +6,7 @@
 //   npx tsx bench/fuzz.ts [requests=20000] [--db pglite|postgres|both]
 // --db postgres runs it on a scratch PostgreSQL database with the new-issue topic on Redis
 // (TEST_DATABASE_URL and TEST_REDIS_URL, defaulting to the local servers); both (the default)
-// runs PGlite, then PostgreSQL + Redis. Results replace the "Fuzzing" section of bench/README.md.
+// runs PGlite, then PostgreSQL + Redis. Results replace the "Fuzzing" section of bench/components.md.
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';

@@ -4,7 +4,7 @@
 // database of each kind: the bundled sample data, then a synthetic load of advisories cloned under
 // new ids, then the same synthetic load again (everything unchanged). Also runs the real CLI once
 // per database for the end-to-end figure it prints. Results replace the "Ingest" section of
-// bench/README.md.
+// bench/components.md.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

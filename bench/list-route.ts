@@ -4,7 +4,8 @@
 //
 //   npx tsx bench/list-route.ts [rows=20000] [iterations=30]
 // PostgreSQL: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); a scratch
-// database is created and dropped. Prints a Markdown table for bench/README.md.
+// database is created and dropped. Prints a Markdown table; neither bench page keeps its figures
+// now (the last ones are in the history of bench/README.md, before efd5c6a).
 import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';
 import type { Database } from '../src/db/client.js';

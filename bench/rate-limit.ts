@@ -9,7 +9,7 @@
 //   npx tsx bench/rate-limit.ts [requestsPerRound=200] [rounds=5]
 // PostgreSQL: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres), a scratch
 // database created and dropped; Redis: BENCH_REDIS_URL (default redis://127.0.0.1:6379), keys under
-// a unique prefix. Prints a Markdown table for bench/README.md.
+// a unique prefix. Prints a Markdown table for bench/components.md ("Rate limit overhead").
 import { randomBytes } from 'node:crypto';
 import { createApp, type App } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';

@@ -4,7 +4,7 @@
 // issue stale, and a fifth of the relevant ones missed (never served, never announced). Times
 // reclassify() in batches of 500 with the CLI's progress bar, checks that each missed issue is in
 // exactly one new event row, runs it again (nothing stale), and on PostgreSQL runs the real CLI too.
-// Results replace the "Reclassify" section of bench/README.md.
+// Results replace the "Reclassify" section of bench/components.md.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -7,7 +7,7 @@
 // lookUpRegistries (eight requests at a time) with the judging again it triggers, checks that
 // every issue of an AI/ML package is announced exactly once, then times a second run, which asks
 // nothing: the cost of finding what to ask over the whole store.
-// Results replace the "Registry lookups" section of bench/README.md.
+// Results replace the "Registry lookups" section of bench/components.md.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';

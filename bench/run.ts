@@ -1,5 +1,6 @@
 // `npm run bench -- [name] [args...]`: runs one benchmark of this folder (all when no name is given).
-// Each benchmark is a script that prints a Markdown table; results are kept in bench/README.md.
+// Each benchmark is a script that prints a Markdown table; results are kept in bench/README.md and
+// bench/components.md.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

@@ -6,7 +6,7 @@
 // through the real app in-process; the target is under 2 s at 5,000 issues.
 //
 //   npx tsx bench/scan-versions.ts [issues=5000] [iterations=5]
-// Writes its section of bench/README.md.
+// Writes its section of bench/components.md.
 import { cpus, loadavg } from 'node:os';
 import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';

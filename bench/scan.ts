@@ -6,7 +6,7 @@
 //
 //   npx tsx bench/scan.ts [issues=100000] [iterations=30]
 // PostgreSQL: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); a scratch
-// database is created and dropped. Prints Markdown for bench/README.md.
+// database is created and dropped. Prints Markdown for bench/components.md ("Stack scan").
 import { cpus, loadavg } from 'node:os';
 import { createApp } from '../src/server/app.js';
 import { testConfig } from '../src/config.js';

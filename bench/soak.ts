@@ -18,7 +18,7 @@
 //   npm run bench -- soak [--minutes 10] [--rate 200] [--db postgres|pglite] [--issues 3000]
 //     [--cpu-prof <dir>]: the server runs under node --cpu-prof; its profile over the load is summarised
 //     [--node-flags='<flags>']: Node flags for bin/secwire to add (V8's heap settings, --trace-gc)
-//     [--no-readme]: print only (a short run, a profile), leaving bench/README.md as it is
+//     [--no-readme]: print only (a short run, a profile), leaving bench/components.md as it is
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';

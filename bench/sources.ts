@@ -8,7 +8,7 @@
 // RSS): the first sync on a fresh database, then a second one over the same file read again
 // (validators forgotten, every entry checked by fingerprint). --zip keeps the built zip at a path
 // and reuses it when it exists (building 250,000 records takes minutes).
-// Results replace the "Sources" section of bench/README.md.
+// Results replace the "Sources" section of bench/components.md.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';

@@ -9,7 +9,7 @@
 // database driver; PostgreSQL's own CPU is not counted), how many StackEntry rows the batch read,
 // and the healthy receiver's latency (commit to receipt of a one-issue batch published every
 // 200 ms) while the stack deliveries are matched and sent. Results replace the "Watched stacks" section
-// of bench/README.md.
+// of bench/components.md.
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';

@@ -9,7 +9,7 @@
 // so deliveries are still in flight when the kill comes. Each duplicate is told apart by when its
 // first copy was answered: after the kill (in flight, which at-least-once must send again) or
 // before it (answered, but its outcome not yet recorded). --runs repeats each database. Results replace the "Webhook delivery
-// across SIGKILL" section of bench/README.md.
+// across SIGKILL" section of bench/components.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -4,7 +4,7 @@
 // 15 s timeout). One key owns `--hanging` webhooks at a receiver that never answers; another key
 // owns one webhook at a healthy receiver. Every batch published reaches all of them; the figure is
 // the healthy receiver's latency from publish to receipt (p50 / p99 / max), which must stay < 2 s.
-// Results replace the "Webhook fairness" section of bench/README.md.
+// Results replace the "Webhook fairness" section of bench/components.md.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@
 //   - one filter: every webhook without filters (one dispatch group)
 //   - 100 filters: webhooks spread over 100 vendor filters (100 dispatch groups, each running the
 //     subscription's match query per event)
-// Results replace the "Webhook fan-out" section of bench/README.md.
+// Results replace the "Webhook fan-out" section of bench/components.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,5 +1,5 @@
-// Runs `prisma generate` without letting the CLI download a native engine (DESIGN.md,
-// "Prisma without native engines"). Used by postinstall and `npm run generate`.
+// Runs `prisma generate` without letting the CLI download a native engine (docs/architecture.md,
+// "Development"). Used by postinstall and `npm run generate`.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -37,7 +37,7 @@ export interface Context extends Services {
   takeSubscriptionSlot?: () => Promise<() => void>;
   /**
    * Counts the rest of this request's rate-limit units once its work is known (a watched stack's
-   * size: rest/request-costs.ts stackWorkCost), before the work runs; throws the 429 when they do
+   * size: stacks/cost.ts stackWorkCost), before the work runs; throws the 429 when they do
    * not fit. Absent for internal consumers and without a limit.
    */
   chargeWork?: (cost: number) => Promise<void>;

@@ -1,5 +1,5 @@
-// The REST error envelope {error: {message, status}} (spec section 7), from GraphQL errors or a bare
-// status. Expected errors carry their status in extensions.http; request errors (a variable GraphQL
+// The REST error envelope {error: {message, status}} (docs/api.md, "REST"), from GraphQL errors or
+// a bare status. Expected errors carry their status in extensions.http; request errors (a variable GraphQL
 // itself rejected) are 400s; anything else is a 500 whose message says nothing about the cause.
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable, serviceUnavailable } from '../db/unavailable.js';

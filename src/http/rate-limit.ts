@@ -153,7 +153,7 @@ export const rateLimited = (message: string, headers: Record<string, string>) =>
 
 /**
  * Counts a request whose whole cost (`cost` units, its first already counted) is known only once
- * its work is (a watched stack's size, rest/request-costs.ts stackWorkCost), before that work
+ * its work is (a watched stack's size, stacks/cost.ts stackWorkCost), before that work
  * runs; throws the 429 when the units do not fit. Nothing to count without a limit.
  */
 export async function chargeWork(

@@ -34,8 +34,8 @@ export const VERSION_READ_TIMEOUT_MS = 250;
 export type Encoding = 'br' | 'gzip';
 
 // Brotli at quality 5 and gzip at level 6: most of the size saving for a few milliseconds on the
-// largest bodies (bench/README.md, "Compression"), paid once per entry; in the thread pool, so
-// the event loop keeps serving meanwhile.
+// largest bodies, paid once per entry; in the thread pool, so the event loop keeps serving
+// meanwhile.
 export const compressors: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
   br: (body) => promisify(brotliCompress)(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }),
   gzip: (body) => promisify(gzip)(body, { level: 6 }),

@@ -1,5 +1,5 @@
 // The shape every input format is normalised to before classification, and the `source` column
-// that keeps the raw record (documented in README.md, "Ingestion").
+// that keeps the raw record (documented in docs/ingestion.md, "The stored source record").
 import type { IssueType, Severity } from '../generated/prisma/enums.js';
 import type { IssueLabel } from '../sources/definition.js';
 

@@ -1,6 +1,6 @@
 // secwire's native item format, for news, incidents, research and regulatory items (and
-// vulnerabilities that have no OSV record). Documented in README.md, "Ingestion"; unknown keys
-// are rejected so a misspelt field is an error, not silently lost data.
+// vulnerabilities that have no OSV record). Documented in docs/ingestion.md, "Native items";
+// unknown keys are rejected so a misspelt field is an error, not silently lost data.
 import { z } from 'zod';
 import { DATE_RANGE_TEXT, inDateRange } from '../dates.js';
 import { IssueType, Severity } from '../generated/prisma/enums.js';

@@ -203,7 +203,7 @@ export function issueFilterSql(filters: IssueFilters): Prisma.Sql {
 }
 
 /**
- * Known exploited, as the classifier decides it (classifier/exploitation.ts, isKnownExploited):
+ * Known exploited, as the classifier decides it (ingest/classifier/exploitation.ts, isKnownExploited):
  * exploitation is under way. The one SQL spelling of it.
  */
 export const knownExploitedSql = Prisma.sql`coalesce("exploitMaturity" = 'active', false)`;

@@ -1,7 +1,7 @@
 // Maven version ordering, as org.apache.maven.artifact.versioning.ComparableVersion (Maven 3.x)
 // defines it. No maintained npm package implements it (the one candidate has a single release and
 // no source repository), so this is a small re-statement of that algorithm, checked against the
-// orderings in Maven's own ComparableVersionTest (test/scan-versions.test.ts).
+// orderings in Maven's own ComparableVersionTest (test/domain/scan-matching.test.ts).
 //
 // A version is parsed into a list of items. '.' separates items; '-' and every switch between
 // digits and letters open a nested sub-list. Numbers compare numerically; known qualifiers compare

@@ -57,7 +57,7 @@ builder.mutationField('ingestItems', (t) =>
     resolve: async (_root, { items }, ctx) => {
       if (items.length > maxItemsPerRequest) throw badRequest(`At most ${maxItemsPerRequest} records per request; use the CLI for larger loads`);
       // The pipeline (the classifier's tables and model) is loaded by the first ingest: a server
-      // that only serves never holds it (bench/README.md, process memory).
+      // that only serves never holds it (bench/README.md, start-up time and memory).
       const { ingest } = await import('../ingest/ingest.js');
       const result = await ingest(ctx, items, { stopping: ctx.stopping });
       ctx.registryLookups?.request(result.ids);

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { IssueType } from '../generated/prisma/enums.js';
 
-/** The labels an issue may carry (the seed's set); each issue type implies its own (classifier/rules.ts). */
+/** The labels an issue may carry (the seed's set); each issue type implies its own (ingest/classifier/rules.ts). */
 export const issueLabels = ['security', 'research', 'industry', 'policy', 'privacy', 'safety'] as const;
 export type IssueLabel = (typeof issueLabels)[number];
 

@@ -52,7 +52,7 @@ export function parseWatchedStack(input: WatchedStackInput): ParsedStack {
 
 /**
  * The components a key may watch over all its webhooks: each is matched on every read of its
- * findings and on every published batch that names it (docs/webhooks.md, "Watched stacks").
+ * findings and on every published batch that names it (docs/webhooks.md, "Watching a stack").
  */
 export const maxWatchedComponentsPerKey = 5_000;
 

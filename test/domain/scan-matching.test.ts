@@ -1,5 +1,5 @@
 // Version ordering and OSV range evaluation per ecosystem, and the parsing of stack entries. Pure
-// functions, tested directly; test/scan.test.ts covers the same rules through HTTP and a database.
+// functions, tested directly; test/edge/scan.test.ts covers the same rules through HTTP and a database.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareMavenVersions } from '../../src/scan/maven-version.js';

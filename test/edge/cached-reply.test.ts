@@ -1,6 +1,6 @@
 // Response-cache hits answered before Yoga (src/http/early-reply.ts) give, over a real socket, the
 // status, headers and bytes Yoga's own pipeline gives for the same request (both paths add the
-// shared headers with one finish(), test/finish.test.ts): a miss and a hit look
+// shared headers with one finish(), test/edge/finish.test.ts): a miss and a hit look
 // alike, 304s, HEAD, encodings and CORS included; a hit counts against the rate limit and is refused
 // over it; routes that need a key and no-cache requests never come from it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

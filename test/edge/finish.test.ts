@@ -1,6 +1,6 @@
 // finish() is the one place that adds what every answer carries (http/finish.ts): the same call
 // writes a Fetch Response's headers on Yoga's path and a plain record for a cache hit written
-// before Yoga; test/cached-reply.test.ts compares the two paths' answers over a socket.
+// before Yoga; test/edge/cached-reply.test.ts compares the two paths' answers over a socket.
 import { describe, expect, it } from 'vitest';
 import { asHeaders, finish, licenseLink } from '../../src/http/finish.js';
 

@@ -487,7 +487,7 @@ describe('headers', () => {
   it('API responses carry the CC-BY-4.0 Link header and a request id', async () => {
     for (const path of ['/api/v1/issues', '/api/v1/issues/nope', '/graphql?query=%7B__typename%7D']) {
       const res = await t.fetch(path);
-      // Lists add their paging links after it (test/paging-links.test.ts).
+      // Lists add their paging links after it (test/edge/paging-links.test.ts).
       expect(res.headers.get('link')?.split(', ')[0], path).toBe('<https://creativecommons.org/licenses/by/4.0/>; rel="license"');
       expect(res.headers.get('x-request-id'), path).toMatch(/^[\w.:-]+$/);
     }

@@ -1,5 +1,5 @@
 // Whatever the request line and Host header, a listening server answers the JSON envelope with no
-// stack trace or file path (DESIGN.md section 7), and keeps serving. Raw sockets, because fetch
+// stack trace or file path (docs/api.md, "Abuse limits"), and keeps serving. Raw sockets, because fetch
 // will not send most of these.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-// The shapes of the spec's Issue fields whose form was a choice (README "Classification"): every
+// The shapes of the spec's Issue fields whose form was a choice: every
 // affectedPackages entry reads `<package>@<range> (fixed: <version>)` with `none` for an unfixed
 // range, and cvssVector is CVSS 3.1 wherever the source's metrics allow. Checked on the bundled
 // advisories and items, ingested through the admin route.

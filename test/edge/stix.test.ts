@@ -1,6 +1,6 @@
 // STIX 2.1 export through GraphQL on a real database: every bundle validates against the OASIS
 // schemas with no dangling reference, ids are stable across exports, and the mapping carries what
-// DESIGN.md section 5 lists.
+// docs/api.md, "STIX 2.1", lists.
 import { v5 as uuidv5 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../../src/generated/prisma/client.js';
@@ -72,7 +72,7 @@ async function exportBundle(variables: Record<string, unknown> = {}): Promise<Bu
 }
 
 const ofType = (bundle: Bundle, type: string) => bundle.objects.filter((o) => o.type === type);
-/** What each issue becomes (README "STIX 2.1"): only vulnerabilities are vulnerability objects. */
+/** What each issue becomes (docs/api.md, "STIX 2.1"): only vulnerabilities are vulnerability objects. */
 const stixTypes: Record<string, string> = { vulnerability: 'vulnerability', incident: 'report', news: 'report', regulatory: 'report', research: 'report' };
 /** The one object per issue, in bundle order. */
 const issueObjects = (bundle: Bundle) => bundle.objects.filter((o) => o.type === 'vulnerability' || o.type === 'report');

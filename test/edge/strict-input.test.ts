@@ -1,7 +1,7 @@
-// Strict input (DESIGN.md section 7), through HTTP into the app as a client would send it: dates
-// outside 1970-01-01 to 9999-12-31, wrong JSON types, unknown parameters, wrong methods, missing
-// keys. Each is a 4xx in the envelope in plain words, and a bad record in an ingest batch is
-// rejected on its own.
+// Strict input (docs/api.md, "REST" and "Abuse limits"), through HTTP into the app as a client
+// would send it: dates outside 1970-01-01 to 9999-12-31, wrong JSON types, unknown parameters,
+// wrong methods, missing keys. Each is a 4xx in the envelope in plain words, and a bad record in an
+// ingest batch is rejected on its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { makeIssue } from '../helpers/issues.js';

@@ -1,5 +1,5 @@
-// The import rules of .dependency-cruiser.cjs (README, "Architecture"), run by the maintained tool
-// itself: no circular imports, and no import from a lower layer back up. And the one way to the
+// The import rules of .dependency-cruiser.cjs (docs/architecture.md, "Architecture"), run by the
+// maintained tool itself: no circular imports, and no import from a lower layer back up. And the one way to the
 // database (docs/architecture.md): only db/ and each aggregate's module reach it.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

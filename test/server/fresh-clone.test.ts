@@ -1,5 +1,5 @@
 // A fresh clone is green on its own: the data the tests and benches read lives in the repository,
-// never in a folder beside it (DESIGN.md section 7, "Test data lives in the project").
+// never in a folder beside it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

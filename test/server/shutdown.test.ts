@@ -1,6 +1,6 @@
 // Graceful shutdown on a real listening server: an admin ingest in flight when the stop begins ends
 // before its next chunk with a 503 saying what was committed (never a lost response; the message
-// for a stop after some chunks is the outage one, see test/outage.test.ts), every answer during the
+// for a stop after some chunks is the outage one, see test/domain/outage.test.ts), every answer during the
 // drain carries Connection: close, and an idle keep-alive connection is closed cleanly (no reset).
 import { once } from 'node:events';
 import { Agent, request, type IncomingHttpHeaders, type Server } from 'node:http';

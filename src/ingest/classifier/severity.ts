@@ -1,4 +1,5 @@
-// The severity rule (README.md "Ingestion" states it for clients), the one place that decides it:
+// The severity rule (docs/ingestion.md, "Fields that follow the source", states it for clients),
+// the one place that decides it:
 // 1. The severity the source itself assigned (GitHub's reviewed severity, a native hint).
 // 2. Else the band of the CVSS vector severity prefers: 4.0 where there is one (GitHub's own
 //    severity follows 4.0), else 3.x (0.0 gives info).
