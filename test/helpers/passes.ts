@@ -8,6 +8,7 @@ export const databaseIndependent = [
   'test/server/architecture.test.ts',
   'test/domain/classifier-eval.test.ts',
   'test/server/default-sources.test.ts',
+  'test/server/doc-names.test.ts',
   'test/server/fresh-clone.test.ts',
   'test/base/idle-collection.test.ts',
   'test/server/live-acceptance.test.ts',
