@@ -162,7 +162,7 @@ export function trainLogistic(
 }
 
 /** l2: with the rarity values above, the penalty that keeps the rare features' weights in check. */
-export const logisticSettings = { l2: 3e-3, epochs: 30, rate: 0.1, minDocs: 3 };
+export const logisticSettings = { l2: 3e-3, epochs: 40, rate: 0.1, minDocs: 3 };
 
 export interface TextScore {
   logit: number;
