@@ -138,7 +138,8 @@ export function trainLogistic(
   for (let epoch = 1; epoch <= epochs; epoch++) {
     grad.fill(0);
     let gBias = 0;
-    for (const [k, row] of rows.entries()) {
+    for (let k = 0; k < rows.length; k++) {
+      const row = rows[k]!;
       let z = bias;
       for (const i of row.x) z += w[i]! * value[i]!;
       const r = (1 / (1 + Math.exp(-z)) - row.y) * rowWeight[k]!;
