@@ -14,12 +14,14 @@ import { printCorpus } from './corpus.js';
 import { itemLines } from './items.js';
 import { ruleLines } from './rules.js';
 import { thresholdLines } from './threshold.js';
+import { devLines } from './dev.js';
 import { severityFloor, severityLines } from './severity.js';
 import { metricRow, metricsHeader, missCount, missRows, pct, shownMisses } from './markdown.js';
 
 const usage = `usage: npm run eval [-- --write]
        npm run eval -- --rules
        npm run eval -- --threshold
+       npm run eval -- --dev-only
        npm run eval -- --osv <dir|zip> [--labels <csv>] [--unserved]
 
   (no options)  grouped cross-validation of the relevance decision, printed as Markdown
@@ -28,7 +30,8 @@ const usage = `usage: npm run eval [-- --write]
   --labels      a CSV of id,relevant labels for --osv
   --unserved    with --osv, list the records the classifier would not serve
   --rules       what each family of text-item rules earns on the development folds
-  --threshold   press figures on the development folds from each serving threshold`;
+  --threshold   press figures on the development folds from each serving threshold
+  --dev-only    the development folds' figures alone (all items, press), the quick measurement`;
 const { values: args } = (() => {
   try {
     return parseArgs({
@@ -39,6 +42,7 @@ const { values: args } = (() => {
         write: { type: 'boolean', default: false },
         rules: { type: 'boolean', default: false },
         threshold: { type: 'boolean', default: false },
+        'dev-only': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -54,6 +58,7 @@ if (args.help) {
 if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
 else if (args.rules) console.log(ruleLines().join('\n'));
 else if (args.threshold) console.log(thresholdLines().join('\n'));
+else if (args['dev-only']) console.log(devLines().join('\n'));
 else await writeFolds();
 
 async function writeFolds() {

@@ -269,6 +269,9 @@ export function trainItemTyper(all: ItemExample[]): ItemTyper {
 const scoreOf = (model: TextModel, e: ItemExample, catalogue: Catalogue, rules?: readonly RuleFamily[]) =>
   scored(scoreModel(model, e.features), twoSided(e.item, catalogue, []), rules, pressOf(e.item));
 
+/** What the text model learns from an item: research and press balance their classes apart (trainLogistic). */
+const textExample = (e: ItemExample) => ({ features: e.features, relevant: e.labelled.relevant, domain: pressOf(e.item) });
+
 /**
  * Every labelled item scored by a model that never saw its source. `folds` below foldCount merges
  * source folds (fold % folds): the service calibrates on fewer, at a fraction of the evaluation's cost.
@@ -283,7 +286,7 @@ export function outOfFoldItems(
   for (let fold = 0; fold < folds; fold++) {
     const held = all.filter((e) => e.fold % folds === fold);
     if (held.length === 0) continue;
-    const model = trainLogistic(all.filter((e) => e.fold % folds !== fold).map((e) => ({ features: e.features, relevant: e.labelled.relevant })));
+    const model = trainLogistic(all.filter((e) => e.fold % folds !== fold).map(textExample));
     for (const e of held) out.push({ e, s: scoreOf(model, e, catalogue, rules) });
   }
   return out;
@@ -297,7 +300,7 @@ const stackerOf = (points: { s: ItemScore; relevant: boolean }[]) => fitItemStac
 export function trainItems(catalogue: Catalogue, all: ItemExample[] = itemExamples(), folds = serviceFolds, rules?: readonly RuleFamily[]): TrainedItems {
   const oof = outOfFoldItems(all, catalogue, folds, rules).map(({ e, s }) => ({ s, relevant: e.labelled.relevant }));
   return {
-    model: trainLogistic(all.map((e) => ({ features: e.features, relevant: e.labelled.relevant }))),
+    model: trainLogistic(all.map(textExample)),
     stacker: stackerOf(oof),
     typer: trainItemTyper(all),
   };
