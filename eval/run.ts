@@ -58,7 +58,7 @@ if (args.help) {
 if (args.osv) await printCorpus(args.osv, args.labels, args.unserved);
 else if (args.rules) console.log(ruleLines().join('\n'));
 else if (args.threshold) console.log(thresholdLines().join('\n'));
-else if (args['dev-only']) console.log(devLines().join('\n'));
+else if (args['dev-only']) console.log((await devLines()).join('\n'));
 else await writeFolds();
 
 async function writeFolds() {

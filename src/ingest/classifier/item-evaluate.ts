@@ -21,6 +21,7 @@ import {
   type ItemExample,
   type ItemScore,
 } from './items.js';
+import type { ItemTyper } from './item-typer.js';
 import { RuleClassifier } from './rules.js';
 
 export interface ItemMiss {
@@ -85,19 +86,19 @@ export interface ItemEvaluation {
 /** The issueType each labelled kind should get (docs/curation.md). */
 export const kindType: Record<string, string> = { news: 'news', research: 'research', regulation: 'regulatory', incident: 'incident' };
 
-type Scored = { e: ItemExample; s: ItemScore; p: number };
+export type Scored = { e: ItemExample; s: ItemScore; p: number };
 /** Served as the service serves it: press from pressThreshold, the rest from 0.5 (items.ts). */
 const isServed = (r: { s: ItemScore; p: number }) => r.p >= thresholdOf(r.s);
 /** A scored item as metrics() counts it: its label, its probability and whether it is served. */
 export const outcome = (r: Scored) => ({ relevant: r.e.labelled.relevant, p: r.p, served: isServed(r) });
-type Classified = Awaited<ReturnType<RuleClassifier['classify']>>;
+export type Classified = Awaited<ReturnType<RuleClassifier['classify']>>;
 
 const sourceFamily = (s: string) => (s.startsWith('news:') ? 'press link lists (news:)' : s.startsWith('feed:') ? 'feed archive (feed:)' : s);
 
 function section(name: string, rows: Scored[], said: Map<ItemExample, Classified>): ItemSection {
   const served = rows.filter(isServed);
   const typeOf = (r: Scored) => said.get(r.e)?.issueType;
-  const servedIn = served.filter((r) => r.e.labelled.relevant);
+  const accuracy = typeAccuracy(rows, said);
   const byKind = Object.entries(kindType).map(([kind, type]): KindRow => {
     const ofKind = rows.filter((r) => r.e.labelled.kind === kind);
     const inScope = ofKind.filter((r) => r.e.labelled.relevant);
@@ -117,7 +118,7 @@ function section(name: string, rows: Scored[], said: Map<ItemExample, Classified
       precision,
       f1: (2 * precision * recall) / (precision + recall || 1),
       brier: metrics(ofKind.map(outcome)).brier,
-      typeRight: found.filter((r) => typeOf(r) === type).length,
+      typeRight: accuracy.byKind.find((k) => k.kind === kind)!.right,
     };
   });
   const families = [...new Set(rows.map((r) => sourceFamily(r.e.labelled.source)))].sort();
@@ -141,7 +142,7 @@ function section(name: string, rows: Scored[], said: Map<ItemExample, Classified
     name,
     overall: metrics(rows.map(outcome)),
     press: metrics(rows.filter((r) => isPress(r.e.labelled.source)).map(outcome)),
-    typed: { right: servedIn.filter((r) => typeOf(r) === kindType[r.e.labelled.kind]).length, of: servedIn.length },
+    typed: { right: accuracy.right, of: accuracy.of },
     byKind,
     bySource: families.map((f) => ({
       name: f,
@@ -153,6 +154,38 @@ function section(name: string, rows: Scored[], said: Map<ItemExample, Classified
   };
 }
 
+/** A typer per development fold, each trained on the other folds' items. */
+export const devFoldTypers = (dev: ItemExample[]) => Array.from({ length: foldCount }, (_, fold) => trainItemTyper(dev.filter((e) => e.fold !== fold)));
+
+/**
+ * What the service classifier says of each served or in-scope item. issueType is decided by the
+ * hint and the rules, whatever the relevance model. The service's typer learned from every
+ * labelled item, the test split too: each press item is typed instead by `typerOf(item)`, a typer
+ * that never saw it (the frozen split's trained on the rest, each development fold's on the other folds).
+ */
+export async function issueTypes(rows: Scored[], typerOf: (e: ItemExample) => ItemTyper): Promise<Map<ItemExample, Classified>> {
+  const classifier = new RuleClassifier();
+  const said = new Map<ItemExample, Classified>();
+  for (const r of rows) {
+    const { e } = r;
+    if ((isServed(r) || e.labelled.relevant) && !said.has(e)) {
+      const c = await classifier.classify(e.item, extractFacts(e.item));
+      said.set(e, isTextItem(e.item) && ['news', 'incident', 'regulatory'].includes(c.issueType) ? { ...c, issueType: textItemType(e.item, typerOf(e)) } : c);
+    }
+  }
+  return said;
+}
+
+/** issueType accuracy on the served in-scope items, overall and per labelled kind. */
+export function typeAccuracy(rows: Scored[], said: Map<ItemExample, Classified>) {
+  const servedIn = rows.filter((r) => isServed(r) && r.e.labelled.relevant);
+  const tally = (of: Scored[]) => ({ right: of.filter((r) => said.get(r.e)?.issueType === kindType[r.e.labelled.kind]).length, of: of.length });
+  return {
+    ...tally(servedIn),
+    byKind: Object.keys(kindType).map((kind) => ({ kind, ...tally(servedIn.filter((r) => r.e.labelled.kind === kind)) })),
+  };
+}
+
 export async function evaluateItems(): Promise<ItemEvaluation> {
   const all = itemExamples();
   const catalogue = defaultCatalogue();
@@ -161,24 +194,10 @@ export async function evaluateItems(): Promise<ItemEvaluation> {
     catalogue,
     all.filter((e) => !inTestSplit(e.labelled)),
   );
-  // issueType is decided by the hint and the rules, whatever the relevance model: the service
-  // classifier gives it for every item either evaluation served, and for every in-scope item.
-  // The service's typer learned from every labelled item, the test split too: each item is typed
-  // instead by a typer that never saw it, the frozen split's trained on the rest, each
-  // development fold's on the other folds.
-  const classifier = new RuleClassifier();
   const dev = all.filter((e) => !inTestSplit(e.labelled));
   const frozenTyper = trainItemTyper(dev);
-  const foldTypers = Array.from({ length: foldCount }, (_, fold) => trainItemTyper(dev.filter((e) => e.fold !== fold)));
-  const said = new Map<ItemExample, Classified>();
-  for (const r of [...frozen, ...folds]) {
-    const { e } = r;
-    if ((isServed(r) || e.labelled.relevant) && !said.has(e)) {
-      const c = await classifier.classify(e.item, extractFacts(e.item));
-      const typer = inTestSplit(e.labelled) ? frozenTyper : foldTypers[e.fold]!;
-      said.set(e, isTextItem(e.item) && ['news', 'incident', 'regulatory'].includes(c.issueType) ? { ...c, issueType: textItemType(e.item, typer) } : c);
-    }
-  }
+  const foldTypers = devFoldTypers(dev);
+  const said = await issueTypes([...frozen, ...folds], (e) => (inTestSplit(e.labelled) ? frozenTyper : foldTypers[e.fold]!));
 
   const fields: FieldCheck[] = (['issueType', 'labels', 'attackType', 'exploitMaturity'] as const).map((field) => {
     const check: FieldCheck = { field, right: 0, of: 0, wrong: [] };
