@@ -70,7 +70,7 @@ function wordsAndPairs(prefix: string, text: string, out: Set<string>): void {
 }
 
 /** Summaries are cut to their opening: an abstract's tenth sentence says little of its subject. */
-const summaryChars = 600;
+export const summaryChars = 600;
 
 export function itemFeatures(item: Item): string[] {
   const out = new Set<string>();

@@ -19,6 +19,7 @@ import { parseEntry } from '../parse.js';
 import type { Catalogue } from './catalogue.js';
 import { collectEvidence, type Evidence } from './evidence.js';
 import { itemFeatures } from './item-features.js';
+import { typeLexiconFeatures } from './item-type-lexicon.js';
 import { fitItemStacker, type ItemStacker, stackedItemLogit } from './item-stacker.js';
 import { type ItemTyper, type PressType, trainTyper, typeOf } from './item-typer.js';
 import { scoreModel, trainLogistic, type TextModel, type TextScore } from './model.js';
@@ -257,12 +258,15 @@ export interface TrainedItems {
   typer: ItemTyper;
 }
 
+/** The typer's features: the text model's, and its own lexicon of acts and events (item-type-lexicon.ts). */
+const typerFeatures = (item: Item, features = itemFeatures(item)) => [...features, ...typeLexiconFeatures(item)];
+
 /** The typer learns from the in-scope press items' read kinds (research is decided before it). */
 export function trainItemTyper(all: ItemExample[]): ItemTyper {
   return trainTyper(
     all
       .filter((e) => e.labelled.relevant && e.labelled.kind !== 'research')
-      .map((e) => ({ features: e.features, type: e.labelled.kind === 'regulation' ? 'regulatory' : (e.labelled.kind as PressType) })),
+      .map((e) => ({ features: typerFeatures(e.item, e.features), type: e.labelled.kind === 'regulation' ? 'regulatory' : (e.labelled.kind as PressType) })),
   );
 }
 
@@ -426,5 +430,5 @@ function isResearch(item: Item): boolean {
  */
 export function textItemType(item: Item, typer: ItemTyper): 'research' | PressType {
   if (isResearch(item)) return 'research';
-  return typeOf(typer, itemFeatures(item)).type;
+  return typeOf(typer, typerFeatures(item)).type;
 }
