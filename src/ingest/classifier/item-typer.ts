@@ -3,8 +3,8 @@
 // `incident`, anything else from the press (research reported, a flaw disclosed) is `news`
 // (docs/curation.md). A softmax regression over the text items' features (item-features.ts),
 // and the typer's own lexicon of acts and events (item-type-lexicon.ts), trained on the in-scope
-// press items only; full-batch gradient descent from zero weights in a
-// fixed order, so the same items always give the same typer. Research is decided before this,
+// press items only; full-batch gradient descent from zero weights in a fixed order, so the same
+// items always give the same typer. Research is decided before this,
 // by the source's hint or a paper's voice or host (items.ts).
 import { isLexiconFeature } from './item-type-lexicon.js';
 import { sparseRows } from './model.js';
