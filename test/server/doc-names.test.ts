@@ -107,7 +107,7 @@ it('every npm script, CLI command, bench and eval option named exists', () => {
   const scripts = Object.keys(JSON.parse(read('package.json')).scripts);
   const commands = [...read('src/server/cli-commands.ts').matchAll(/^ {2}(\w+): \{$/gm)].map((m) => m[1]!);
   const benches = [...read('bench/run.ts').matchAll(/^ {2}'?([\w-]+)'?:/gm)].map((m) => m[1]!);
-  const evalOptions = [...read('eval/run.ts').matchAll(/^ {8}(\w+): \{ type:/gm)].map((m) => m[1]!);
+  const evalOptions = [...read('eval/run.ts').matchAll(/^ {8}'?([\w-]+)'?: \{ type:/gm)].map((m) => m[1]!);
   expect(commands).toContain('sync');
   expect(benches).toContain('soak');
   const names: Record<string, string[]> = { cli: commands, bench: benches, eval: evalOptions.map((o) => `--${o}`) };

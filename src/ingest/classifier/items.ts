@@ -1,5 +1,5 @@
 // Relevance of text items: news, research, regulation and incidents (native items with no package),
-// which have no package, repository or CWE to go on (classifier 3.3.0, issue 38). A logistic text
+// which have no package, repository or CWE to go on (issue 38). A logistic text
 // model over the title's and the summary's words and pairs, title character 4-grams, an AI-system
 // gazetteer and a concern lexicon (item-features.ts), trained on data/labelled-items, is stacked
 // with four families of hand-written evidence: that the item is about an AI/ML system
