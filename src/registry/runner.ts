@@ -9,6 +9,8 @@ export interface RegistryLookups {
   request(issueIds?: string[]): void;
   /** Stops asking (the answers of the step cut short are not stored) and waits for the run to end. */
   stop(): Promise<void>;
+  /** Resolves once the runs asked for so far have ended. */
+  idle(): Promise<void>;
 }
 
 export function startRegistryLookups(deps: IngestDeps, urls: RegistryUrls): RegistryLookups {
@@ -42,6 +44,9 @@ export function startRegistryLookups(deps: IngestDeps, urls: RegistryUrls): Regi
     },
     async stop() {
       stopping.abort();
+      await running;
+    },
+    idle: async () => {
       await running;
     },
   };

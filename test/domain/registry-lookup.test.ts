@@ -76,7 +76,7 @@ beforeAll(async () => {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   urls = { pypiUrl: base, npmUrl: `${base}/` };
   // The runner needs the app's pub/sub, which the app builds: the app gets it through this handle.
-  const handle: RegistryLookups = { request: (ids) => lookups.request(ids), stop: async () => {} };
+  const handle: RegistryLookups = { request: (ids) => lookups.request(ids), stop: async () => {}, idle: () => lookups.idle() };
   t = await createTestApp({ adminApiKey: adminKey, webhookApiKey: webhookKey, webhookAllowPrivateTargets: true, registryLookup: urls }, undefined, {
     registryLookups: handle,
   });
@@ -167,6 +167,9 @@ describe('registry lookups', () => {
     });
     expect((await res.json()).data).toMatchObject({ updated: 1 });
     expect((await served()).map((i) => i.title)).toContain('Path traversal in the upload endpoint');
+    // The ingest asked the runner about the revised advisory: on a busy machine that run could
+    // otherwise start after the registry below changes its answer, and take the change first.
+    await lookups.idle();
 
     // A month on, the registry describes the package as something else: it leaves the feed.
     registry.set('/pypi/quokka-serve/json', { status: 200, body: { info: { name: 'quokka-serve', summary: 'A file server' } } });
