@@ -1,6 +1,5 @@
 // Preloaded into a process a bench measures (`node --import ./bench/peak-rss.mjs ...`): its peak
-// RSS as the last line of its stderr when it exits. A process that re-executes itself (start.ts,
-// cli.ts) loads it again, and the kernel carries the high-water mark across the exec.
+// RSS as the last line of its stderr when it exits.
 import { writeSync } from 'node:fs';
 
 process.on('exit', () => writeSync(2, `\npeak-rss-mb ${Math.round(process.resourceUsage().maxRSS / 1024)}\n`));

@@ -24,7 +24,7 @@
 // package matches a realistic few hundred issues and not a 64th of the table.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -443,11 +443,9 @@ async function drive(server: Server, workload: Workload, duration: number): Prom
   };
 }
 
-/** The newest .cpuprofile in `dir` that was not among `before`. */
-async function newestProfile(dir: string, before: Set<string>): Promise<string> {
-  const written = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
-  const modified = new Map(await Promise.all(written.map(async (f) => [f, (await stat(join(dir, f))).mtimeMs] as const)));
-  const file = written.sort((a, b) => modified.get(a)! - modified.get(b)!).at(-1);
+/** The .cpuprofile a server wrote into `dir` (the one that was not among `before`). */
+async function profileWritten(dir: string, before: Set<string>): Promise<string> {
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
   if (!file) throw new Error(`no profile written into ${dir}`);
   return join(dir, file);
 }
@@ -475,9 +473,7 @@ async function profile(target: Target, dir: string): Promise<void> {
       } finally {
         await server.stop();
       }
-      // The last one written: start.ts re-executes the process once, and node writes a profile of
-      // the few milliseconds before that too.
-      const file = await newestProfile(dir, before);
+      const file = await profileWritten(dir, before);
       const summary = summariseProfile(file, 25, seconds * 1000);
       const figures = `${sample.reqPerSec.toFixed(0)} req/s, ${sample.cpuPerRequest.toFixed(2)} ms CPU/req`;
       console.error(`${workload.name}, ${name}: ${figures} (profiled, ${file})\n${summary}`);

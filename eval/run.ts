@@ -31,7 +31,7 @@ const usage = `usage: npm run eval [-- --write]
   --unserved    with --osv, list the records the classifier would not serve
   --rules       what each family of text-item rules earns on the development folds
   --threshold   press figures on the development folds from each serving threshold
-  --dev-only    the development folds' figures alone (all items, press), the quick measurement`;
+  --dev-only    the development folds' figures alone (all items, press, issueType), the quick measurement`;
 const { values: args } = (() => {
   try {
     return parseArgs({
