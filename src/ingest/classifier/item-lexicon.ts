@@ -16,10 +16,10 @@ export const concernLexicon = {
     /\b(deepfakes?|fakes?|faked|fake|impersonat\w*|disinformation|misinformation|propaganda|influence (operations?|campaigns?)|nonconsensual|non-consensual|nudes?|csam|cloned|clones?|spoof\w*|falsehoods?)\b/i,
   /** Privacy: personal data collected, kept, heard or exposed. */
   privacy:
-    /\b(privacy|private|personal (data|information)|surveillance|tracks?|tracking|track(ed|ing)? everything|listening|listen(s|ed)?|recordings?|record(s|ed)?|consent|scrap(e|es|ed|ing)|data (collection|retention)|train(s|ed|ing)? on (your|user|customer)|biometric\w*|identity|secrets?|credentials?|passwords?|chat (logs?|histor(y|ies)))\b/i,
+    /\b(privacy|private|personal (data|information)|surveil\w*|spy|spies|spying|snoop\w*|monitor(s|ed|ing)? (staff|workers|employees|students)|surveillance|tracks?|tracking|track(ed|ing)? everything|listening|listen(s|ed)?|recordings?|record(s|ed)?|consent|scrap(e|es|ed|ing)|data (collection|retention)|train(s|ed|ing)? on (your|user|customer)|biometric\w*|identity|secrets?|credentials?|passwords?|chat (logs?|histor(y|ies)))\b/i,
   /** Safety: harm, danger and misbehaviour of the system itself. */
   safety:
-    /\b(safety|safe|unsafe|harm\w*|danger\w*|risks?|risky|threats?|toxic\w*|bias(ed)?|racist|sexist|discriminat\w*|hallucinat\w*|fabricat\w*|defam\w*|lies|lying|lied|misbehav\w*|misalign\w*|deceiv\w*|decept\w*|wrong|errors?|mistakes?|concerns?|warn(s|ed|ing|ings)?|alarm\w*|backlash|criticism|accountab\w*|children|kids|minors|teens?)\b/i,
+    /\b(safety|safe|unsafe|harm\w*|danger\w*|risks?|risky|threats?|toxic\w*|bias(ed|es)?|racist|sexist|misogyn\w*|antisemit\w*|hate|unfair\w*|disparit\w*|sycophan\w*|delusion\w*|mental health|discriminat\w*|hallucinat\w*|fabricat\w*|defam\w*|lies|lying|lied|misbehav\w*|misalign\w*|deceiv\w*|decept\w*|wrong|errors?|mistakes?|concerns?|warn(s|ed|ing|ings)?|alarm\w*|backlash|criticism|accountab\w*|children|kids|minors|teens?)\b/i,
 } as const;
 
 export type ConcernFamily = keyof typeof concernLexicon;

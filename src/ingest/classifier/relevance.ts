@@ -14,7 +14,7 @@ import { scoreText } from './model.js';
 import { readTrainingExamples, scoreItem, sigmoid, stackedLogit, trainRelevance, type Example, type TrainedRelevance } from './training.js';
 
 /** Bump when the rules' code changes; data changes (catalogue, cross-walk, examples) change the hash by themselves. */
-const rulesVersion = '3.4.0';
+const rulesVersion = '3.5.0';
 
 export interface Provenance {
   /** classifierPromptVersion of the classifier that decided. */
