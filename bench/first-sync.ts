@@ -21,7 +21,7 @@
 // Results replace the "First sync" section of bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -80,6 +80,7 @@ function epssCsv(cves: string[]): Buffer {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'secwire-bench-first-sync-'));
+if (values.copies) await mkdir(values.copies, { recursive: true });
 const files = await startFileServer();
 const pg = values.db === 'postgres' ? await scratchPostgres() : undefined;
 try {
