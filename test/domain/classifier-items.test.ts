@@ -102,6 +102,15 @@ describe('a text item', () => {
     expect(judge('OpenAI unveils fix for ChatGPT flaw that leaked chat histories').relevant).toBe(true);
   });
 
+  it('knows AI software by the names curated lists give it, but not by words that are also things of security news', () => {
+    expect(judge('Critical Langflow Vulnerability Actively Exploited to Deliver Flodrix Botnet').relevant).toBe(true);
+    expect(judge('ComfyUI servers exposed online leak user images').relevant).toBe(true);
+    // BRUSHFIRE is malware here, though a machine-learning library of that name is on the lists.
+    expect(judge('Critical Ivanti Flaw Actively Exploited to Deploy TRAILBLAZE and BRUSHFIRE Malware').relevant).toBe(false);
+    expect(judge('Authorities shut down darknet market and arrest its administrators').relevant).toBe(false);
+    expect(judge('Jupyter notebooks targeted by new infostealer campaign').relevant).toBe(false);
+  });
+
   it('is served from pressThreshold when it is press, and from 0.5 when it is research, on the same calibrated probability', () => {
     expect(pressThreshold).toBeLessThan(defaultThreshold);
     const { items, catalogue } = defaultJudge();
