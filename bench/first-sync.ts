@@ -220,9 +220,11 @@ try {
 
   const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const perSource = synced.map((s) => `| ${s.source} | ${s.received.toLocaleString('en')} | ${s.dormant.toLocaleString('en')} | ${s.seconds.toFixed(1)} |`);
+  // Each database has a section of its own: the embedded one in README.md, PostgreSQL's in components.md.
+  const marker = pg ? 'first-sync-postgres' : 'first-sync';
   const section = [
-    '<!-- first-sync:begin -->',
-    '## First sync of the default sources (`npm run bench -- first-sync`)',
+    `<!-- ${marker}:begin -->`,
+    `## First sync of the default sources (\`npm run bench -- first-sync${pg ? ' --db postgres' : ''}\`)`,
     '',
     `Measured ${when} UTC, load average ${loadavg()[0]!.toFixed(1)} at the end, ${pg ? 'PostgreSQL' : 'PGlite (the default start)'}. bin/secwire on a fresh`,
     'database, data/sources/default-sources.json pointed at a local HTTPS server with copies sized like the upstreams',
@@ -240,9 +242,9 @@ try {
     `| **RSS 60 s after the sync** | **${rssAfter.toFixed(0)} MB** |`,
     ...(diskMb !== undefined ? [`| **database on disk** (of it WAL) | **${diskMb} MB** (${walMb} MB) |`] : []),
     `| **second start, nothing changed: to every source synced** | **${secondSeconds.toFixed(1)} s** |`,
-    '<!-- first-sync:end -->',
+    `<!-- ${marker}:end -->`,
   ].join('\n');
-  await writeReadmeSection('first-sync', section);
+  await writeReadmeSection(marker, section);
   console.log(section);
   // Each source's own time, for the terminal: two sources sync side by side, so these add up to more than the total.
   console.log(['| source | records received | set aside | sync s (its own log line) |', '|---|---|---|---|', ...perSource].join('\n'));
