@@ -19,9 +19,9 @@ A name of one plain word ("Writer", "Cursor") is too often an ordinary word in a
 single word counts only when its spelling marks it as a name: inner capitals, digits or
 punctuation (ChatGPT, DeepSeek, GPT-4o, Character.AI), or a company or model family the LLM list
 names under its own heading. A library's repository name of one plain word also counts when
-that vocabulary lacks it ("langflow", "ollama", "comfyui"; not "harbor", "brushfire"), unless it
-also names a thing of security news (NOT_AI_IN_NEWS: "darknet" markets, "Jupyter"
-infostealers). Companies whose business is far wider than AI are left out
+that vocabulary lacks it ("langflow", "ollama", "comfyui"; not "harbor", "brushfire"), unless a
+headline would mean something else by it (NOT_AI_IN_HEADLINES: "darknet" markets, "Jupyter"
+infostealers, "xray"). Companies whose business is far wider than AI are left out
 (BIG_TECH): their names say nothing of an AI system.
 """
 import json
@@ -35,7 +35,7 @@ OUT = Path(__file__).resolve().parents[2] / "data" / "catalogue" / "gazetteer.js
 BIG_TECH = {"google", "microsoft", "meta", "apple", "amazon", "nvidia", "ibm", "alibaba", "tencent", "baidu", "samsung", "salesforce", "huawei", "xiaomi", "bytedance", "facebook", "intel", "oracle", "adobe", "others"}
 # Names the lists use that are also ordinary words of a security headline ("command injection").
 ORDINARY_WORDS = {"command", "opt", "phi", "moonlight", "bloom", "nemo", "agents", "others"}
-NOT_AI_IN_NEWS = {"darknet", "xray", "jupyter", "spammy", "peekaboo", "knockknock", "thebot", "screeny", "xcodebuild", "mailsandbox", "optim", "unsup"}
+NOT_AI_IN_HEADLINES = {"darknet", "xray", "jupyter", "spammy", "peekaboo", "knockknock", "thebot", "screeny", "xcodebuild", "mailsandbox", "optim", "unsup"}
 PRODUCT_SECTIONS = {
     "Chatbots", "Custom interfaces", "Search engines", "Local search engines", "Writing assistants", "ChatGPT extensions",
     "Meeting assistants", "Coding Assistants", "Developer tools", "Local LLM Deployment", "Autonomous agents",
@@ -107,7 +107,7 @@ def main():
             name = line.split("/", 1)[1].strip()
             # Repository names are spelled as names; a common word ("examples", "agents") is not one.
             spelled = re.search(r"[-_.\d]", name) or re.fullmatch(r"[a-z]+(ai|ml|llm|gpt|nlp|rag)", name)
-            if len(name) >= 4 and (spelled or (name not in english and name not in NOT_AI_IN_NEWS)):
+            if len(name) >= 4 and (spelled or (name not in english and name not in NOT_AI_IN_HEADLINES)):
                 libraries.add(name)
     out = {
         "sources": {

@@ -88,8 +88,8 @@ async function allRecorded(adapter: SqlQueryable, list: MigrationList): Promise<
  * The engine takes PostgreSQL's migration advisory lock on a session of its own and never ends
  * that session, so the lock outlived migrate() until the pool dropped the idle connection, and
  * instances started together waited 10 to 25 s for each other. With `releaseConnections` every
- * connection the engine opened is ended when it is done, which releases the lock as its session closes. (Not
- * for the embedded database: its adapter is the app's own PGlite.)
+ * connection the engine opened is ended when it is done, which releases the lock as its session
+ * closes. (Not for the embedded database: its adapter is the app's own PGlite.)
  */
 export async function migrate(factory: SqlMigrationAwareDriverAdapterFactory, { releaseConnections = false } = {}): Promise<string[]> {
   const opened: { dispose(): Promise<void> }[] = [];
