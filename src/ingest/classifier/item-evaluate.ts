@@ -86,12 +86,12 @@ export interface ItemEvaluation {
 /** The issueType each labelled kind should get (docs/curation.md). */
 export const kindType: Record<string, string> = { news: 'news', research: 'research', regulation: 'regulatory', incident: 'incident' };
 
-export type Scored = { e: ItemExample; s: ItemScore; p: number };
+type Scored = { e: ItemExample; s: ItemScore; p: number };
 /** Served as the service serves it: press from pressThreshold, the rest from 0.5 (items.ts). */
 const isServed = (r: { s: ItemScore; p: number }) => r.p >= thresholdOf(r.s);
 /** A scored item as metrics() counts it: its label, its probability and whether it is served. */
 export const outcome = (r: Scored) => ({ relevant: r.e.labelled.relevant, p: r.p, served: isServed(r) });
-export type Classified = Awaited<ReturnType<RuleClassifier['classify']>>;
+type Classified = Awaited<ReturnType<RuleClassifier['classify']>>;
 
 const sourceFamily = (s: string) => (s.startsWith('news:') ? 'press link lists (news:)' : s.startsWith('feed:') ? 'feed archive (feed:)' : s);
 
